@@ -1,0 +1,110 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// CI builds with GESTURED_STRICT=1: every warning in this package's own targets is an error.
+// (Dependencies are built with warnings suppressed by SwiftPM, so -warnings-as-errors cannot be
+// passed globally; this setting applies to our targets only.)
+let strict = Context.environment["GESTURED_STRICT"] != nil
+let swiftSettings: [SwiftSetting] = strict ? [.treatAllWarnings(as: .error)] : []
+
+let package = Package(
+    name: "gestured",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gestured", targets: ["gestured"]),
+        .library(name: "GestureEngine", targets: ["GestureEngine"]),
+        .library(name: "GestureProtocol", targets: ["GestureProtocol"]),
+        .library(name: "GestureClient", targets: ["GestureClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // MARK: C edges
+        .systemLibrary(
+            name: "CEvdev",
+            pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]
+        ),
+        .systemLibrary(
+            name: "CUdev",
+            pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]
+        ),
+        // epoll, timerfd, eventfd, accept4 and SO_PEERCRED need _GNU_SOURCE, which Glibc's module
+        // does not define; this target defines it in its .c file only.
+        .target(name: "CLinuxSupport"),
+
+        // MARK: Swift targets
+        .target(
+            name: "GestureEngine",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TouchInput",
+            dependencies: [
+                "GestureEngine", "CEvdev", "CUdev", "CLinuxSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GestureProtocol",
+            dependencies: ["GestureEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GestureServer",
+            dependencies: [
+                "GestureProtocol", "CLinuxSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GestureClient",
+            dependencies: [
+                "GestureProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GestureDaemon",
+            dependencies: [
+                "GestureEngine", "TouchInput", "GestureProtocol", "GestureServer", "CLinuxSupport",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "gestured",
+            dependencies: [
+                "GestureDaemon", "GestureClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GestureServerTests",
+            dependencies: ["GestureServer", "GestureClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "GestureDaemonTests", dependencies: ["GestureDaemon"], swiftSettings: swiftSettings),
+    ]
+)

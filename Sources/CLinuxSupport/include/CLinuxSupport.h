@@ -1,0 +1,43 @@
+#ifndef GESTURED_CLINUXSUPPORT_H
+#define GESTURED_CLINUXSUPPORT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/// Thin wrappers over Linux calls that Swift's Glibc module does not expose (they need
+/// _GNU_SOURCE). Each returns what the wrapped call returns; errno is left as the call set it.
+
+/// Flags for `gestured_epoll_ctl` events, mirroring EPOLLIN / EPOLLERR / EPOLLHUP.
+extern const uint32_t GESTURED_EPOLLIN;
+extern const uint32_t GESTURED_EPOLLERR;
+extern const uint32_t GESTURED_EPOLLHUP;
+
+/// One readiness report from `gestured_epoll_wait`.
+typedef struct {
+    uint32_t events;
+    uint64_t token;
+} gestured_epoll_event;
+
+/// epoll_create1(EPOLL_CLOEXEC)
+int gestured_epoll_create(void);
+/// epoll_ctl(EPOLL_CTL_ADD) with `token` as the event's data
+int gestured_epoll_add(int epfd, int fd, uint32_t events, uint64_t token);
+/// epoll_ctl(EPOLL_CTL_DEL)
+int gestured_epoll_remove(int epfd, int fd);
+/// epoll_wait, copying at most `capacity` reports into `out`
+int gestured_epoll_wait(int epfd, gestured_epoll_event *out, int capacity, int timeout_ms);
+
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)
+int gestured_eventfd(void);
+/// write(fd, 1) as the 8-byte counter eventfd expects
+int gestured_eventfd_signal(int fd);
+/// read the 8-byte counter (resets it); returns 0, or -1 with errno (EAGAIN when not signalled)
+int gestured_eventfd_drain(int fd);
+
+/// getsockopt(SO_PEERCRED); returns 0 and fills pid/uid/gid, or -1 with errno
+int gestured_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// clock_gettime(CLOCK_MONOTONIC) in microseconds (the clock libevdev timestamps use)
+int64_t gestured_monotonic_us(void);
+
+#endif

@@ -1,0 +1,63 @@
+// _GNU_SOURCE is defined here and only here: defining it in a system-library shim makes the debug
+// build see two different fd_set declarations.
+#define _GNU_SOURCE
+#include "CLinuxSupport.h"
+
+#include <errno.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+const uint32_t GESTURED_EPOLLIN = EPOLLIN;
+const uint32_t GESTURED_EPOLLERR = EPOLLERR;
+const uint32_t GESTURED_EPOLLHUP = EPOLLHUP;
+
+int gestured_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int gestured_epoll_add(int epfd, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event ev = {.events = events, .data = {.u64 = token}};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int gestured_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int gestured_epoll_wait(int epfd, gestured_epoll_event *out, int capacity, int timeout_ms) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int n = epoll_wait(epfd, events, capacity, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        out[i].events = events[i].events;
+        out[i].token = events[i].data.u64;
+    }
+    return n;
+}
+
+int gestured_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int gestured_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return write(fd, &one, sizeof one) == sizeof one ? 0 : -1;
+}
+
+int gestured_eventfd_drain(int fd) {
+    uint64_t count;
+    return read(fd, &count, sizeof count) == sizeof count ? 0 : -1;
+}
+
+int gestured_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}
+
+int64_t gestured_monotonic_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}

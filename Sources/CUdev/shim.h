@@ -1,0 +1,4 @@
+#ifndef GESTURED_CUDEV_SHIM_H
+#define GESTURED_CUDEV_SHIM_H
+#include <libudev.h>
+#endif

@@ -1,0 +1,1 @@
+// The GestureClient module; see docs/ and ../../README.md.

@@ -1,0 +1,1 @@
+// The GestureDaemon module; see docs/ and ../../README.md.

@@ -1,0 +1,209 @@
+/// The recognizer kinds. Raw values are the spellings of the config file and the protocol.
+public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
+    case tap
+    case longPress = "long-press"
+    case pan
+    case swipe
+    case edgeSwipe = "edge-swipe"
+    case pinch
+    case rotate
+    case shape
+
+    /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
+    public var isContinuous: Bool {
+        switch self {
+        case .longPress, .pan, .edgeSwipe, .pinch, .rotate: true
+        case .tap, .swipe, .shape: false
+        }
+    }
+}
+
+/// A state a recognizer reports. Raw values are the protocol's spellings.
+public enum GestureState: String, Hashable, Sendable, CaseIterable, Codable {
+    case began
+    case changed
+    case ended
+    case cancelled
+    /// The one report of a discrete recognizer.
+    case recognized
+}
+
+/// Eight directions in surface coordinates (origin top-left, so `up` is decreasing y).
+public enum Direction: String, Hashable, Sendable, CaseIterable, Codable {
+    case up
+    case down
+    case left
+    case right
+    case upLeft = "up-left"
+    case upRight = "up-right"
+    case downLeft = "down-left"
+    case downRight = "down-right"
+}
+
+/// The edges of the surface, for edge swipes.
+public enum Edge: String, Hashable, Sendable, CaseIterable, Codable {
+    case top
+    case bottom
+    case left
+    case right
+}
+
+/// Who defined a recognizer or region: the configuration, or one client connection (whose
+/// definitions go when it disconnects and whose gestures only it receives).
+public enum Owner: Hashable, Sendable {
+    case configuration
+    case client(UInt64)
+}
+
+/// Up to ``capacity`` touch ids stored inline, so that emitting an event never allocates.
+/// A gesture with more fingers than that lists the first ``capacity`` ids; ``GestureEvent/fingers``
+/// is always the true count.
+public struct TouchIDList: Sendable, Sequence, Equatable {
+    public static let capacity = 16
+    @usableFromInline var storage: InlineArray<16, TouchID>
+    @usableFromInline var _count: Int
+    /// How many ids the list holds.
+    @inlinable public var count: Int { _count }
+
+    @inlinable public init() {
+        storage = InlineArray(repeating: TouchID(0))
+        _count = 0
+    }
+
+    public init(_ ids: some Sequence<TouchID>) {
+        self.init()
+        for id in ids { append(id) }
+    }
+
+    /// Appends `id`; ignored once the list is full.
+    @inlinable public mutating func append(_ id: TouchID) {
+        guard _count < Self.capacity else { return }
+        storage[_count] = id
+        _count += 1
+    }
+
+    @inlinable public subscript(i: Int) -> TouchID {
+        precondition(i >= 0 && i < count, "touch index out of range")
+        return storage[i]
+    }
+
+    public struct Iterator: IteratorProtocol {
+        @usableFromInline let list: TouchIDList
+        @usableFromInline var index = 0
+        @inlinable init(_ list: TouchIDList) { self.list = list }
+        @inlinable public mutating func next() -> TouchID? {
+            guard index < list.count else { return nil }
+            defer { index += 1 }
+            return list.storage[index]
+        }
+    }
+
+    @inlinable public func makeIterator() -> Iterator { Iterator(self) }
+
+    public static func == (lhs: TouchIDList, rhs: TouchIDList) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for i in 0..<lhs.count where lhs.storage[i] != rhs.storage[i] { return false }
+        return true
+    }
+}
+
+/// One report of a recognizer: what the protocol's `gesture` message carries.
+public struct GestureEvent: Sendable, Equatable {
+    /// The recognizer's name from the configuration or the client's `define`.
+    public var name: String
+    public var kind: GestureKind
+    public var owner: Owner
+    public var state: GestureState
+    public var device: DeviceID
+    /// The region the recognizer is attached to.
+    public var region: String
+    /// The number of fingers taking part.
+    public var fingers: Int
+    public var touches: TouchIDList
+    /// Kernel time of the input that caused this report. A report held back by a failure
+    /// requirement (R4) keeps the time and position it had when it was first decided.
+    public var time: Timestamp
+    /// The centroid of the touches.
+    public var position: SurfacePoint
+    /// The centroid in millimetres, when the device's physical size is known.
+    public var positionMM: PhysicalPoint?
+    /// Centroid movement since the gesture began (zero for taps and long presses at begin).
+    public var translation: SurfaceVector
+    public var translationMM: PhysicalVector?
+    /// Centroid velocity per second.
+    public var velocity: SurfaceVector
+    public var velocityMM: PhysicalVector?
+    /// Pinch: distance ratio since begin (1 = unchanged).
+    public var scale: Double?
+    /// Rotate: radians since begin, positive clockwise on the surface (y grows downwards).
+    public var rotation: Double?
+    /// Pinch: scale change per second; rotate: radians per second.
+    public var scaleVelocity: Double?
+    public var rotationVelocity: Double?
+    /// Swipe: the direction.
+    public var direction: Direction?
+    /// Edge swipe: the edge it started from.
+    public var edge: Edge?
+    /// Shape: the template that matched and its score (0…1, higher is better).
+    public var shape: String?
+    public var score: Double?
+
+    public init(
+        name: String, kind: GestureKind, owner: Owner, state: GestureState, device: DeviceID, region: String,
+        fingers: Int, touches: TouchIDList, time: Timestamp, position: SurfacePoint,
+        positionMM: PhysicalPoint? = nil, translation: SurfaceVector = .zero, translationMM: PhysicalVector? = nil,
+        velocity: SurfaceVector = .zero, velocityMM: PhysicalVector? = nil, scale: Double? = nil,
+        rotation: Double? = nil, scaleVelocity: Double? = nil, rotationVelocity: Double? = nil,
+        direction: Direction? = nil, edge: Edge? = nil, shape: String? = nil, score: Double? = nil
+    ) {
+        self.name = name
+        self.kind = kind
+        self.owner = owner
+        self.state = state
+        self.device = device
+        self.region = region
+        self.fingers = fingers
+        self.touches = touches
+        self.time = time
+        self.position = position
+        self.positionMM = positionMM
+        self.translation = translation
+        self.translationMM = translationMM
+        self.velocity = velocity
+        self.velocityMM = velocityMM
+        self.scale = scale
+        self.rotation = rotation
+        self.scaleVelocity = scaleVelocity
+        self.rotationVelocity = rotationVelocity
+        self.direction = direction
+        self.edge = edge
+        self.shape = shape
+        self.score = score
+    }
+}
+
+/// A touch as the views see it (R8): raw-touch subscribers and the passthrough mirror device.
+/// Arrives possibly later than the frame that caused it (delays-touches-began/ended), and a touch
+/// a recognizer claims with cancels-touches arrives as `cancelled`.
+public struct ViewTouchEvent: Sendable, Equatable {
+    public var device: DeviceID
+    /// The region the touch landed in (hit-tested once, where it landed).
+    public var region: String
+    /// The touch as it was in the frame that produced it (phase, position, tool, size).
+    public var touch: Touch
+    /// The time of that frame (held events keep their original time).
+    public var time: Timestamp
+
+    public init(device: DeviceID, region: String, touch: Touch, time: Timestamp) {
+        self.device = device
+        self.region = region
+        self.touch = touch
+        self.time = time
+    }
+}
+
+/// What the engine emits, in order.
+public enum EngineEvent: Sendable, Equatable {
+    case gesture(GestureEvent)
+    case touch(ViewTouchEvent)
+}

@@ -1,0 +1,1 @@
+// The GestureProtocol module; see docs/ and ../../README.md.

@@ -1,0 +1,1 @@
+// The GestureServer module; see docs/ and ../../README.md.

@@ -1,0 +1,1 @@
+// The TouchInput module; see docs/ and ../../README.md.

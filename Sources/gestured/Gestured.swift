@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Gestured: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gestured",
+        abstract: "A touchscreen gesture daemon."
+    )
+}
