@@ -54,3 +54,67 @@ public struct SpecError: Error, Hashable, Sendable, CustomStringConvertible {
         path.isEmpty ? message : "\(path.map(\.description).joined(separator: ".")): \(message)"
     }
 }
+
+// MARK: - Coding of the shared pieces
+
+extension SurfaceRect: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case x, y, width, height }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a rectangle")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let unit = "a number from 0 to 1 (surface coordinates)"
+        x = try c.decode(.x, default: 0, expect: unit) { (0...1).contains($0) }
+        y = try c.decode(.y, default: 0, expect: unit) { (0...1).contains($0) }
+        width = try c.decode(.width, default: 1, expect: "a width above 0 and at most 1") { $0 > 0 && $0 <= 1 }
+        height = try c.decode(.height, default: 1, expect: "a height above 0 and at most 1") { $0 > 0 && $0 <= 1 }
+        guard x + width <= 1.000_001, y + height <= 1.000_001 else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "the rectangle reaches past the surface (0…1)")
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(x, forKey: .x)
+        try c.encode(y, forKey: .y)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+    }
+}
+
+extension RegionSpec: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, rect, parent, z }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a region")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        guard Self.isValidName(name) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .name, in: c, debugDescription: "expected a name of letters, digits, '-', '_' or '.'")
+        }
+        rect = try c.decode(SurfaceRect.self, forKey: .rect)
+        parent = try c.decodeIfPresent(String.self, forKey: .parent)
+        z = try c.decode(.z, default: 0)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(rect, forKey: .rect)
+        try c.encodeIfPresent(parent, for: .parent)
+        try c.encode(z, forKey: .z)
+    }
+
+    /// Names of regions and recognizers: non-empty, at most 64 of `[A-Za-z0-9._-]`, not `*`.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D
+                    || c == 0x5F || c == 0x2E
+            }
+    }
+}

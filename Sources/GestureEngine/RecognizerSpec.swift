@@ -1,0 +1,227 @@
+/// One recognizer as the configuration or a client defines it.
+///
+/// ```yaml
+/// - name: tap
+///   kind: tap
+///   fingers: 1
+///   requires-failure-of: [double-tap]
+/// ```
+/// The common keys are below; each kind adds its own (``TapParameters`` and the rest). The
+/// relations follow UIKit: see docs/ARBITRATION.md for the rules (R1–R9) they feed.
+public struct RecognizerSpec: Hashable, Sendable {
+    public var name: String
+    /// The region it is attached to (the root region when not given).
+    public var region: String
+    public var parameters: RecognizerParameters
+    /// R4: this recognizer waits until each of these has failed (UIKit `require(toFail:)`).
+    public var requiresFailureOf: [String]
+    /// R6: these may be active on the same touches at the same time; `*` names every recognizer.
+    public var simultaneousWith: [String]
+    /// R5: when this begins or is recognized it cancels these even if they are already active.
+    public var preempts: [String]
+    /// R3: the begin gate (UIKit `gestureRecognizerShouldBegin`).
+    public var when: BeginConditions
+    /// R1: which touches this recognizer receives (UIKit `shouldReceive`).
+    public var accepts: TouchFilter
+    /// R8: views get `cancelled` for this recognizer's touches when it begins or is recognized
+    /// (UIKit `cancelsTouchesInView`, default on).
+    public var cancelsTouches: Bool
+    /// R8: views get nothing of a touch until this recognizer has failed (UIKit
+    /// `delaysTouchesBegan`, default off).
+    public var delaysTouchesBegan: Bool
+    /// R8: views get a touch's end only once this recognizer has decided (UIKit
+    /// `delaysTouchesEnded`, default on).
+    public var delaysTouchesEnded: Bool
+
+    public var kind: GestureKind { parameters.kind }
+
+    public init(
+        name: String, region: String = RegionSpec.rootName, parameters: RecognizerParameters,
+        requiresFailureOf: [String] = [], simultaneousWith: [String] = [], preempts: [String] = [],
+        when: BeginConditions = BeginConditions(), accepts: TouchFilter = TouchFilter(),
+        cancelsTouches: Bool = true, delaysTouchesBegan: Bool = false, delaysTouchesEnded: Bool = true
+    ) {
+        self.name = name
+        self.region = region
+        self.parameters = parameters
+        self.requiresFailureOf = requiresFailureOf
+        self.simultaneousWith = simultaneousWith
+        self.preempts = preempts
+        self.when = when
+        self.accepts = accepts
+        self.cancelsTouches = cancelsTouches
+        self.delaysTouchesBegan = delaysTouchesBegan
+        self.delaysTouchesEnded = delaysTouchesEnded
+    }
+}
+
+/// The kind of a recognizer and the parameters of that kind.
+public enum RecognizerParameters: Hashable, Sendable {
+    case tap(TapParameters)
+    case longPress(LongPressParameters)
+    case pan(PanParameters)
+    case swipe(SwipeParameters)
+    case edgeSwipe(EdgeSwipeParameters)
+    case pinch(PinchParameters)
+    case rotate(RotateParameters)
+    case shape(ShapeParameters)
+
+    public var kind: GestureKind {
+        switch self {
+        case .tap: .tap
+        case .longPress: .longPress
+        case .pan: .pan
+        case .swipe: .swipe
+        case .edgeSwipe: .edgeSwipe
+        case .pinch: .pinch
+        case .rotate: .rotate
+        case .shape: .shape
+        }
+    }
+}
+
+/// R3: conditions checked when a recognizer would leave `possible`; any false → it fails.
+public struct BeginConditions: Hashable, Sendable {
+    /// Finger count at that moment must be within these bounds.
+    public var minFingers: Int?
+    public var maxFingers: Int?
+    /// Every touch must have landed inside this rectangle.
+    public var startIn: SurfaceRect?
+    /// The device's name must match one of these globs (`*`, `?`); empty means any device.
+    public var devices: [String]
+    /// When set, begins only if a client is (true) or is not (false) connected to the socket.
+    public var clientConnected: Bool?
+
+    public init(
+        minFingers: Int? = nil, maxFingers: Int? = nil, startIn: SurfaceRect? = nil, devices: [String] = [],
+        clientConnected: Bool? = nil
+    ) {
+        self.minFingers = minFingers
+        self.maxFingers = maxFingers
+        self.startIn = startIn
+        self.devices = devices
+        self.clientConnected = clientConnected
+    }
+}
+
+/// R1: which touches a recognizer receives.
+public struct TouchFilter: Hashable, Sendable {
+    /// Tool types received; palms are refused unless listed.
+    public var tools: Set<ToolType>
+    /// Touches whose contact is larger than this are refused (palm rejection by size).
+    public var maxContactSize: Millimeters?
+    /// The device's name must match one of these globs; empty means any device.
+    public var devices: [String]
+
+    public init(tools: Set<ToolType> = [.finger, .pen], maxContactSize: Millimeters? = nil, devices: [String] = []) {
+        self.tools = tools
+        self.maxContactSize = maxContactSize
+        self.devices = devices
+    }
+}
+
+// MARK: - Parameters per kind
+// Defaults are documented with their public sources in docs/CONFIGURATION.md.
+
+/// `tap`: `taps` taps of `fingers` fingers, each down at most `max-duration-ms`, taps at most
+/// `max-gap-ms` apart and within `max-tap-distance-mm` of the first, no finger moving more than
+/// `slop-mm`. Discrete.
+public struct TapParameters: Hashable, Sendable {
+    public var taps: Int = 1
+    public var fingers: Int = 1
+    public var maxDuration: TimeSpan = .milliseconds(500)
+    public var maxGap: TimeSpan = .milliseconds(300)
+    public var slop = Millimeters(3)
+    public var maxTapDistance = Millimeters(16)
+    public init() {}
+}
+
+/// `long-press`: `fingers` fingers held `min-duration-ms` without moving more than `slop-mm`
+/// before it begins. Continuous (like UILongPressGestureRecognizer): began, changed as the
+/// fingers move, ended when they lift.
+public struct LongPressParameters: Hashable, Sendable {
+    public var fingers: Int = 1
+    public var minDuration: TimeSpan = .milliseconds(500)
+    public var slop = Millimeters(3)
+    public init() {}
+}
+
+/// `pan`: `min-fingers`…`max-fingers` fingers whose centroid moves `start-distance-mm`.
+/// Continuous.
+public struct PanParameters: Hashable, Sendable {
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    public var startDistance = Millimeters(3)
+    public init() {}
+}
+
+/// `swipe`: a quick straight stroke of `min-fingers`…`max-fingers` fingers, recognized when they
+/// lift: at least `min-distance-mm` long, at least `min-velocity-mm-s` fast, at most
+/// `max-duration-ms`, within `angle-tolerance-deg` of one of `directions`. Discrete.
+public struct SwipeParameters: Hashable, Sendable {
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    public var directions: Set<Direction> = Set(Direction.allCases)
+    public var minDistance = Millimeters(20)
+    public var minVelocity = Millimeters(150)
+    public var maxDuration: TimeSpan = .milliseconds(600)
+    public var angleTolerance: Double = 22.5
+    public init() {}
+}
+
+/// `edge-swipe`: `fingers` fingers landing within `band-mm` of one of `edges` and moving
+/// `min-distance-mm` away from it. Continuous, like UIScreenEdgePanGestureRecognizer.
+public struct EdgeSwipeParameters: Hashable, Sendable {
+    public var edges: Set<Edge> = Set(Edge.allCases)
+    public var fingers: Int = 1
+    public var band = Millimeters(8)
+    public var minDistance = Millimeters(10)
+    public init() {}
+}
+
+/// `pinch`: `min-fingers`…`max-fingers` fingers whose spread changes by `min-scale-change`
+/// (a ratio, 0.1 = 10 %). Continuous; reports scale and its velocity.
+public struct PinchParameters: Hashable, Sendable {
+    public var minFingers: Int = 2
+    public var maxFingers: Int = 5
+    public var minScaleChange: Double = 0.1
+    public init() {}
+}
+
+/// `rotate`: `min-fingers`…`max-fingers` fingers turning by `min-rotation-deg`. Continuous;
+/// reports radians and their velocity.
+public struct RotateParameters: Hashable, Sendable {
+    public var minFingers: Int = 2
+    public var maxFingers: Int = 5
+    public var minRotation: Double = 15
+    public init() {}
+}
+
+/// `shape`: a one-finger stroke matched against `templates` when it lifts; recognized with the
+/// best template's name when its score reaches `min-score` and the stroke spans `min-size-mm`.
+/// Discrete.
+public struct ShapeParameters: Hashable, Sendable {
+    public var templates: [ShapeTemplate] = [.builtIn(.circle)]
+    public var minScore: Double = 0.8
+    public var minSize = Millimeters(20)
+    public init() {}
+}
+
+/// A shape to match: a built-in one by name, or a named list of points (any scale; only the
+/// shape and the drawing order matter).
+public enum ShapeTemplate: Hashable, Sendable {
+    case builtIn(BuiltInShape)
+    case points(name: String, points: [SurfacePoint])
+
+    public var name: String {
+        switch self {
+        case .builtIn(let shape): shape.rawValue
+        case .points(let name, _): name
+        }
+    }
+}
+
+/// Templates that ship with the engine.
+public enum BuiltInShape: String, Hashable, Sendable, CaseIterable, Codable {
+    case circle
+}

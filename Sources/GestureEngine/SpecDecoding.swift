@@ -1,0 +1,55 @@
+// Decoding helpers shared by every spec type: strict keys (unknown keys are errors, not ignored)
+// and defaults for absent keys.
+
+/// A coding key for any string, used to list the keys a mapping really has.
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}
+
+extension Decoder {
+    /// Throws for the first key of this mapping that is not in `allowed`; the error's coding path
+    /// ends at the offending key so a YAML loader can point at it.
+    func rejectUnknownKeys(allowed: Set<String>, in what: String) throws {
+        let container = try container(keyedBy: AnyCodingKey.self)
+        for key in container.allKeys where !allowed.contains(key.stringValue) {
+            let expected = allowed.sorted().joined(separator: ", ")
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: codingPath + [key],
+                    debugDescription: "unknown key '\(key.stringValue)' in \(what) (expected one of: \(expected))"
+                )
+            )
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The value for `key`, or `fallback` when the key is absent.
+    func decode<T: Decodable>(_ key: Key, default fallback: T) throws -> T {
+        try decodeIfPresent(T.self, forKey: key) ?? fallback
+    }
+
+    /// A value that must satisfy `isValid`; otherwise an error at `key` saying what is expected.
+    func decode<T: Decodable>(
+        _ key: Key, default fallback: T, expect: String, where isValid: (T) -> Bool
+    ) throws -> T {
+        let value = try decode(key, default: fallback)
+        guard isValid(value) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected \(expect)")
+        }
+        return value
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes an optional only when present (keeps encoded configs free of `null`s).
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, for key: Key) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+}
