@@ -1,12 +1,13 @@
-// Decoding helpers shared by every spec type: strict keys (unknown keys are errors, not ignored)
-// and defaults for absent keys.
+// Strict decoding helpers shared by every definition type (the engine's specs here, the daemon's
+// configuration file): unknown keys are errors, not ignored; absent keys take documented
+// defaults; out-of-range values are errors at their key.
 
 /// A coding key for any string, used to list the keys a mapping really has.
-struct AnyCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) {
+public struct AnyCodingKey: CodingKey {
+    public var stringValue: String
+    public var intValue: Int?
+    public init(stringValue: String) { self.stringValue = stringValue }
+    public init?(intValue: Int) {
         self.stringValue = String(intValue)
         self.intValue = intValue
     }
@@ -15,7 +16,7 @@ struct AnyCodingKey: CodingKey {
 extension Decoder {
     /// Throws for the first key of this mapping that is not in `allowed`; the error's coding path
     /// ends at the offending key so a YAML loader can point at it.
-    func rejectUnknownKeys(allowed: Set<String>, in what: String) throws {
+    public func rejectUnknownKeys(allowed: Set<String>, in what: String) throws {
         let container = try container(keyedBy: AnyCodingKey.self)
         for key in container.allKeys where !allowed.contains(key.stringValue) {
             let expected = allowed.sorted().joined(separator: ", ")
@@ -31,12 +32,12 @@ extension Decoder {
 
 extension KeyedDecodingContainer {
     /// The value for `key`, or `fallback` when the key is absent.
-    func decode<T: Decodable>(_ key: Key, default fallback: T) throws -> T {
+    public func decode<T: Decodable>(_ key: Key, default fallback: T) throws -> T {
         try decodeIfPresent(T.self, forKey: key) ?? fallback
     }
 
     /// A value that must satisfy `isValid`; otherwise an error at `key` saying what is expected.
-    func decode<T: Decodable>(
+    public func decode<T: Decodable>(
         _ key: Key, default fallback: T, expect: String, where isValid: (T) -> Bool
     ) throws -> T {
         let value = try decode(key, default: fallback)
@@ -49,7 +50,7 @@ extension KeyedDecodingContainer {
 
 extension KeyedEncodingContainer {
     /// Encodes an optional only when present (keeps encoded configs free of `null`s).
-    mutating func encodeIfPresent<T: Encodable>(_ value: T?, for key: Key) throws {
+    public mutating func encodeIfPresent<T: Encodable>(_ value: T?, for key: Key) throws {
         if let value { try encode(value, forKey: key) }
     }
 }

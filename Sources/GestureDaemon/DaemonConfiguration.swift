@@ -1,0 +1,95 @@
+import GestureEngine
+
+/// The whole configuration file (`/etc/gestured/gestured.yaml`); documented key by key in
+/// docs/CONFIGURATION.md.
+///
+/// `regions` and `recognizers` are the engine's own definitions (the same types a client's
+/// `define` sends). When the file has no `recognizers` key the built-in set runs; when it has
+/// one, exactly the listed recognizers run.
+public struct DaemonConfiguration: Hashable, Sendable {
+    public var socket: SocketConfiguration
+    public var devices: [DeviceConfiguration]
+    public var regions: [RegionSpec]
+    /// Nil when the file did not list recognizers (the built-in set applies).
+    public var recognizers: [RecognizerSpec]?
+    public var logLevel: LogLevel
+
+    public init(
+        socket: SocketConfiguration = SocketConfiguration(), devices: [DeviceConfiguration] = [],
+        regions: [RegionSpec] = [], recognizers: [RecognizerSpec]? = nil, logLevel: LogLevel = .info
+    ) {
+        self.socket = socket
+        self.devices = devices
+        self.regions = regions
+        self.recognizers = recognizers
+        self.logLevel = logLevel
+    }
+}
+
+/// Log levels, spelled as swift-log and the journal's priorities name them.
+public enum LogLevel: String, Hashable, Sendable, Codable, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+}
+
+/// Where and how the daemon listens.
+public struct SocketConfiguration: Hashable, Sendable {
+    public static let defaultPath = "/run/gestured/gestured.sock"
+
+    public var path: String
+    /// File mode of the socket node (octal in the file, e.g. `"0660"`).
+    public var mode: UInt32
+    /// Group that owns the socket node; nil keeps the daemon's group.
+    public var group: String?
+    /// Connections beyond this are refused with an error.
+    public var maxClients: Int
+
+    public init(path: String = SocketConfiguration.defaultPath, mode: UInt32 = 0o660, group: String? = nil, maxClients: Int = 64) {
+        self.path = path
+        self.mode = mode
+        self.group = group
+        self.maxClients = maxClients
+    }
+}
+
+/// Settings for the touchscreens an entry's `match` selects (the first matching entry wins).
+public struct DeviceConfiguration: Hashable, Sendable {
+    public var match: DeviceMatchSpec
+    /// False ignores matching devices entirely.
+    public var enabled: Bool
+    /// Clockwise rotation of the panel in degrees: 0, 90, 180 or 270.
+    public var rotation: Int
+    /// The physical size, for panels that report none or a wrong one.
+    public var size: PhysicalSize?
+    /// A libinput-style 2×3 calibration matrix (overrides `LIBINPUT_CALIBRATION_MATRIX`).
+    public var calibration: [Double]?
+    /// Grab the panel and forward unclaimed touches to a mirror device (docs/PASSTHROUGH.md).
+    public var passthrough: Bool
+
+    public init(
+        match: DeviceMatchSpec = DeviceMatchSpec(), enabled: Bool = true, rotation: Int = 0, size: PhysicalSize? = nil,
+        calibration: [Double]? = nil, passthrough: Bool = false
+    ) {
+        self.match = match
+        self.enabled = enabled
+        self.rotation = rotation
+        self.size = size
+        self.calibration = calibration
+        self.passthrough = passthrough
+    }
+}
+
+/// Which devices an entry applies to; every key given must match, an empty match matches all.
+public struct DeviceMatchSpec: Hashable, Sendable {
+    /// A glob (`*`, `?`) on the kernel's device name.
+    public var name: String?
+    /// `vendor:product` in hex, e.g. `0eef:72a1`.
+    public var usb: String?
+    /// A stable path: udev's `ID_PATH`, or a `/dev/input/by-id/…` / `/dev/input/by-path/…` link.
+    public var path: String?
+
+    public init(name: String? = nil, usb: String? = nil, path: String? = nil) {
+        self.name = name
+        self.usb = usb
+        self.path = path
+    }
+}

@@ -1,1 +1,0 @@
-// The GestureDaemon module; see docs/ and ../../README.md.

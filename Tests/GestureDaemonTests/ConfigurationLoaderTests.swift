@@ -1,0 +1,119 @@
+import FoundationEssentials
+import GestureEngine
+import Testing
+
+@testable import GestureDaemon
+
+/// One broken configuration and where the error must point.
+struct BrokenConfiguration: CustomTestStringConvertible, Sendable {
+    var title: String
+    var yaml: String
+    var line: Int
+    var column: Int
+    /// A fragment the message must contain.
+    var says: String
+    var testDescription: String { title }
+}
+
+@Suite("Configuration file")
+struct ConfigurationLoaderTests {
+    static let broken: [BrokenConfiguration] = [
+        .init(title: "YAML syntax error", yaml: "recognizers: [a, b\nsocket: {}\n", line: 2, column: 7, says: "expected"),
+        .init(title: "unknown top-level key", yaml: "socket: {}\nsokcet: {}\n", line: 2, column: 1, says: "unknown key 'sokcet'"),
+        .init(
+            title: "unknown recognizer key",
+            yaml: "recognizers:\n  - name: t\n    kind: tap\n    tapz: 2\n", line: 4, column: 5, says: "unknown key 'tapz'"),
+        .init(
+            title: "wrong type", yaml: "recognizers:\n  - name: t\n    kind: tap\n    taps: two\n", line: 4, column: 11,
+            says: "expected an integer"),
+        .init(
+            title: "value out of range", yaml: "recognizers:\n  - name: t\n    kind: tap\n    fingers: 11\n", line: 4,
+            column: 14, says: "finger count from 1 to 10"),
+        .init(
+            title: "unknown kind", yaml: "recognizers:\n  - name: t\n    kind: wiggle\n", line: 3, column: 11,
+            says: "wiggle"),
+        .init(title: "missing name", yaml: "recognizers:\n  - kind: pan\n", line: 2, column: 5, says: "missing key 'name'"),
+        .init(
+            title: "duplicate key", yaml: "socket:\n  path: /run/a.sock\n  path: /run/b.sock\n", line: 3, column: 3,
+            says: "duplicate key 'path'"),
+        .init(title: "bad rotation", yaml: "devices:\n  - rotation: 45\n", line: 2, column: 15, says: "0, 90, 180 or 270"),
+        .init(title: "bad socket mode", yaml: "socket:\n  mode: \"0999\"\n", line: 2, column: 9, says: "octal file mode"),
+        .init(title: "relative socket path", yaml: "socket:\n  path: gestured.sock\n", line: 2, column: 9, says: "absolute path"),
+        .init(title: "bad usb id", yaml: "devices:\n  - match: {usb: \"eeff\"}\n", line: 2, column: 18, says: "vendor:product"),
+        .init(
+            title: "rect past the surface",
+            yaml: "regions:\n  - name: r\n    rect: {x: 0.5, y: 0, width: 0.8, height: 1}\n", line: 3, column: 11,
+            says: "reaches past the surface"),
+        .init(title: "top level is a list", yaml: "- a\n- b\n", line: 1, column: 1, says: "mapping"),
+        .init(
+            title: "calibration matrix of the wrong size", yaml: "devices:\n  - calibration: [1, 0, 0]\n", line: 2,
+            column: 18, says: "6 numbers"),
+        .init(title: "bad log level", yaml: "log-level: loud\n", line: 1, column: 12, says: "loud"),
+    ]
+
+    @Test("a broken configuration fails at its file:line:column", arguments: broken)
+    func brokenConfiguration(_ case_: BrokenConfiguration) {
+        do {
+            let config = try ConfigurationLoader.parse(Data(case_.yaml.utf8), file: "test.yaml")
+            Issue.record("accepted: \(config)")
+        } catch {
+            #expect(error.file == "test.yaml")
+            #expect((error.line, error.column) == (case_.line, case_.column), "\(error)")
+            #expect(error.message.contains(case_.says), "\(error)")
+            #expect(error.description.hasPrefix("test.yaml:\(error.line):\(error.column): "))
+        }
+    }
+
+    @Test("bytes that are not UTF-8 are located")
+    func invalidUTF8() {
+        let data = Data("socket:\n  path: /run/".utf8) + Data([0xFF, 0x41])
+        #expect(throws: ConfigurationFileError(file: "x", line: 2, column: 14, message: "the file is not valid UTF-8")) {
+            try ConfigurationLoader.parse(data, file: "x")
+        }
+    }
+
+    @Test("an empty file is the default configuration")
+    func emptyFile() throws {
+        let config = try ConfigurationLoader.parse(Data(), file: "empty.yaml")
+        #expect(config == DaemonConfiguration())
+        #expect(config.recognizers == nil)
+    }
+
+    @Test("a full configuration decodes every section")
+    func fullConfiguration() throws {
+        let yaml = """
+            log-level: debug
+            socket:
+              path: /run/g/g.sock
+              mode: "0600"
+              group: kiosk
+              max-clients: 8
+            devices:
+              - match: {name: "eGalax*", usb: "0eef:72a1"}
+                rotation: 90
+                size-mm: {width: 344, height: 194}
+                passthrough: true
+            regions:
+              - name: keypad
+                rect: {x: 0.1, y: 0.5, width: 0.3, height: 0.4}
+            recognizers:
+              - name: admin
+                kind: edge-swipe
+                edges: [top]
+                fingers: 3
+                preempts: [pan]
+            """
+        let config = try ConfigurationLoader.parse(Data(yaml.utf8), file: "full.yaml")
+        #expect(config.logLevel == .debug)
+        #expect(config.socket == SocketConfiguration(path: "/run/g/g.sock", mode: 0o600, group: "kiosk", maxClients: 8))
+        #expect(config.devices.first?.match == DeviceMatchSpec(name: "eGalax*", usb: "0eef:72a1"))
+        #expect(config.devices.first?.size == PhysicalSize(width: Millimeters(344), height: Millimeters(194)))
+        #expect(config.devices.first?.passthrough == true)
+        #expect(config.regions.map(\.name) == ["keypad"])
+        let admin = try #require(config.recognizers?.first)
+        #expect(admin.kind == .edgeSwipe)
+        #expect(admin.preempts == ["pan"])
+        guard case .edgeSwipe(let p) = admin.parameters else { return }
+        #expect(p.edges == [.top] && p.fingers == 3)
+    }
+}
