@@ -1,0 +1,21 @@
+#!/bin/bash
+# Installs the Debian 12 packages gestured needs to build, test and run (idempotent).
+#   scripts/setup-debian.sh          build + run: libevdev, libudev, pkg-config
+#   scripts/setup-debian.sh --test   also what the tests use: qemu, busybox, cpio (the VM
+#                                    harness), socat, python3-jsonschema, evemu, libinput-tools
+set -euo pipefail
+packages=(libevdev-dev libudev-dev pkg-config)
+if [ "${1:-}" = "--test" ]; then
+    packages+=(qemu-system-x86 busybox-static cpio socat python3 python3-jsonschema evemu-tools libinput-tools systemd)
+fi
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
