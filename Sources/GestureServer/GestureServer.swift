@@ -102,6 +102,7 @@ public final class GestureServer: Sendable {
             }
             logger.info("listening", metadata: ["socket": "\(path)"])
         case .inherited(let descriptor):
+            try SocketFile.setCloseOnExec(descriptor)
             do {
                 channel = try await bootstrap.withBoundSocket(descriptor).get()
             } catch {

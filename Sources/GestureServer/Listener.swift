@@ -20,8 +20,8 @@ public enum Listener: Sendable, Equatable {
 
     /// The socket systemd passed (`LISTEN_PID`, `LISTEN_FDS`, as `sd_listen_fds(3)` reads them),
     /// or nil when the process was not socket-activated. More than one socket is an error: the
-    /// unit must declare exactly one `ListenStream=`. The descriptor is made close-on-exec, as
-    /// `sd_listen_fds` does; clearing the variables (so children do not see them) is the caller's.
+    /// unit must declare exactly one `ListenStream=`. Clearing the variables (so children do not
+    /// see them) is the caller's; ``GestureServer/start()`` makes the descriptor close-on-exec.
     public static func systemdActivated(
         environment: [String: String], processID: Int32
     ) throws(ServerError) -> Listener? {
@@ -38,10 +38,6 @@ public enum Listener: Sendable, Equatable {
                 "systemd passed \(count) sockets; gestured.socket must declare exactly one ListenStream=")
         }
         let fd = firstInheritedDescriptor
-        let flags = fcntl(fd, F_GETFD)
-        guard flags >= 0, fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0 else {
-            throw ServerError("the socket systemd passed (fd \(fd)) is unusable: \(errnoDescription())")
-        }
         return .inherited(descriptor: fd)
     }
 }
@@ -143,6 +139,14 @@ enum SocketFile {
                 code == 0 ? "no group named '\(name)'" : "cannot look up group '\(name)': \(errnoDescription(code))")
         }
         return entry.gr_gid
+    }
+
+    /// Inherited descriptors arrive without FD_CLOEXEC; set it, as `sd_listen_fds` does.
+    static func setCloseOnExec(_ fd: Int32) throws(ServerError) {
+        let flags = fcntl(fd, F_GETFD)
+        guard flags >= 0, fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0 else {
+            throw ServerError("the inherited socket (fd \(fd)) is unusable: \(errnoDescription())")
+        }
     }
 
     static func remove(_ path: String) {

@@ -43,6 +43,9 @@ struct OutboundQueue<Line> {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Slots held, live or not (what compaction keeps small).
+    var storage: Int { slots.count - head }
+
     /// Adds `line`; `stream` names its stream, `isUpdate` says whether it may replace (and be
     /// replaced by) another update of that stream.
     mutating func enqueue(_ line: Line, stream: StreamKey?, isUpdate: Bool) -> EnqueueResult {
