@@ -140,17 +140,14 @@ public final class GestureServer: Sendable {
     /// at most the close timeout for clients that do not read), removes the socket file it
     /// bound, and stops the event loop. Later calls do nothing.
     public func shutdown() async {
-        let core = self.core
-        let done = eventLoop.makePromise(of: Void.self)
         let first = stopped.withLock { stopped in
             defer { stopped = true }
-            if !stopped { eventLoop.execute { core.value.shutdown(done) } }
             return !stopped
         }
-        guard first else {
-            done.succeed()
-            return
-        }
+        guard first else { return }
+        let core = self.core
+        let done = eventLoop.makePromise(of: Void.self)
+        eventLoop.execute { core.value.shutdown(done) }
         try? await done.futureResult.get()
         do {
             try await group.shutdownGracefully()
