@@ -77,8 +77,10 @@ struct ListenCommand: AsyncParsableCommand {
         let ending: ErrorMessage?
         do {
             ending = try await GestureClient.connect(to: socket) { client in
-                printer.print(.hello(client.hello), socket: socket)
                 try await client.subscribe(subscription)
+                // After the subscription is in place, so whoever reads our output knows that
+                // everything published from now on will show.
+                printer.print(.hello(client.hello), socket: socket)
                 for try await message in client.messages {
                     printer.print(message, socket: socket)
                     if case .error(let error) = message, error.code.closesConnection { return error }
