@@ -1,12 +1,13 @@
+import GestureEngine
+import GestureProtocol
+import NIOCore
+import NIOPosix
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import GestureEngine
-import GestureProtocol
-import NIOCore
-import NIOPosix
 
 /// A connection to gestured for Swift kiosk applications.
 ///
@@ -69,7 +70,8 @@ public final class GestureClient: Sendable {
                         let watermarks = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(
                             lowWatermark: bufferedMessages / 4, highWatermark: bufferedMessages)
                         let async = try NIOAsyncChannel<ServerMessage, Never>(
-                            wrappingChannelSynchronously: channel, configuration: .init(backPressureStrategy: watermarks))
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(backPressureStrategy: watermarks))
                         return (async, NIOLoopBound(router, eventLoop: channel.eventLoop))
                     }
                 }

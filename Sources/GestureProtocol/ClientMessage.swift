@@ -1,9 +1,10 @@
+import GestureEngine
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import GestureEngine
 
 /// One request from a client: `subscribe`, `unsubscribe`, `define` or `ping`, with an optional
 /// `id` that the reply (`ok`, `pong` or `error`) echoes.

@@ -77,14 +77,14 @@ extension ErrorMessage {
 
     /// `recognizers[0].slop-mm: expected …`
     static func describe(_ path: [SpecPathComponent], _ detail: String) -> String {
-        var where_ = ""
+        var location = ""
         for component in path {
             switch component {
-            case .key(let k): where_ += where_.isEmpty ? k : ".\(k)"
-            case .index(let i): where_ += "[\(i)]"
+            case .key(let k): location += location.isEmpty ? k : ".\(k)"
+            case .index(let i): location += "[\(i)]"
             }
         }
-        return where_.isEmpty ? detail : "\(where_): \(detail)"
+        return location.isEmpty ? detail : "\(location): \(detail)"
     }
 
     /// A JSON pointer (RFC 6901): `/recognizers/0/slop-mm`.

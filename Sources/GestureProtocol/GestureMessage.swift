@@ -1,9 +1,10 @@
+import GestureEngine
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import GestureEngine
 
 /// `gesture`: one report of a recognizer.
 ///

@@ -1,9 +1,10 @@
+import GestureEngine
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import GestureEngine
 
 /// Protocol v1 of the gestured socket: newline-delimited JSON over a stream Unix socket.
 ///

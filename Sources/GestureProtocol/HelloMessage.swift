@@ -119,8 +119,9 @@ public struct ServerLimits: Hashable, Sendable {
     /// Regions, and separately recognizers, one connection may define.
     public var maxDefinitions: Int
 
-    public init(maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxDefinitions: Int = 64)
-    {
+    public init(
+        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxDefinitions: Int = 64
+    ) {
         self.maxLineBytes = maxLineBytes
         self.maxQueuedMessages = maxQueuedMessages
         self.maxClients = maxClients

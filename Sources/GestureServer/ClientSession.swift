@@ -117,7 +117,8 @@ final class ClientSession: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         core.logger.debug(
-            "connection error, closing", metadata: ["client": "\(clientID.map(\.description) ?? "-")", "error": "\(error)"])
+            "connection error, closing",
+            metadata: ["client": "\(clientID.map(\.description) ?? "-")", "error": "\(error)"])
         context.close(promise: nil)
     }
 
@@ -134,9 +135,11 @@ final class ClientSession: ChannelInboundHandler {
             switch result {
             case .success(let c):
                 logger.info(
-                    "client connected", metadata: ["client": "\(id)", "pid": "\(c.pid)", "uid": "\(c.uid)", "gid": "\(c.gid)"])
+                    "client connected",
+                    metadata: ["client": "\(id)", "pid": "\(c.pid)", "uid": "\(c.uid)", "gid": "\(c.gid)"])
             case .failure(let error):
-                logger.info("client connected (no peer credentials)", metadata: ["client": "\(id)", "error": "\(error)"])
+                logger.info(
+                    "client connected (no peer credentials)", metadata: ["client": "\(id)", "error": "\(error)"])
             }
         }
     }
@@ -150,7 +153,8 @@ final class ClientSession: ChannelInboundHandler {
             reject(
                 ErrorMessage(
                     code: .lineTooLong,
-                    message: "a line is longer than \(core.limits.maxLineBytes) bytes; it was skipped up to its newline"),
+                    message: "a line is longer than \(core.limits.maxLineBytes) bytes; it was skipped up to its newline"
+                ),
                 client: id)
         case .line(let line):
             // Empty lines are framing, not requests (a client may send them as keep-alives).
@@ -195,7 +199,8 @@ final class ClientSession: ChannelInboundHandler {
         }
         guard !definePending else {
             return reject(
-                ErrorMessage(code: .busy, message: "the previous define of this connection is still being applied", id: id),
+                ErrorMessage(
+                    code: .busy, message: "the previous define of this connection is still being applied", id: id),
                 client: client)
         }
         let max = core.limits.maxDefinitions

@@ -122,7 +122,8 @@ struct MessagePrinter {
         func at(_ p: XY) -> String { "(\(fixed(p.x)), \(fixed(p.y)))" }
         switch message {
         case .hello(let h):
-            var text = "connected to \(socket): gestured \(h.daemonVersion), protocol \(h.protocolVersion), client \(h.client)"
+            var text =
+                "connected to \(socket): gestured \(h.daemonVersion), protocol \(h.protocolVersion), client \(h.client)"
             for device in h.devices { text += "\n  " + describe(device) }
             text += "\n  \(h.recognizers.count) recognizers: "
             text += h.recognizers.map { "\($0.name) (\($0.kind.rawValue))" }.joined(separator: ", ")

@@ -65,11 +65,15 @@ struct BadInput: Sendable, CustomTestStringConvertible {
         BadInput(
             "unknown kind in a filter", #"{"type":"subscribe","id":2,"kinds":["wave"]}"#, .invalidFilter,
             id: .number(2), path: "/kinds/0"),
-        BadInput("unknown state in a filter", #"{"type":"subscribe","states":["done"]}"#, .invalidFilter, path: "/states/0"),
+        BadInput(
+            "unknown state in a filter", #"{"type":"subscribe","states":["done"]}"#, .invalidFilter, path: "/states/0"),
         BadInput("filter not a list", #"{"type":"subscribe","gestures":"tap"}"#, .invalidFilter, path: "/gestures"),
         BadInput("touches not a boolean", #"{"type":"subscribe","touches":"yes"}"#, .invalidFilter, path: "/touches"),
-        BadInput("invalid region name", #"{"type":"subscribe","regions":["has space"]}"#, .invalidFilter, path: "/regions/0"),
-        BadInput("too many filter entries", #"{"type":"subscribe","gestures":[\#(manyNames)]}"#, .invalidFilter, path: "/gestures"),
+        BadInput(
+            "invalid region name", #"{"type":"subscribe","regions":["has space"]}"#, .invalidFilter, path: "/regions/0"),
+        BadInput(
+            "too many filter entries", #"{"type":"subscribe","gestures":[\#(manyNames)]}"#, .invalidFilter,
+            path: "/gestures"),
         BadInput(
             "unknown recognizer kind", #"{"type":"define","id":"d","recognizers":[{"name":"x","kind":"wave"}]}"#,
             .invalidDefinition, id: .string("d"), path: "/recognizers/0/kind"),
@@ -85,13 +89,18 @@ struct BadInput: Sendable, CustomTestStringConvertible {
         BadInput(
             "region past the surface", #"{"type":"define","regions":[{"name":"r","rect":{"x":0.8,"width":0.5}}]}"#,
             .invalidDefinition, path: "/regions/0/rect", schemaRejects: false),
-        BadInput("recognizers not a list", #"{"type":"define","recognizers":{"name":"x"}}"#, .invalidDefinition, path: "/recognizers"),
+        BadInput(
+            "recognizers not a list", #"{"type":"define","recognizers":{"name":"x"}}"#, .invalidDefinition,
+            path: "/recognizers"),
         BadInput(
             "more recognizers than a connection may define", #"{"type":"define","recognizers":[\#(manyRecognizers)]}"#,
             .invalidDefinition, path: "/recognizers", schemaRejects: false),
-        BadInput("bytes that are not UTF-8", bytes: Array(#"{"type":"ping","id":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8), .invalidUTF8),
+        BadInput(
+            "bytes that are not UTF-8",
+            bytes: Array(#"{"type":"ping","id":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8), .invalidUTF8),
         BadInput("a lone continuation byte", bytes: [0x80], .invalidUTF8),
-        BadInput("a line longer than the limit", bytes: Array(repeating: UInt8(ascii: "a"), count: 70_000), .lineTooLong),
+        BadInput(
+            "a line longer than the limit", bytes: Array(repeating: UInt8(ascii: "a"), count: 70_000), .lineTooLong),
     ]
 }
 

@@ -18,7 +18,8 @@ extension SocketTests {
         }()
 
         @Test func `the Swift client subscribes, receives, pings and surfaces errors`() async throws {
-            let refusal = SpecError(path: [.key("recognizers"), .index(0), .key("region")], message: "unknown region 'nowhere'")
+            let refusal = SpecError(
+                path: [.key("recognizers"), .index(0), .key("region")], message: "unknown region 'nowhere'")
             try await ServerFixture.with(delegate: TestDelegate(define: .reject(refusal))) { f in
                 f.server.publish([.device(DeviceMessage(event: .added, device: Sample.device))])
                 let received = try await GestureClient.connect(to: f.path) { client in

@@ -58,7 +58,8 @@ extension SocketTests {
 
         @Test func `a define the engine refuses gets invalid-definition with the engine's path`() async throws {
             let refusal = SpecError(
-                path: [.key("recognizers"), .index(0), .key("requires-failure-of")], message: "unknown recognizer 'ghost'")
+                path: [.key("recognizers"), .index(0), .key("requires-failure-of")],
+                message: "unknown recognizer 'ghost'")
             try await ServerFixture.with(delegate: TestDelegate(define: .reject(refusal))) { f in
                 let client = try await f.connect()
                 _ = try await client.next(ofType: "hello")
@@ -86,7 +87,9 @@ extension SocketTests {
 
                 // A reply that arrives after the connection closed is dropped, not crashed on.
                 try await client.send(Self.definition)
-                try await delegate.log.wait(for: "the second define") { $0.calls.filter { $0.hasPrefix("define") }.count == 2 }
+                try await delegate.log.wait(for: "the second define") {
+                    $0.calls.filter { $0.hasPrefix("define") }.count == 2
+                }
                 await client.close()
                 try await delegate.log.wait(for: "the disconnect") { $0.disconnected.count == 1 }
                 delegate.answerHeld(.success(()))

@@ -226,7 +226,8 @@ extension SocketTests {
                 try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "2"], processID: pid)
             }
             #expect(throws: ServerError.self) {
-                try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "many"], processID: pid)
+                try Listener.systemdActivated(
+                    environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "many"], processID: pid)
             }
         }
     }

@@ -14,9 +14,10 @@ import Testing
     }
 
     @Test func `spellings of directions, edges and states are the contract's`() {
-        #expect(Direction.allCases.map(\.rawValue) == [
-            "up", "down", "left", "right", "up-left", "up-right", "down-left", "down-right",
-        ])
+        #expect(
+            Direction.allCases.map(\.rawValue) == [
+                "up", "down", "left", "right", "up-left", "up-right", "down-left", "down-right",
+            ])
         #expect(Edge.allCases.map(\.rawValue) == ["top", "bottom", "left", "right"])
         #expect(GestureState.allCases.map(\.rawValue) == ["began", "changed", "ended", "cancelled", "recognized"])
     }
@@ -27,7 +28,8 @@ import Testing
             region: "root", fingers: 2, touches: TouchIDList([TouchID(7), TouchID(8)]),
             time: Timestamp(microseconds: 123_456), position: SurfacePoint(x: 0.5, y: 0.25),
             positionMM: PhysicalPoint(x: Millimeters(172), y: Millimeters(48.5)),
-            translation: SurfaceVector(dx: 0.25, dy: 0), translationMM: PhysicalVector(dx: Millimeters(86), dy: Millimeters(0)),
+            translation: SurfaceVector(dx: 0.25, dy: 0),
+            translationMM: PhysicalVector(dx: Millimeters(86), dy: Millimeters(0)),
             velocity: SurfaceVector(dx: 2, dy: 0), velocityMM: PhysicalVector(dx: Millimeters(688), dy: Millimeters(0)),
             direction: .right)
         let message = GestureMessage(event, deviceLabel: "event5", seq: 42)
@@ -65,7 +67,8 @@ import Testing
         let touch = Touch(
             id: TouchID(9), phase: .cancelled, position: SurfacePoint(x: 0.5, y: 0.5), tool: .pen,
             contactSize: Millimeters(4), pressure: 0.5)
-        let event = ViewTouchEvent(device: DeviceID(2), region: "keypad", touch: touch, time: Timestamp(microseconds: 77))
+        let event = ViewTouchEvent(
+            device: DeviceID(2), region: "keypad", touch: touch, time: Timestamp(microseconds: 77))
         let known = DeviceDescriptor(
             id: DeviceID(2), label: "event7", name: "panel",
             geometry: SurfaceGeometry(physicalSize: PhysicalSize(width: Millimeters(300), height: Millimeters(200))))
@@ -95,7 +98,8 @@ import Testing
                 .define(
                     Definitions(
                         regions: [RegionSpec(name: "pad", rect: SurfaceRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5))],
-                        recognizers: [RecognizerSpec(name: "pad-tap", region: "pad", parameters: .tap(TapParameters()))])),
+                        recognizers: [RecognizerSpec(name: "pad-tap", region: "pad", parameters: .tap(TapParameters()))]
+                    )),
                 id: .number(9)),
         ]
         for request in requests {

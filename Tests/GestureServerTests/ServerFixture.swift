@@ -62,7 +62,9 @@ final class TestDelegate: GestureServerDelegate {
     }
 
     func answerHeld(_ result: Result<Void, SpecError>) {
-        for request in held.withLock({ h in defer { h.removeAll() }; return h }) { request.reply(result) }
+        for request in held.withLock({ h in
+            defer { h.removeAll() }; return h
+        }) { request.reply(result) }
     }
 }
 
@@ -154,7 +156,9 @@ enum Sample {
             shape: kind == .shape ? "circle" : nil, score: kind == .shape ? 0.93 : nil)
     }
 
-    static func touch(_ seq: UInt64, id: UInt32 = 1, phase: TouchPhase = .moved, region: String = "root")
+    static func touch(
+        _ seq: UInt64, id: UInt32 = 1, phase: TouchPhase = .moved, region: String = "root"
+    )
         -> TouchMessage
     {
         TouchMessage(

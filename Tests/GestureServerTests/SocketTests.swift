@@ -104,7 +104,10 @@ extension SocketTests {
                         let kind = kinds[Int(seq) % kinds.count]
                         // No `changed` states: those may be coalesced for a slow reader by design.
                         let state: GestureState = kind.isContinuous ? (seq % 2 == 0 ? .began : .ended) : .recognized
-                        batch.append(.gesture(Sample.gesture(seq, name: kind.rawValue, kind: kind, state: state), owner: .configuration))
+                        batch.append(
+                            .gesture(
+                                Sample.gesture(seq, name: kind.rawValue, kind: kind, state: state),
+                                owner: .configuration))
                     }
                     f.server.publish(batch)
                 }
@@ -119,7 +122,8 @@ extension SocketTests {
         }
 
         /// Must show 1: a client that never reads delays nobody and is cut off at its queue's bound.
-        @Test func `a client that never reads is disconnected with overflow and the others lose nothing`() async throws {
+        @Test func `a client that never reads is disconnected with overflow and the others lose nothing`() async throws
+        {
             let events = 3000
             try await ServerFixture.with(
                 limits: ServerLimits(maxQueuedMessages: 64), closeTimeout: .seconds(60)
@@ -132,7 +136,9 @@ extension SocketTests {
                         (start..<start + 50).map { .gesture(Sample.gesture(UInt64($0)), owner: .configuration) })
                 }
                 for client in others {
-                    try await client.received.wait(for: "all events at a reading client") { $0.lines.count >= events + 2 }
+                    try await client.received.wait(for: "all events at a reading client") {
+                        $0.lines.count >= events + 2
+                    }
                     #expect(try client.gestures().map(\.seq) == Array(1...UInt64(events)))
                 }
 
@@ -155,7 +161,8 @@ extension SocketTests {
                 let slow = try await f.subscriber(reading: false)
                 let observer = try await f.subscriber()
                 let pan = { (seq: Int, state: GestureState) in
-                    Publication.gesture(Sample.gesture(UInt64(seq), name: "pan", kind: .pan, state: state), owner: .configuration)
+                    Publication.gesture(
+                        Sample.gesture(UInt64(seq), name: "pan", kind: .pan, state: state), owner: .configuration)
                 }
                 f.server.publish([pan(1, .began)])
                 for start in stride(from: 2, through: updates + 1, by: 100) {
@@ -199,7 +206,9 @@ extension SocketTests {
                 f.server.publish(all.map { .gesture($0, owner: .configuration) })
                 try await SocketTests.fence(observer, seq: 6)
                 func seqs(_ client: LineClient) async throws -> [UInt64] {
-                    try await client.messagesUntilPong().compactMap { if case .gesture(let g) = $0 { g.seq } else { nil } }
+                    try await client.messagesUntilPong().compactMap {
+                        if case .gesture(let g) = $0 { g.seq } else { nil }
+                    }
                 }
                 #expect(try await seqs(byName) == [2])
                 #expect(try await seqs(byKind) == [3, 4])
@@ -254,7 +263,9 @@ extension SocketTests {
                     .gesture(Sample.gesture(3, name: "swipe", kind: .swipe), owner: .configuration),
                 ])
                 try await SocketTests.fence(observer, seq: 3)
-                let got = try await client.messagesUntilPong().compactMap { if case .gesture(let g) = $0 { g.seq } else { nil } }
+                let got = try await client.messagesUntilPong().compactMap {
+                    if case .gesture(let g) = $0 { g.seq } else { nil }
+                }
                 #expect(got == [3])
             }
         }
