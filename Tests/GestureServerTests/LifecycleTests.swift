@@ -90,6 +90,22 @@ extension SocketTests {
             }
         }
 
+        @Test func `every connection is logged with its peer's pid, uid and gid`() async throws {
+            let records = Observed<[LogCapture.Record]>([])
+            try await ServerFixture.with(logger: LogCapture.logger(into: records)) { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                let id = try client.hello().client
+                try await records.wait(for: "the connection's log line") { records in
+                    records.contains { $0.message == "client connected" && $0.metadata["client"] == "client:\(id)" }
+                }
+                let line = try #require(records.value.first { $0.message == "client connected" })
+                #expect(line.metadata["pid"] == String(getpid()))
+                #expect(line.metadata["uid"] == String(getuid()))
+                #expect(line.metadata["gid"] == String(getgid()))
+            }
+        }
+
         @Test func `a connection beyond the limit gets too-many-clients and is closed`() async throws {
             let delegate = TestDelegate()
             try await ServerFixture.with(limits: ServerLimits(maxClients: 2), delegate: delegate) { f in

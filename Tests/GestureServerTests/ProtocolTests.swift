@@ -1,6 +1,7 @@
 import Foundation
 import GestureEngine
 import GestureProtocol
+import GestureServer
 import Testing
 
 /// The wire format without any socket: spellings, conversions, strict request decoding.
@@ -153,5 +154,29 @@ import Testing
         #expect(try Self.json(info) == #"{"kind":"pan","name":"x","owner":"client:12","region":"root"}"#)
         let back = try JSONDecoder().decode(RecognizerInfo.self, from: Data(try Self.json(info).utf8))
         #expect(back == info)
+    }
+
+    @Test func `engine events become publications routed by their owner`() {
+        let device = DeviceDescriptor(
+            id: DeviceID(4), label: "event4", name: "panel", geometry: SurfaceGeometry(unknownSizeWithAspect: 0.6))
+        let gesture = GestureEvent(
+            name: "mine", kind: .tap, owner: .client(9), state: .recognized, device: DeviceID(4), region: "root",
+            fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
+            position: SurfacePoint(x: 0.1, y: 0.2))
+        guard case .gesture(let message, let owner) = Publication(.gesture(gesture), device: device, seq: 11) else {
+            Issue.record("a gesture event did not become a gesture publication")
+            return
+        }
+        #expect(owner == .client(9))
+        #expect(message.seq == 11 && message.device == "event4" && message.name == "mine")
+        let touch = ViewTouchEvent(
+            device: DeviceID(4), region: "root",
+            touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
+            time: Timestamp(microseconds: 5))
+        guard case .touch(let t) = Publication(.touch(touch), device: device, seq: 12) else {
+            Issue.record("a touch event did not become a touch publication")
+            return
+        }
+        #expect(t.seq == 12 && t.device == "event4" && t.positionMM == nil)
     }
 }

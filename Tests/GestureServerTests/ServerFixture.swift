@@ -94,7 +94,7 @@ struct ServerFixture {
     static func with<T>(
         limits: ServerLimits = ServerLimits(), delegate: TestDelegate? = TestDelegate(),
         socketMode: UInt32? = 0o660, socketGroup: String? = nil, closeTimeout: Duration = .seconds(5),
-        validate: Bool = true, _ body: (ServerFixture) async throws -> T
+        logger: Logger = ServerFixture.logger, validate: Bool = true, _ body: (ServerFixture) async throws -> T
     ) async throws -> T {
         let directory = makeDirectory()
         let path = directory + "/s.sock"
