@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "GestureEngine", targets: ["GestureEngine"]),
         .library(name: "GestureProtocol", targets: ["GestureProtocol"]),
         .library(name: "GestureClient", targets: ["GestureClient"]),
+        // For the Benchmarks package (ServerBenchmarks) and for embedding the server elsewhere.
+        .library(name: "GestureServer", targets: ["GestureServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -90,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureDaemon", "GestureClient",
+                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -102,7 +104,13 @@ let package = Package(
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureServerTests",
-            dependencies: ["GestureServer", "GestureClient"],
+            dependencies: [
+                "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GestureDaemonTests", dependencies: ["GestureDaemon"], swiftSettings: swiftSettings),

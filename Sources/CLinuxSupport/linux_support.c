@@ -4,6 +4,7 @@
 #include "CLinuxSupport.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -45,6 +46,11 @@ int gestured_eventfd_drain(int fd) {
     uint64_t count;
     return read(fd, &count, sizeof count) == sizeof count ? 0 : -1;
 }
+
+const int GESTURED_SOL_SOCKET = SOL_SOCKET;
+const int GESTURED_SO_PEERCRED = SO_PEERCRED;
+_Static_assert(sizeof(gestured_ucred) == sizeof(struct ucred), "gestured_ucred must match struct ucred");
+_Static_assert(offsetof(gestured_ucred, gid) == offsetof(struct ucred, gid), "gestured_ucred must match struct ucred");
 
 int gestured_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     struct ucred cred;

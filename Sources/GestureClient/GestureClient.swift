@@ -1,1 +1,304 @@
-// The GestureClient module; see docs/ and ../../README.md.
+import GestureEngine
+import GestureProtocol
+import NIOCore
+import NIOPosix
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A connection to gestured for Swift kiosk applications.
+///
+/// ```swift
+/// try await GestureClient.connect { client in           // reads `hello` first
+///     try await client.subscribe(Subscription(kinds: [.swipe, .tap]))
+///     for try await message in client.messages {
+///         if case .gesture(let g) = message { print(g.name, g.state, g.direction as Any) }
+///     }
+/// }                                                      // closed when the body returns
+/// ```
+///
+/// Built on SwiftNIO rather than plain blocking sockets: the daemon's own server is NIO, the
+/// package already depends on it, and NIO gives non-blocking I/O with back-pressure for free —
+/// ``messages`` stops reading from the socket while the application lags (so the *server's*
+/// bounded queue and coalescing take over, instead of memory growing here), without a thread per
+/// connection or a hand-written poll loop. The connection is scoped (structured concurrency):
+/// it lives for the body of ``connect(to:_:)`` and is closed when the body returns or throws.
+///
+/// Requests (`subscribe`, `define`, `ping`) get an `id` and wait for their own reply, which is
+/// taken out of the stream before it reaches ``messages``; make them before iterating or from
+/// another task while iterating (replies are read as long as fewer than ``bufferedMessages``
+/// unread messages wait).
+public final class GestureClient: Sendable {
+    /// The server's greeting: protocol version, devices, recognizers, limits, this connection's id.
+    public let hello: HelloMessage
+    /// Everything else the server sends, in order: `gesture`, `touch`, `device`, and `error`s
+    /// that answer no request of this client (such as `overflow` or `shutdown`, after which the
+    /// sequence ends). Iterate it from one task only.
+    public let messages: Messages
+
+    /// Unread messages buffered before the client stops reading from the socket.
+    public static let bufferedMessages = 4096
+
+    private let channel: any Channel
+    private let router: NIOLoopBound<ReplyRouter>
+
+    private init(hello: HelloMessage, channel: any Channel, router: NIOLoopBound<ReplyRouter>, messages: Messages) {
+        self.hello = hello
+        self.channel = channel
+        self.router = router
+        self.messages = messages
+    }
+
+    /// Connects to the daemon's socket, waits for `hello`, runs `body` with the connection and
+    /// closes it. Connection problems are thrown as ``GestureClientError``; errors of `body` pass
+    /// through.
+    public static func connect<Result: Sendable>(
+        to path: String = GestureProtocol.defaultSocketPath, _ body: (GestureClient) async throws -> Result
+    ) async throws -> Result {
+        let (async, router): (NIOAsyncChannel<ServerMessage, Never>, NIOLoopBound<ReplyRouter>)
+        do {
+            (async, router) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let router = ReplyRouter()
+                        let pipeline = channel.pipeline.syncOperations
+                        try pipeline.addHandler(ByteToMessageHandler(ServerLineDecoder()))
+                        try pipeline.addHandler(router)
+                        let watermarks = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(
+                            lowWatermark: bufferedMessages / 4, highWatermark: bufferedMessages)
+                        let async = try NIOAsyncChannel<ServerMessage, Never>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(backPressureStrategy: watermarks))
+                        return (async, NIOLoopBound(router, eventLoop: channel.eventLoop))
+                    }
+                }
+        } catch {
+            throw GestureClientError.cannotConnect(path: path, reason: describe(error))
+        }
+        let channel = async.channel
+        return try await async.executeThenClose { inbound in
+            let hello: HelloMessage
+            do {
+                hello = try await channel.eventLoop.flatSubmit { router.value.hello }.get()
+            } catch {
+                throw clientError(error)
+            }
+            return try await body(
+                GestureClient(hello: hello, channel: channel, router: router, messages: Messages(base: inbound)))
+        }
+    }
+
+    /// Replaces this connection's subscription; returns once the server accepted it.
+    public func subscribe(_ subscription: Subscription) async throws(GestureClientError) {
+        try await request(.subscribe(subscription))
+    }
+
+    /// Drops this connection's subscription.
+    public func unsubscribe() async throws(GestureClientError) {
+        try await request(.unsubscribe)
+    }
+
+    /// Replaces this connection's regions and recognizers (gone when it closes); throws
+    /// ``GestureClientError/refused(_:)`` with the server's `invalid-definition` error.
+    public func define(_ definitions: Definitions) async throws(GestureClientError) {
+        try await request(.define(definitions))
+    }
+
+    /// Round trip to the server.
+    public func ping() async throws(GestureClientError) {
+        try await request(.ping)
+    }
+
+    private func request(_ body: ClientMessage.Body) async throws(GestureClientError) {
+        let router = self.router
+        do {
+            _ = try await channel.eventLoop.flatSubmit { router.value.send(body) }.get()
+        } catch {
+            throw Self.clientError(error)
+        }
+    }
+
+    private static func clientError(_ error: any Error) -> GestureClientError {
+        switch error {
+        case let error as GestureClientError: error
+        case let error as ErrorMessage: .refused(error)
+        default: .connectionLost(describe(error))
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let io = error as? IOError {
+            return String(cString: strerror(io.errnoCode))
+        }
+        return "\(error)"
+    }
+
+    /// The server's messages as an async sequence.
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = ServerMessage
+        let base: NIOAsyncChannelInboundStream<ServerMessage>
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: NIOAsyncChannelInboundStream<ServerMessage>.AsyncIterator
+            public mutating func next() async throws -> ServerMessage? { try await base.next() }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+    }
+}
+
+/// Why a client call failed.
+public enum GestureClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Nothing listens at the path (or it may not be opened).
+    case cannotConnect(path: String, reason: String)
+    /// The server answered the request with an `error` (or refused the connection).
+    case refused(ErrorMessage)
+    /// The connection ended before the answer came.
+    case connectionLost(String)
+    /// The server sent something that is not protocol v1.
+    case protocolViolation(String)
+
+    public var description: String {
+        switch self {
+        case .cannotConnect(let path, let reason): "cannot connect to \(path): \(reason)"
+        case .refused(let error): "the server refused: \(error)"
+        case .connectionLost(let reason): "the connection ended: \(reason)"
+        case .protocolViolation(let what): "the server broke the protocol: \(what)"
+        }
+    }
+}
+
+/// Splits the server's bytes into lines. The server's lines are bounded by what it sends (a
+/// `hello` with many recognizers is the longest); 16 MiB without a newline means the peer is not
+/// a gestured server.
+struct ServerLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+    static let maxLineBytes = 16 << 20
+    private var scanned = 0
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        let view = buffer.readableBytesView
+        guard let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) else {
+            scanned = view.count
+            if scanned > Self.maxLineBytes {
+                throw GestureClientError.protocolViolation("a line longer than \(Self.maxLineBytes) bytes")
+            }
+            return .needMoreData
+        }
+        scanned = 0
+        let line = buffer.readSlice(length: newline - view.startIndex)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        context.fireChannelRead(Self.wrapInboundOut(line))
+        return .continue
+    }
+}
+
+/// Decodes the server's lines, answers pending requests with their replies, and passes the rest
+/// on to ``GestureClient/messages``. Lives on the connection's event loop.
+final class ReplyRouter: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ServerMessage
+    typealias OutboundOut = ByteBuffer
+
+    private var context: ChannelHandlerContext?
+    private var helloPromise: EventLoopPromise<HelloMessage>?
+    private var receivedHello: Result<HelloMessage, any Error>?
+    private var pending: [Int64: EventLoopPromise<ServerMessage>] = [:]
+    private var nextID: Int64 = 1
+    private let decoder = JSONDecoder()
+    private let encoder = GestureProtocol.makeEncoder()
+
+    /// The `hello`, once it has arrived.
+    var hello: EventLoopFuture<HelloMessage> {
+        let eventLoop = context!.eventLoop
+        if let receivedHello { return eventLoop.makeCompletedFuture(receivedHello) }
+        let promise = helloPromise ?? eventLoop.makePromise()
+        helloPromise = promise
+        return promise.futureResult
+    }
+
+    /// Sends a request with a fresh id; the future holds its reply (`ok` or `pong`) or fails with
+    /// the server's `error`.
+    func send(_ body: ClientMessage.Body) -> EventLoopFuture<ServerMessage> {
+        guard let context, context.channel.isActive else {
+            return context!.eventLoop.makeFailedFuture(GestureClientError.connectionLost("closed"))
+        }
+        let id = nextID
+        nextID += 1
+        let line: Data
+        do {
+            line = try GestureProtocol.encodeLine(ClientMessage(body, id: .number(id)), with: encoder)
+        } catch {
+            return context.eventLoop.makeFailedFuture(error)
+        }
+        let promise = context.eventLoop.makePromise(of: ServerMessage.self)
+        pending[id] = promise
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
+        return promise.futureResult
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let line = unwrapInboundIn(data)
+        let message: ServerMessage
+        do {
+            message = try decoder.decode(ServerMessage.self, from: Data(line.readableBytesView))
+        } catch {
+            // A newer server may send types this client does not know: skip those. Anything
+            // else that does not decode is a broken peer.
+            if let probe = try? decoder.decode(TypeProbe.self, from: Data(line.readableBytesView)),
+                !TypeProbe.known.contains(probe.type)
+            {
+                return
+            }
+            context.fireErrorCaught(GestureClientError.protocolViolation("\(error)"))
+            context.close(promise: nil)
+            return
+        }
+        if receivedHello == nil {
+            switch message {
+            case .hello(let hello): settleHello(.success(hello))
+            case .error(let error): settleHello(.failure(error))
+            default: settleHello(.failure(GestureClientError.protocolViolation("the first message was not hello")))
+            }
+            return
+        }
+        switch message {
+        case .ok(.number(let id)?), .pong(.number(let id)?):
+            if let promise = pending.removeValue(forKey: id) { return promise.succeed(message) }
+        case .error(let error):
+            if case .number(let id)? = error.id, let promise = pending.removeValue(forKey: id) {
+                return promise.fail(error)
+            }
+        case .hello, .gesture, .touch, .device, .ok, .pong:
+            break
+        }
+        context.fireChannelRead(wrapInboundOut(message))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        settleHello(.failure(GestureClientError.connectionLost("closed before hello")))
+        let waiting = pending
+        pending.removeAll()
+        for promise in waiting.values { promise.fail(GestureClientError.connectionLost("closed")) }
+        context.fireChannelInactive()
+    }
+
+    private func settleHello(_ result: Result<HelloMessage, any Error>) {
+        guard receivedHello == nil else { return }
+        receivedHello = result
+        helloPromise?.completeWith(result)
+        helloPromise = nil
+    }
+
+    private struct TypeProbe: Decodable {
+        static let known: Set<String> = ["hello", "gesture", "touch", "device", "error", "ok", "pong"]
+        var type: String
+    }
+}

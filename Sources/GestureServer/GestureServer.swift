@@ -1,1 +1,159 @@
-// The GestureServer module; see docs/ and ../../README.md.
+import GestureEngine
+import GestureProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The socket server of protocol v1 (docs/PROTOCOL.md): accepts connections on a Unix stream
+/// socket, answers their requests, and fans out what the daemon publishes to every subscriber,
+/// without ever letting one client slow down the daemon or another client.
+///
+/// Threads: the server runs on its own single SwiftNIO event loop. Every public method is
+/// thread-safe and returns at once; ``publish(_:)`` costs the caller one hop to the loop per
+/// batch. Requests that need the engine go to the ``GestureServerDelegate``, on the loop.
+///
+/// ```swift
+/// let server = GestureServer(configuration: .init(listener: .path(path), daemonVersion: "0.1.0"),
+///                            delegate: daemon, logger: logger)
+/// try await server.start()
+/// server.publish(events.map { Publication($0, device: devices[$0.device], seq: nextSeq()) })
+/// await server.shutdown()
+/// ```
+public final class GestureServer: Sendable {
+    public struct Configuration: Sendable {
+        public var listener: Listener
+        /// The daemon's version, announced in `hello`.
+        public var daemonVersion: String
+        /// Applied to a socket the server binds itself (not to an inherited one).
+        public var socketMode: UInt32?
+        /// A group name or gid given the socket file (so its members may connect with mode 0660).
+        public var socketGroup: String?
+        public var limits: ServerLimits
+        /// How long a connection being closed (`overflow`, `too-many-clients`, `shutdown`) may
+        /// take to read its last message before it is closed anyway.
+        public var closeTimeout: TimeAmount
+
+        public init(
+            listener: Listener, daemonVersion: String, socketMode: UInt32? = 0o660, socketGroup: String? = nil,
+            limits: ServerLimits = ServerLimits(), closeTimeout: TimeAmount = .seconds(5)
+        ) {
+            self.listener = listener
+            self.daemonVersion = daemonVersion
+            self.socketMode = socketMode
+            self.socketGroup = socketGroup
+            self.limits = limits
+            self.closeTimeout = closeTimeout
+        }
+    }
+
+    public let configuration: Configuration
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let eventLoop: any EventLoop
+    private let core: NIOLoopBoundBox<ServerCore>
+    /// Set by `shutdown`; held while hopping so nothing is scheduled on a loop that has stopped.
+    private let stopped = Mutex<Bool>(false)
+
+    /// A server that is not listening yet; call ``start()``, and ``shutdown()`` in the end.
+    public init(configuration: Configuration, delegate: (any GestureServerDelegate)?, logger: Logger) {
+        precondition(configuration.limits.maxLineBytes > 0, "maxLineBytes must be positive")
+        precondition(configuration.limits.maxQueuedMessages > 0, "maxQueuedMessages must be positive")
+        self.configuration = configuration
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        eventLoop = group.next()
+        core = NIOLoopBoundBox.makeBoxSendingValue(
+            ServerCore(configuration: configuration, delegate: delegate, logger: logger), as: ServerCore.self,
+            eventLoop: eventLoop)
+    }
+
+    /// Binds (or adopts) the socket; returns once clients can connect.
+    public func start() async throws(ServerError) {
+        let core = self.core
+        let limits = configuration.limits
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 128)
+            // A client may shut down its sending side after subscribing (`printf … | socat`);
+            // it still gets everything until it closes.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineBytes)))
+                    try pipeline.addHandler(ClientSession(core: core.value))
+                }
+            }
+        let channel: any Channel
+        switch configuration.listener {
+        case .path(let path):
+            try SocketFile.prepare(path)
+            do {
+                channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            } catch {
+                throw ServerError("cannot listen on \(path): \(error)")
+            }
+            do {
+                try SocketFile.applyPermissions(path, mode: configuration.socketMode, group: configuration.socketGroup)
+            } catch {
+                try? await channel.close()
+                SocketFile.remove(path)
+                throw error
+            }
+            logger.info("listening", metadata: ["socket": "\(path)"])
+        case .inherited(let descriptor):
+            try SocketFile.setCloseOnExec(descriptor)
+            do {
+                channel = try await bootstrap.withBoundSocket(descriptor).get()
+            } catch {
+                throw ServerError("cannot use the inherited socket (fd \(descriptor)): \(error)")
+            }
+            logger.info("listening on an inherited socket", metadata: ["fd": "\(descriptor)"])
+        }
+        do {
+            try await eventLoop.submit { core.value.listening(on: channel) }.get()
+        } catch {
+            throw ServerError("the server's event loop is gone: \(error)")
+        }
+    }
+
+    /// Sends a batch to the clients, in order. Thread-safe; one hop to the event loop. Each
+    /// message is encoded once, only if some client wants it.
+    public func publish(_ batch: [Publication]) {
+        guard !batch.isEmpty else { return }
+        let core = self.core
+        stopped.withLock { stopped in
+            if !stopped { eventLoop.execute { core.value.publish(batch) } }
+        }
+    }
+
+    /// The recognizers `hello` lists from now on (after loading or reloading the configuration,
+    /// and after every successful or removed client definition).
+    public func setRecognizers(_ recognizers: [RecognizerInfo]) {
+        let core = self.core
+        stopped.withLock { stopped in
+            if !stopped { eventLoop.execute { core.value.setRecognizers(recognizers) } }
+        }
+    }
+
+    /// Stops accepting, sends every client `error` `shutdown`, closes every connection (waiting
+    /// at most the close timeout for clients that do not read), removes the socket file it
+    /// bound, and stops the event loop. Later calls do nothing.
+    public func shutdown() async {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        let core = self.core
+        let done = eventLoop.makePromise(of: Void.self)
+        eventLoop.execute { core.value.shutdown(done) }
+        try? await done.futureResult.get()
+        do {
+            try await group.shutdownGracefully()
+        } catch {
+            logger.error("the server's event loop did not stop cleanly", metadata: ["error": "\(error)"])
+        }
+        logger.info("server stopped")
+    }
+}

@@ -1,9 +1,10 @@
 import ArgumentParser
 
 @main
-struct Gestured: ParsableCommand {
+struct Gestured: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gestured",
-        abstract: "A touchscreen gesture daemon."
+        abstract: "A touchscreen gesture daemon.",
+        subcommands: [ListenCommand.self]
     )
 }

@@ -37,6 +37,17 @@ int gestured_eventfd_drain(int fd);
 /// getsockopt(SO_PEERCRED); returns 0 and fills pid/uid/gid, or -1 with errno
 int gestured_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/// The layout of `struct ucred`, the value of SO_PEERCRED, so Swift can read it through
+/// SwiftNIO's SocketOptionProvider (which has the channel's fd) without _GNU_SOURCE.
+typedef struct {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+} gestured_ucred;
+/// SOL_SOCKET and SO_PEERCRED, the level and name to read a `gestured_ucred` with.
+extern const int GESTURED_SOL_SOCKET;
+extern const int GESTURED_SO_PEERCRED;
+
 /// clock_gettime(CLOCK_MONOTONIC) in microseconds (the clock libevdev timestamps use)
 int64_t gestured_monotonic_us(void);
 

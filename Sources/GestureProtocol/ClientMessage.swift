@@ -1,0 +1,127 @@
+import GestureEngine
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One request from a client: `subscribe`, `unsubscribe`, `define` or `ping`, with an optional
+/// `id` that the reply (`ok`, `pong` or `error`) echoes.
+///
+/// The server decodes requests strictly (an unknown key is an error, not ignored: a typo in a
+/// filter name must not silently subscribe to everything) and answers every bad line with an
+/// ``ErrorMessage`` whose code says what was wrong.
+public struct ClientMessage: Hashable, Sendable {
+    public enum Body: Hashable, Sendable {
+        /// Replaces the connection's subscription.
+        case subscribe(Subscription)
+        /// Drops the connection's subscription: no more `gesture` or `touch` messages.
+        case unsubscribe
+        /// Replaces everything this connection defined before with these definitions.
+        case define(Definitions)
+        case ping
+    }
+
+    public var id: RequestID?
+    public var body: Body
+
+    public init(_ body: Body, id: RequestID? = nil) {
+        self.body = body
+        self.id = id
+    }
+
+    /// The `type` key of this request.
+    public var type: String {
+        switch body {
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .define: "define"
+        case .ping: "ping"
+        }
+    }
+
+    static let types = ["define", "ping", "subscribe", "unsubscribe"]
+
+    /// Decodes one line (without its `\n`). Every failure is an error message ready to send:
+    /// `invalid-utf8`, `invalid-json`, `invalid-message`, `unknown-type`, `invalid-filter` or
+    /// `invalid-definition`.
+    public static func parse(_ line: some Collection<UInt8>) -> Result<ClientMessage, ErrorMessage> {
+        guard String(validating: line, as: UTF8.self) != nil else {
+            return .failure(ErrorMessage(code: .invalidUTF8, message: "the line is not valid UTF-8"))
+        }
+        do {
+            return .success(try JSONDecoder().decode(ClientMessage.self, from: Data(line)))
+        } catch let error as ErrorMessage {
+            return .failure(error)
+        } catch {
+            // Only the parser itself throws anything else: `init(from:)` converts its own errors.
+            return .failure(ErrorMessage(code: .invalidJSON, message: "the line is not valid JSON"))
+        }
+    }
+}
+
+extension ClientMessage: Codable {
+    public init(from decoder: any Decoder) throws {
+        let object: KeyedDecodingContainer<AnyKey>
+        do {
+            object = try decoder.container(keyedBy: AnyKey.self)
+        } catch {
+            throw ErrorMessage(code: .invalidMessage, message: "a request must be a JSON object")
+        }
+        let idKey = AnyKey("id")
+        if object.contains(idKey) {
+            do {
+                id = try object.decode(RequestID.self, forKey: idKey)
+            } catch {
+                throw ErrorMessage(code: .invalidMessage, message: "'id' must be a string or an integer", path: "/id")
+            }
+        } else {
+            id = nil
+        }
+        let typeKey = AnyKey("type")
+        guard object.contains(typeKey) else {
+            throw ErrorMessage(code: .invalidMessage, message: "a request needs a 'type'", id: id)
+        }
+        guard let type = try? object.decode(String.self, forKey: typeKey) else {
+            throw ErrorMessage(code: .invalidMessage, message: "'type' must be a string", id: id, path: "/type")
+        }
+        let specific: [String]
+        switch type {
+        case "subscribe": specific = Subscription.Keys.allCases.map(\.rawValue)
+        case "define": specific = Definitions.Keys.allCases.map(\.rawValue)
+        case "unsubscribe", "ping": specific = []
+        default:
+            throw ErrorMessage(
+                code: .unknownType,
+                message: "unknown request type '\(type)' (expected one of: \(Self.types.joined(separator: ", ")))",
+                id: id, path: "/type")
+        }
+        let allowed = Set(["type", "id"] + specific)
+        for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
+        where !allowed.contains(key.stringValue) {
+            throw ErrorMessage(
+                code: .invalidMessage,
+                message:
+                    "unknown key '\(key.stringValue)' in a \(type) request (expected one of: \(allowed.sorted().joined(separator: ", ")))",
+                id: id, path: "/\(key.stringValue)")
+        }
+        switch type {
+        case "subscribe": body = .subscribe(try Subscription(from: object, id: id))
+        case "define": body = .define(try Definitions(from: object, id: id))
+        case "unsubscribe": body = .unsubscribe
+        default: body = .ping
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.encode(type, forKey: AnyKey("type"))
+        try c.encodeIfPresent(id, forKey: AnyKey("id"))
+        switch body {
+        case .subscribe(let subscription): try subscription.encode(into: &c)
+        case .define(let definitions): try definitions.encode(into: &c)
+        case .unsubscribe, .ping: break
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import GestureEngine
+
+/// `hello`: the first line on every connection.
+///
+/// ```json
+/// {"type":"hello","protocol":1,"daemon":"0.1.0","client":7,
+///  "devices":[{"label":"event5",…}],
+///  "recognizers":[{"name":"tap","kind":"tap","owner":"configuration","region":"root"}],
+///  "limits":{"max_line_bytes":65536,"max_queued_messages":1024,"max_clients":128,
+///            "max_definitions":64}}
+/// ```
+public struct HelloMessage: Hashable, Sendable {
+    public static let type = "hello"
+
+    /// ``GestureProtocol/version`` of the server.
+    public var protocolVersion: Int
+    /// The daemon's own version.
+    public var daemonVersion: String
+    /// This connection's id; recognizers it defines are listed with owner `client:<id>`.
+    public var client: UInt64
+    /// The touchscreens present now.
+    public var devices: [DeviceInfo]
+    /// The recognizers running now (the configuration's and every client's).
+    public var recognizers: [RecognizerInfo]
+    public var limits: ServerLimits
+
+    public init(
+        protocolVersion: Int = GestureProtocol.version, daemonVersion: String, client: UInt64, devices: [DeviceInfo],
+        recognizers: [RecognizerInfo], limits: ServerLimits
+    ) {
+        self.protocolVersion = protocolVersion
+        self.daemonVersion = daemonVersion
+        self.client = client
+        self.devices = devices
+        self.recognizers = recognizers
+        self.limits = limits
+    }
+}
+
+extension HelloMessage: Codable {
+    enum CodingKeys: String, CodingKey {
+        case type, protocolVersion = "protocol", daemonVersion = "daemon", client, devices, recognizers, limits
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try c.expectType(Self.type)
+        protocolVersion = try c.decode(Int.self, forKey: .protocolVersion)
+        daemonVersion = try c.decode(String.self, forKey: .daemonVersion)
+        client = try c.decode(UInt64.self, forKey: .client)
+        devices = try c.decode([DeviceInfo].self, forKey: .devices)
+        recognizers = try c.decode([RecognizerInfo].self, forKey: .recognizers)
+        limits = try c.decode(ServerLimits.self, forKey: .limits)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Self.type, forKey: .type)
+        try c.encode(protocolVersion, forKey: .protocolVersion)
+        try c.encode(daemonVersion, forKey: .daemonVersion)
+        try c.encode(client, forKey: .client)
+        try c.encode(devices, forKey: .devices)
+        try c.encode(recognizers, forKey: .recognizers)
+        try c.encode(limits, forKey: .limits)
+    }
+}
+
+/// A running recognizer as `hello` lists it.
+public struct RecognizerInfo: Hashable, Sendable {
+    public var name: String
+    public var kind: GestureKind
+    /// `configuration` or `client:<id>` on the wire.
+    public var owner: Owner
+    public var region: String
+
+    public init(name: String, kind: GestureKind, owner: Owner, region: String) {
+        self.name = name
+        self.kind = kind
+        self.owner = owner
+        self.region = region
+    }
+}
+
+extension RecognizerInfo: Codable {
+    enum CodingKeys: String, CodingKey { case name, kind, owner, region }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        kind = try c.decode(GestureKind.self, forKey: .kind)
+        let spelling = try c.decode(String.self, forKey: .owner)
+        guard let owner = OwnerSpelling.owner(spelling) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .owner, in: c, debugDescription: "expected 'configuration' or 'client:<id>'")
+        }
+        self.owner = owner
+        region = try c.decode(String.self, forKey: .region)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(OwnerSpelling.string(owner), forKey: .owner)
+        try c.encode(region, forKey: .region)
+    }
+}
+
+/// The limits a server enforces, announced in `hello` so clients need not guess them.
+public struct ServerLimits: Hashable, Sendable {
+    /// The longest line a client may send, without its `\n`. A longer line is skipped up to its
+    /// newline and answered with `line-too-long`.
+    public var maxLineBytes: Int
+    /// Messages a client may have waiting for it (after coalescing) before it is disconnected
+    /// with `overflow`.
+    public var maxQueuedMessages: Int
+    /// Connections at once; the next one gets `too-many-clients` and is closed.
+    public var maxClients: Int
+    /// Regions, and separately recognizers, one connection may define.
+    public var maxDefinitions: Int
+
+    public init(
+        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxDefinitions: Int = 64
+    ) {
+        self.maxLineBytes = maxLineBytes
+        self.maxQueuedMessages = maxQueuedMessages
+        self.maxClients = maxClients
+        self.maxDefinitions = maxDefinitions
+    }
+}
+
+extension ServerLimits: Codable {
+    enum CodingKeys: String, CodingKey {
+        case maxLineBytes = "max_line_bytes", maxQueuedMessages = "max_queued_messages"
+        case maxClients = "max_clients", maxDefinitions = "max_definitions"
+    }
+}

@@ -1,0 +1,64 @@
+import GestureEngine
+
+/// Every message the server sends, told apart by its `type` key.
+public enum ServerMessage: Hashable, Sendable {
+    case hello(HelloMessage)
+    case gesture(GestureMessage)
+    case touch(TouchMessage)
+    case device(DeviceMessage)
+    case error(ErrorMessage)
+    /// A request succeeded; echoes its `id` (absent when the request had none).
+    case ok(id: RequestID?)
+    /// The answer to `ping`; echoes its `id`.
+    case pong(id: RequestID?)
+
+    /// The `type` key of this message.
+    public var type: String {
+        switch self {
+        case .hello: HelloMessage.type
+        case .gesture: GestureMessage.type
+        case .touch: TouchMessage.type
+        case .device: DeviceMessage.type
+        case .error: ErrorMessage.type
+        case .ok: "ok"
+        case .pong: "pong"
+        }
+    }
+}
+
+extension ServerMessage: Codable {
+    enum CodingKeys: String, CodingKey { case type, id }
+
+    /// Lenient where the server is strict: unknown keys are ignored, so a client keeps working
+    /// when a newer server adds some. An unknown `type` is a decoding error the caller may skip.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try c.decode(String.self, forKey: .type)
+        switch type {
+        case HelloMessage.type: self = .hello(try HelloMessage(from: decoder))
+        case GestureMessage.type: self = .gesture(try GestureMessage(from: decoder))
+        case TouchMessage.type: self = .touch(try TouchMessage(from: decoder))
+        case DeviceMessage.type: self = .device(try DeviceMessage(from: decoder))
+        case ErrorMessage.type: self = .error(try ErrorMessage(from: decoder))
+        case "ok": self = .ok(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
+        case "pong": self = .pong(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c, debugDescription: "unknown server message type '\(type)'")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .hello(let m): try m.encode(to: encoder)
+        case .gesture(let m): try m.encode(to: encoder)
+        case .touch(let m): try m.encode(to: encoder)
+        case .device(let m): try m.encode(to: encoder)
+        case .error(let m): try m.encode(to: encoder)
+        case .ok(let id), .pong(let id):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(type, forKey: .type)
+            try c.encodeIfPresent(id, forKey: .id)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import GestureEngine
+
+/// What a connection wants to receive: the filters of its last `subscribe`.
+///
+/// A filter that is absent lets everything through; a list lets through only what it names (so
+/// an empty list lets nothing through: `{"gestures": [], "touches": true}` asks for raw touches
+/// only). All filters must match. `gestures`, `kinds` and `states` apply to `gesture` messages;
+/// `regions` and `devices` to both `gesture` and `touch`.
+public struct Subscription: Hashable, Sendable {
+    /// Recognizer names.
+    public var gestures: Set<String>?
+    public var kinds: Set<GestureKind>?
+    public var states: Set<GestureState>?
+    /// Region names: a gesture's recognizer region, a touch's landing region.
+    public var regions: Set<String>?
+    /// Device labels (`event5`).
+    public var devices: Set<String>?
+    /// Raw touch streams (R8) on or off.
+    public var touches: Bool
+
+    /// The most names one filter may list.
+    public static let maxFilterEntries = 256
+
+    public init(
+        gestures: Set<String>? = nil, kinds: Set<GestureKind>? = nil, states: Set<GestureState>? = nil,
+        regions: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false
+    ) {
+        self.gestures = gestures
+        self.kinds = kinds
+        self.states = states
+        self.regions = regions
+        self.devices = devices
+        self.touches = touches
+    }
+
+    /// Whether a `gesture` message passes these filters.
+    public func matches(_ g: GestureMessage) -> Bool {
+        (gestures?.contains(g.name) ?? true) && (kinds?.contains(g.kind) ?? true)
+            && (states?.contains(g.state) ?? true) && (regions?.contains(g.region) ?? true)
+            && (devices?.contains(g.device) ?? true)
+    }
+
+    /// Whether a `touch` message passes these filters.
+    public func matches(_ t: TouchMessage) -> Bool {
+        touches && (regions?.contains(t.region) ?? true) && (devices?.contains(t.device) ?? true)
+    }
+
+    enum Keys: String, CaseIterable {
+        case gestures, kinds, states, regions, devices, touches
+    }
+}
+
+extension Subscription {
+    /// Decodes the filters from a `subscribe` object, strictly: every problem is an
+    /// `invalid-filter` error naming the key (and the entry) at fault.
+    init(from object: KeyedDecodingContainer<AnyKey>, id: RequestID?) throws(ErrorMessage) {
+        func fail(_ message: String, _ path: String) -> ErrorMessage {
+            ErrorMessage(code: .invalidFilter, message: message, id: id, path: path)
+        }
+        func list(_ key: Keys) throws(ErrorMessage) -> [String]? {
+            let k = AnyKey(key.rawValue)
+            guard object.contains(k) else { return nil }
+            guard let list = try? object.decode([String].self, forKey: k) else {
+                throw fail("'\(key.rawValue)' must be a list of strings", "/\(key.rawValue)")
+            }
+            guard list.count <= Subscription.maxFilterEntries else {
+                throw fail(
+                    "'\(key.rawValue)' lists \(list.count) entries; at most \(Subscription.maxFilterEntries) are allowed",
+                    "/\(key.rawValue)")
+            }
+            return list
+        }
+        func names(_ key: Keys, what: String) throws(ErrorMessage) -> Set<String>? {
+            guard let entries = try list(key) else { return nil }
+            for (i, name) in entries.enumerated() where !RegionSpec.isValidName(name) {
+                throw fail(
+                    "'\(name)' in '\(key.rawValue)' is not a \(what) name (1 to 64 letters, digits, '-', '_' or '.')",
+                    "/\(key.rawValue)/\(i)")
+            }
+            return Set(entries)
+        }
+        func values<T: RawRepresentable & CaseIterable>(_ key: Keys, what: String) throws(ErrorMessage) -> Set<T>?
+        where T.RawValue == String {
+            guard let entries = try list(key) else { return nil }
+            var result = Set<T>()
+            for (i, spelling) in entries.enumerated() {
+                guard let value = T(rawValue: spelling) else {
+                    let known = T.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw fail(
+                        "unknown \(what) '\(spelling)' in '\(key.rawValue)' (expected one of: \(known))",
+                        "/\(key.rawValue)/\(i)")
+                }
+                result.insert(value)
+            }
+            return result
+        }
+
+        gestures = try names(.gestures, what: "recognizer")
+        kinds = try values(.kinds, what: "kind")
+        states = try values(.states, what: "state")
+        regions = try names(.regions, what: "region")
+        if let labels = try list(.devices) {
+            for (i, label) in labels.enumerated() where label.isEmpty || label.utf8.count > 255 {
+                throw fail("device labels in 'devices' must be 1 to 255 bytes long", "/devices/\(i)")
+            }
+            devices = Set(labels)
+        } else {
+            devices = nil
+        }
+        let touchesKey = AnyKey(Keys.touches.rawValue)
+        if object.contains(touchesKey) {
+            guard let on = try? object.decode(Bool.self, forKey: touchesKey) else {
+                throw fail("'touches' must be true or false", "/touches")
+            }
+            touches = on
+        } else {
+            touches = false
+        }
+    }
+
+    /// Writes the filters into a `subscribe` object; lists are sorted so the line is stable.
+    func encode(into c: inout KeyedEncodingContainer<AnyKey>) throws {
+        func put(_ key: Keys, _ values: [String]?) throws {
+            if let values { try c.encode(values.sorted(), forKey: AnyKey(key.rawValue)) }
+        }
+        try put(.gestures, gestures.map(Array.init))
+        try put(.kinds, kinds?.map(\.rawValue))
+        try put(.states, states?.map(\.rawValue))
+        try put(.regions, regions.map(Array.init))
+        try put(.devices, devices.map(Array.init))
+        try c.encode(touches, forKey: AnyKey(Keys.touches.rawValue))
+    }
+}

@@ -1,0 +1,294 @@
+import CLinuxSupport
+import GestureEngine
+import GestureProtocol
+import Logging
+import NIOCore
+
+/// One connection: its requests in, its messages out, its subscription and its queue.
+///
+/// The last handler of the connection's pipeline, after ``LineFrameDecoder``. Runs on the
+/// server's event loop only.
+final class ClientSession: ChannelInboundHandler {
+    typealias InboundIn = LineFrame
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        /// Before admission (channelActive).
+        case connecting
+        case open(ClientID)
+        /// Its last message (an `error`) is on its way; nothing else is sent or read.
+        case closing(ClientID?)
+        case closed
+    }
+
+    private let core: ServerCore
+    private var state = State.connecting
+    private var context: ChannelHandlerContext?
+    private var subscription: Subscription?
+    private var queue: OutboundQueue<ByteBuffer>
+    private var needsFlush = false
+    /// Bumped by every `define` sent to the delegate; a reply for an older one is stale.
+    private var defineGeneration = 0
+    private var definePending = false
+    private var closeTimer: Scheduled<Void>?
+
+    init(core: ServerCore) {
+        self.core = core
+        self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages)
+    }
+
+    var isOpen: Bool {
+        if case .open = state { return true }
+        return false
+    }
+
+    private var clientID: ClientID? {
+        switch state {
+        case .open(let id): id
+        case .closing(let id): id
+        case .connecting, .closed: nil
+        }
+    }
+
+    // MARK: Filters
+
+    func wants(_ gesture: GestureMessage, from owner: Owner) -> Bool {
+        guard case .open(let id) = state, let subscription, subscription.matches(gesture) else { return false }
+        switch owner {
+        case .configuration: return true
+        case .client(let n): return n == id.rawValue
+        }
+    }
+
+    func wants(_ touch: TouchMessage) -> Bool {
+        guard isOpen, let subscription else { return false }
+        return subscription.matches(touch)
+    }
+
+    // MARK: Connection events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        switch core.admit(self) {
+        case .accepted(let id, let hello):
+            state = .open(id)
+            logConnection(id, channel: context.channel)
+            send(hello)
+            flushIfNeeded()
+        case .refused(let error):
+            core.logger.warning("connection refused", metadata: ["code": "\(error.code)"])
+            close(with: error)
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let id = clientID
+        let wasAdmitted: Bool
+        switch state {
+        case .open: wasAdmitted = true
+        case .closing(let admitted): wasAdmitted = admitted != nil
+        case .connecting, .closed: wasAdmitted = false
+        }
+        state = .closed
+        closeTimer?.cancel()
+        closeTimer = nil
+        queue.removeAll()
+        if wasAdmitted, let id {
+            core.logger.info("client disconnected", metadata: ["client": "\(id)"])
+            core.remove(self, id: id)
+        }
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, isOpen {
+            while context.channel.isWritable, let line = queue.dequeue() {
+                context.write(wrapOutboundOut(line), promise: nil)
+                needsFlush = true
+            }
+            flushIfNeeded()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        core.logger.debug(
+            "connection error, closing",
+            metadata: ["client": "\(clientID.map(\.description) ?? "-")", "error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    /// Reads SO_PEERCRED through SwiftNIO (which owns the descriptor) and logs who connected.
+    private func logConnection(_ id: ClientID, channel: any Channel) {
+        let logger = core.logger
+        guard let provider = channel as? any SocketOptionProvider else {
+            logger.info("client connected", metadata: ["client": "\(id)"])
+            return
+        }
+        let credentials: EventLoopFuture<gestured_ucred> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(GESTURED_SOL_SOCKET), name: SocketOptionName(GESTURED_SO_PEERCRED))
+        credentials.whenComplete { result in
+            switch result {
+            case .success(let c):
+                logger.info(
+                    "client connected",
+                    metadata: ["client": "\(id)", "pid": "\(c.pid)", "uid": "\(c.uid)", "gid": "\(c.gid)"])
+            case .failure(let error):
+                logger.info(
+                    "client connected (no peer credentials)", metadata: ["client": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .open(let id) = state else { return }
+        switch unwrapInboundIn(data) {
+        case .tooLong:
+            reject(
+                ErrorMessage(
+                    code: .lineTooLong,
+                    message: "a line is longer than \(core.limits.maxLineBytes) bytes; it was skipped up to its newline"
+                ),
+                client: id)
+        case .line(let line):
+            // Empty lines are framing, not requests (a client may send them as keep-alives).
+            guard line.readableBytes > 0 else { return }
+            switch ClientMessage.parse(line.readableBytesView) {
+            case .success(let request): handle(request, client: id)
+            case .failure(let error): reject(error, client: id)
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded()
+        context.fireChannelReadComplete()
+    }
+
+    private func reject(_ error: ErrorMessage, client: ClientID) {
+        core.logger.debug("bad request", metadata: ["client": "\(client)", "error": "\(error)"])
+        send(.error(error))
+    }
+
+    private func handle(_ request: ClientMessage, client: ClientID) {
+        switch request.body {
+        case .subscribe(let filters):
+            subscription = filters
+            send(.ok(id: request.id))
+        case .unsubscribe:
+            subscription = nil
+            send(.ok(id: request.id))
+        case .ping:
+            send(.pong(id: request.id))
+        case .define(let definitions):
+            define(definitions, id: request.id, client: client)
+        }
+    }
+
+    private func define(_ definitions: Definitions, id: RequestID?, client: ClientID) {
+        guard let delegate = core.delegate else {
+            return reject(
+                ErrorMessage(code: .unavailable, message: "this server does not accept definitions", id: id),
+                client: client)
+        }
+        guard !definePending else {
+            return reject(
+                ErrorMessage(
+                    code: .busy, message: "the previous define of this connection is still being applied", id: id),
+                client: client)
+        }
+        let max = core.limits.maxDefinitions
+        for (key, count) in [("regions", definitions.regions.count), ("recognizers", definitions.recognizers.count)]
+        where count > max {
+            return reject(
+                ErrorMessage(
+                    code: .invalidDefinition, message: "\(key): \(count) given, at most \(max) per connection", id: id,
+                    path: "/\(key)"),
+                client: client)
+        }
+        definePending = true
+        defineGeneration += 1
+        let generation = defineGeneration
+        let session = NIOLoopBound(self, eventLoop: context!.eventLoop)
+        let eventLoop = context!.eventLoop
+        delegate.define(
+            DefinitionRequest(client: client, definitions: definitions) { result in
+                eventLoop.execute { session.value.defineCompleted(result, id: id, generation: generation) }
+            })
+    }
+
+    private func defineCompleted(_ result: Result<Void, SpecError>, id: RequestID?, generation: Int) {
+        guard definePending, generation == defineGeneration, isOpen else { return }
+        definePending = false
+        switch result {
+        case .success: send(.ok(id: id))
+        case .failure(let error): send(.error(ErrorMessage(definitionError: error, id: id)))
+        }
+        flushIfNeeded()
+    }
+
+    // MARK: Sending
+
+    private func send(_ message: ServerMessage) {
+        guard let line = core.encode(message) else { return }
+        deliver(line, stream: nil, isUpdate: false)
+    }
+
+    /// Writes `line` at once when the socket can take it and nothing is waiting, else queues it
+    /// (coalescing updates); a queue that overflows ends the connection with `overflow`.
+    func deliver(_ line: ByteBuffer, stream: OutboundQueue<ByteBuffer>.StreamKey?, isUpdate: Bool) {
+        guard isOpen, let context else { return }
+        if queue.isEmpty && context.channel.isWritable {
+            context.write(wrapOutboundOut(line), promise: nil)
+            needsFlush = true
+            return
+        }
+        switch queue.enqueue(line, stream: stream, isUpdate: isUpdate) {
+        case .queued, .coalesced:
+            break
+        case .overflow:
+            core.logger.warning(
+                "client reads too slowly, disconnecting",
+                metadata: ["client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)"])
+            close(
+                with: ErrorMessage(
+                    code: .overflow,
+                    message:
+                        "the client read too slowly: more than \(core.limits.maxQueuedMessages) messages were waiting"))
+        }
+    }
+
+    func flushIfNeeded() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    /// Sends `error` as the last message and closes once it is written, or after the close
+    /// timeout when the client does not read it.
+    func close(with error: ErrorMessage) {
+        guard let context else { return }
+        switch state {
+        case .connecting: state = .closing(nil)
+        case .open(let id): state = .closing(id)
+        case .closing, .closed: return
+        }
+        queue.removeAll()
+        needsFlush = false
+        let channel = context.channel
+        if let line = core.encode(.error(error)) {
+            context.writeAndFlush(wrapOutboundOut(line)).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            channel.close(promise: nil)
+        }
+        closeTimer = context.eventLoop.scheduleTask(in: core.configuration.closeTimeout) {
+            channel.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import GestureEngine
+import GestureProtocol
+
+/// One connection, for the life of the server (never reused). Its definitions are owned by
+/// ``owner``, and gestures of recognizers with that owner go to this connection only.
+public struct ClientID: Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt64
+
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The engine owner of this connection's definitions.
+    public var owner: Owner { .client(rawValue) }
+
+    public var description: String { "client:\(rawValue)" }
+}
+
+/// What the server needs from the daemon: the engine behind the socket.
+///
+/// Every method is called on the server's event loop, in the order things happened on the
+/// socket, and must return at once: hand the work to the thread that owns the engine (a queue
+/// plus an eventfd) and process it there in the same order. That order matters: a `define`
+/// arrives before the disconnect of its connection, so removing a client's definitions on
+/// disconnect also removes what it defined last.
+public protocol GestureServerDelegate: AnyObject, Sendable {
+    /// A connection was accepted (for `when: client-connected`: count it).
+    func clientConnected(_ client: ClientID)
+
+    /// A connection closed: remove its definitions (`removeDefinitions(of: client.owner…)`) and
+    /// stop counting it.
+    func clientDisconnected(_ client: ClientID)
+
+    /// A connection asks to replace its definitions with `request.definitions`. Apply them with
+    /// owner `request.client.owner` (removing what it defined before), then call
+    /// ``DefinitionRequest/reply(_:)`` from any thread, exactly once. After a success, also call
+    /// ``GestureServer/setRecognizers(_:)`` so that `hello` lists the new recognizers.
+    func define(_ request: DefinitionRequest)
+}
+
+/// A `define` waiting for the engine's verdict.
+public struct DefinitionRequest: Sendable {
+    /// The connection asking; own the definitions as `client.owner`.
+    public let client: ClientID
+    /// Structurally valid (decoded with the configuration's own rules); references to other
+    /// recognizers and regions, and name clashes, are for the engine to check.
+    public let definitions: Definitions
+    let complete: @Sendable (Result<Void, SpecError>) -> Void
+
+    /// Answers the client: `ok`, or an `invalid-definition` error built from the engine's error
+    /// (its path relative to the `define` object: `recognizers`, index, key…). Callable from any
+    /// thread; a reply for a connection that has closed meanwhile is dropped.
+    public func reply(_ result: Result<Void, SpecError>) {
+        complete(result)
+    }
+}

@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where the server takes its connections from.
+public enum Listener: Sendable, Equatable {
+    /// Bind a stream socket at this path: missing parent directories are created (0755), a stale
+    /// socket left by a dead daemon is removed (a live one is an error), then the configured mode
+    /// and group are applied.
+    case path(String)
+    /// Adopt a socket that is already bound and listening, as systemd passes it under socket
+    /// activation (see ``systemdActivated(environment:processID:)``). Its mode and group are the
+    /// socket unit's business; the server takes ownership of the descriptor.
+    case inherited(descriptor: Int32)
+
+    /// The first descriptor systemd passes (`SD_LISTEN_FDS_START`).
+    static let firstInheritedDescriptor: Int32 = 3
+
+    /// The socket systemd passed (`LISTEN_PID`, `LISTEN_FDS`, as `sd_listen_fds(3)` reads them),
+    /// or nil when the process was not socket-activated. More than one socket is an error: the
+    /// unit must declare exactly one `ListenStream=`. Clearing the variables (so children do not
+    /// see them) is the caller's; ``GestureServer/start()`` makes the descriptor close-on-exec.
+    public static func systemdActivated(
+        environment: [String: String], processID: Int32
+    ) throws(ServerError) -> Listener? {
+        guard let pid = environment["LISTEN_PID"], let fds = environment["LISTEN_FDS"] else { return nil }
+        guard Int32(pid) == processID else { return nil }
+        guard let count = Int(fds), count >= 0 else {
+            throw ServerError("LISTEN_FDS is '\(fds)', not a number of sockets")
+        }
+        switch count {
+        case 0: return nil
+        case 1: break
+        default:
+            throw ServerError(
+                "systemd passed \(count) sockets; gestured.socket must declare exactly one ListenStream=")
+        }
+        let fd = firstInheritedDescriptor
+        return .inherited(descriptor: fd)
+    }
+}
+
+/// A server that cannot start: a clear sentence for the log and the terminal.
+public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+func errnoDescription(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}
+
+/// The filesystem side of a socket path: checks and cleanup before `bind`, mode and group after.
+enum SocketFile {
+    /// `sockaddr_un.sun_path` holds 108 bytes including the terminating NUL.
+    static let maxPathBytes = 107
+
+    static func prepare(_ path: String) throws(ServerError) {
+        guard !path.isEmpty, path.utf8.count <= maxPathBytes else {
+            throw ServerError("socket path '\(path)' must be 1 to \(maxPathBytes) bytes long (sun_path)")
+        }
+        try makeParentDirectories(of: path)
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw ServerError("cannot inspect \(path): \(errnoDescription())")
+        }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw ServerError("\(path) exists and is not a socket; refusing to replace it")
+        }
+        switch probe(path) {
+        case 0:
+            throw ServerError("another process is already listening on \(path)")
+        case ECONNREFUSED:
+            // Nobody listens: a socket left by a daemon that died. Safe to replace.
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw ServerError("cannot remove the stale socket \(path): \(errnoDescription())")
+            }
+        case let code:
+            throw ServerError("cannot tell whether \(path) is in use: \(errnoDescription(code))")
+        }
+    }
+
+    /// Tries to connect to `path`: 0 when something listens, else the errno.
+    private static func probe(_ path: String) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0 ? 0 : errno
+    }
+
+    private static func makeParentDirectories(of path: String) throws(ServerError) {
+        let components = path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in components {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw ServerError("cannot create directory \(current): \(errnoDescription())")
+            }
+        }
+    }
+
+    static func applyPermissions(_ path: String, mode: UInt32?, group: String?) throws(ServerError) {
+        if let group {
+            let gid = try groupID(group)
+            guard chown(path, uid_t.max, gid) == 0 else {
+                throw ServerError("cannot give \(path) to group \(group): \(errnoDescription())")
+            }
+        }
+        if let mode {
+            guard chmod(path, mode_t(mode)) == 0 else {
+                throw ServerError("cannot set mode \(String(mode, radix: 8)) on \(path): \(errnoDescription())")
+            }
+        }
+    }
+
+    /// A group name or a numeric gid.
+    private static func groupID(_ name: String) throws(ServerError) -> gid_t {
+        if let numeric = gid_t(name) { return numeric }
+        var entry = group()
+        var result: UnsafeMutablePointer<group>? = nil
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        let code = getgrnam_r(name, &entry, &buffer, buffer.count, &result)
+        guard code == 0, result != nil else {
+            throw ServerError(
+                code == 0 ? "no group named '\(name)'" : "cannot look up group '\(name)': \(errnoDescription(code))")
+        }
+        return entry.gr_gid
+    }
+
+    /// Inherited descriptors arrive without FD_CLOEXEC; set it, as `sd_listen_fds` does.
+    static func setCloseOnExec(_ fd: Int32) throws(ServerError) {
+        let flags = fcntl(fd, F_GETFD)
+        guard flags >= 0, fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0 else {
+            throw ServerError("the inherited socket (fd \(fd)) is unusable: \(errnoDescription())")
+        }
+    }
+
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+}

@@ -1,0 +1,113 @@
+/// The messages waiting for one slow client, bounded, with coalescing of updates.
+///
+/// A message only waits here when the client's socket cannot take it (the kernel buffer and
+/// SwiftNIO's write buffer are full), so everything below concerns slow clients only. An update
+/// (`changed` gesture, `moved` touch) replaces the previous update of the same stream that is
+/// still waiting — removed from its place and the newest appended, so `seq` stays increasing —
+/// and any other message of that stream ends the run of updates that may merge. A client whose
+/// queue still exceeds ``limit`` overflows.
+///
+/// A plain value with no I/O, so its rules are tested on their own (SwiftNIO's style).
+struct OutboundQueue<Line> {
+    /// The stream a message belongs to, for coalescing.
+    enum StreamKey: Hashable {
+        /// One recognizer on one device.
+        case gesture(name: String, device: String)
+        /// One touch on one device.
+        case touch(device: String, touch: UInt32)
+    }
+
+    enum EnqueueResult: Equatable {
+        case queued
+        /// The message replaced an older update of its stream.
+        case coalesced
+        /// The queue is full; the message was not added.
+        case overflow
+    }
+
+    /// Messages that may wait at once.
+    let limit: Int
+    /// Slots in order; `nil` marks a message that was coalesced away.
+    private var slots: [Line?] = []
+    /// The first slot not yet taken.
+    private var head = 0
+    /// The slot of the waiting update of each stream that may still merge.
+    private var latestUpdate: [StreamKey: Int] = [:]
+    /// Messages waiting (slots that are not `nil`).
+    private(set) var count = 0
+
+    init(limit: Int) {
+        precondition(limit > 0, "a queue must hold at least one message")
+        self.limit = limit
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Slots held, live or not (what compaction keeps small).
+    var storage: Int { slots.count - head }
+
+    /// Adds `line`; `stream` names its stream, `isUpdate` says whether it may replace (and be
+    /// replaced by) another update of that stream.
+    mutating func enqueue(_ line: Line, stream: StreamKey?, isUpdate: Bool) -> EnqueueResult {
+        var result = EnqueueResult.queued
+        if let stream {
+            if isUpdate, let old = latestUpdate[stream] {
+                slots[old] = nil
+                count -= 1
+                result = .coalesced
+            }
+            latestUpdate[stream] = nil
+        }
+        guard count < limit else {
+            return .overflow
+        }
+        if let stream, isUpdate { latestUpdate[stream] = slots.count }
+        slots.append(line)
+        count += 1
+        compactIfWasteful()
+        return result
+    }
+
+    /// Takes the oldest waiting message.
+    mutating func dequeue() -> Line? {
+        while head < slots.count {
+            let line = slots[head]
+            slots[head] = nil
+            head += 1
+            if let line {
+                count -= 1
+                if count == 0 { removeAll() }
+                return line
+            }
+        }
+        return nil
+    }
+
+    /// Drops everything (the connection is closing).
+    mutating func removeAll() {
+        slots.removeAll(keepingCapacity: true)
+        head = 0
+        count = 0
+        latestUpdate.removeAll()
+    }
+
+    /// Slots left behind by `dequeue` and by coalescing are reclaimed once they outnumber the
+    /// live messages, so storage stays within a small multiple of ``limit`` however long a client
+    /// stalls (amortised O(1) per message).
+    private mutating func compactIfWasteful() {
+        let used = slots.count
+        guard used > 64, used > 2 * count + 16 else { return }
+        var moved: [Line?] = []
+        moved.reserveCapacity(max(count * 2, 64))
+        var newIndex: [Int: Int] = [:]
+        for i in head..<used {
+            if let line = slots[i] {
+                newIndex[i] = moved.count
+                moved.append(line)
+            }
+        }
+        latestUpdate = latestUpdate.compactMapValues { newIndex[$0] }
+        slots = moved
+        head = 0
+    }
+}

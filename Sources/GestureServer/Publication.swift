@@ -1,0 +1,24 @@
+import GestureEngine
+import GestureProtocol
+
+/// Something the daemon publishes to the clients.
+public enum Publication: Sendable {
+    /// A recognizer's report. Gestures of a client-owned recognizer (`owner == .client(n)`) go
+    /// to connection `n` only; the configuration's go to every subscriber whose filters match.
+    case gesture(GestureMessage, owner: Owner)
+    /// A raw touch for the views of its region (R8), to subscribers with `touches: true`.
+    case touch(TouchMessage)
+    /// A device appeared or went away: sent to every connection, and kept for later `hello`s.
+    case device(DeviceMessage)
+
+    /// The publication of one engine event. `device` describes `event`'s device; `seq` is the
+    /// publisher's counter (one per `gesture` and `touch`, increasing).
+    public init(_ event: EngineEvent, device: DeviceDescriptor, seq: UInt64) {
+        switch event {
+        case .gesture(let g):
+            self = .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner)
+        case .touch(let t):
+            self = .touch(TouchMessage(t, device: device, seq: seq))
+        }
+    }
+}

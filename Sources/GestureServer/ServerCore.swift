@@ -1,0 +1,164 @@
+import GestureEngine
+import GestureProtocol
+import Logging
+import NIOCore
+
+/// The server's state. Lives on the server's one event loop and is only touched there, so it
+/// needs no locks: the daemon's thread reaches it through ``GestureServer``, which hops once per
+/// call (one hop per published batch, not per client).
+final class ServerCore {
+    let configuration: GestureServer.Configuration
+    let logger: Logger
+    let delegate: (any GestureServerDelegate)?
+    private let encoder = GestureProtocol.makeEncoder()
+    private let allocator = ByteBufferAllocator()
+
+    /// Open connections, in the order they were accepted (fan-out order).
+    private var sessions: [ClientSession] = []
+    private var devices: [DeviceInfo] = []
+    private var recognizers: [RecognizerInfo] = []
+    private var nextClientID: UInt64 = 1
+    private var listener: (any Channel)?
+    private var isShuttingDown = false
+    /// Completed when the last session has gone, during shutdown.
+    private var drained: EventLoopPromise<Void>?
+
+    init(configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, logger: Logger) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.logger = logger
+    }
+
+    var limits: ServerLimits { configuration.limits }
+
+    // MARK: Encoding
+
+    /// The message as one line, ready to write to any number of channels (a `ByteBuffer` is
+    /// shared, not copied, when written to several). A message JSON cannot carry (a non-finite
+    /// number from a faulty publisher) is logged and yields nil.
+    func encode(_ message: ServerMessage) -> ByteBuffer? {
+        do {
+            let data = try encoder.encode(message)
+            var line = allocator.buffer(capacity: data.count + 1)
+            line.writeBytes(data)
+            line.writeInteger(UInt8(ascii: "\n"))
+            return line
+        } catch {
+            logger.error("cannot encode a \(message.type) message, not sent", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    // MARK: Connections
+
+    enum Admission {
+        case accepted(ClientID, hello: ServerMessage)
+        case refused(ErrorMessage)
+    }
+
+    /// A new connection: admitted with its `hello`, or refused with the error to send it.
+    func admit(_ session: ClientSession) -> Admission {
+        if isShuttingDown {
+            return .refused(ErrorMessage(code: .shutdown, message: "the daemon is stopping"))
+        }
+        guard sessions.count < limits.maxClients else {
+            return .refused(
+                ErrorMessage(
+                    code: .tooManyClients,
+                    message: "the daemon serves at most \(limits.maxClients) connections at once"))
+        }
+        let id = ClientID(nextClientID)
+        nextClientID += 1
+        sessions.append(session)
+        delegate?.clientConnected(id)
+        let hello = HelloMessage(
+            daemonVersion: configuration.daemonVersion, client: id.rawValue, devices: devices,
+            recognizers: recognizers, limits: limits)
+        return .accepted(id, hello: .hello(hello))
+    }
+
+    /// A connection closed.
+    func remove(_ session: ClientSession, id: ClientID) {
+        sessions.removeAll { $0 === session }
+        delegate?.clientDisconnected(id)
+        if sessions.isEmpty, let drained {
+            self.drained = nil
+            drained.succeed()
+        }
+    }
+
+    // MARK: Publishing
+
+    func publish(_ batch: [Publication]) {
+        for publication in batch {
+            switch publication {
+            case .gesture(let gesture, let owner):
+                fanOut(
+                    .gesture(gesture), stream: .gesture(name: gesture.name, device: gesture.device),
+                    isUpdate: gesture.state == .changed
+                ) { $0.wants(gesture, from: owner) }
+            case .touch(let touch):
+                fanOut(
+                    .touch(touch), stream: .touch(device: touch.device, touch: touch.touch),
+                    isUpdate: touch.phase == .moved
+                ) { $0.wants(touch) }
+            case .device(let message):
+                devices.removeAll { $0.label == message.device.label }
+                switch message.event {
+                case .added: devices.append(message.device)
+                case .removed: break
+                }
+                fanOut(.device(message), stream: nil, isUpdate: false) { $0.isOpen }
+            }
+        }
+        for session in sessions { session.flushIfNeeded() }
+    }
+
+    /// Sends `message` to every session `wants` picks, encoding it once and only if someone does.
+    private func fanOut(
+        _ message: ServerMessage, stream: OutboundQueue<ByteBuffer>.StreamKey?, isUpdate: Bool,
+        to wants: (ClientSession) -> Bool
+    ) {
+        var line: ByteBuffer?
+        for session in sessions where wants(session) {
+            if line == nil {
+                line = encode(message)
+                if line == nil { return }
+            }
+            session.deliver(line!, stream: stream, isUpdate: isUpdate)
+        }
+    }
+
+    func setRecognizers(_ recognizers: [RecognizerInfo]) {
+        self.recognizers = recognizers
+    }
+
+    // MARK: Lifecycle
+
+    func listening(on channel: any Channel) {
+        listener = channel
+    }
+
+    /// Stops accepting, tells every client (`error` `shutdown`) and closes; `done` completes
+    /// when the listener and every connection are closed (a client that does not read its last
+    /// message is closed after the close timeout).
+    func shutdown(_ done: EventLoopPromise<Void>) {
+        isShuttingDown = true
+        let eventLoop = done.futureResult.eventLoop
+        let listenerClosed = listener?.close() ?? eventLoop.makeSucceededVoidFuture()
+        listener = nil
+        if case .path(let path) = configuration.listener {
+            listenerClosed.whenComplete { _ in SocketFile.remove(path) }
+        }
+        let sessionsClosed = eventLoop.makePromise(of: Void.self)
+        if sessions.isEmpty {
+            sessionsClosed.succeed()
+        } else {
+            drained = sessionsClosed
+            for session in sessions {
+                session.close(with: ErrorMessage(code: .shutdown, message: "the daemon is stopping"))
+            }
+        }
+        listenerClosed.flatMapErrorThrowing { _ in }.and(sessionsClosed.futureResult).map { _ in }.cascade(to: done)
+    }
+}

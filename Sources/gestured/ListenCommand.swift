@@ -1,0 +1,196 @@
+import ArgumentParser
+import GestureClient
+import GestureEngine
+import GestureProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `gestured listen`: a client that prints what the daemon sends.
+struct ListenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Print the gestures (and optionally raw touches) the daemon publishes.",
+        discussion: """
+            Prints one JSON object per line (the protocol's own messages, `hello` first), or \
+            readable lines with --pretty. Filters may be repeated; absent filters let everything \
+            through. Exits non-zero when the socket cannot be reached or the server ends the \
+            connection with an error.
+            """
+    )
+
+    @Option(name: .long, help: "The daemon's socket.")
+    var socket = GestureProtocol.defaultSocketPath
+
+    @Option(name: .customLong("gesture"), help: "Only this recognizer (by name).")
+    var gestures: [String] = []
+
+    @Option(
+        name: .customLong("kind"),
+        help: "Only this kind (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))).")
+    var kinds: [String] = []
+
+    @Option(
+        name: .customLong("state"),
+        help: "Only this state (\(GestureState.allCases.map(\.rawValue).joined(separator: ", "))).")
+    var states: [String] = []
+
+    @Option(name: .customLong("region"), help: "Only this region.")
+    var regions: [String] = []
+
+    @Option(name: .customLong("device"), help: "Only this device label (e.g. event5).")
+    var devices: [String] = []
+
+    @Flag(help: "Also print raw touches (R8 view streams).")
+    var touches = false
+
+    @Flag(help: "Readable lines instead of JSON.")
+    var pretty = false
+
+    func validate() throws {
+        _ = try subscription()
+    }
+
+    func subscription() throws -> Subscription {
+        func parse<T: RawRepresentable & CaseIterable>(_ spellings: [String], _ what: String) throws -> Set<T>?
+        where T.RawValue == String {
+            guard !spellings.isEmpty else { return nil }
+            return Set(
+                try spellings.map { spelling in
+                    guard let value = T(rawValue: spelling) else {
+                        let known = T.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw ValidationError("unknown \(what) '\(spelling)' (expected one of: \(known))")
+                    }
+                    return value
+                })
+        }
+        return Subscription(
+            gestures: gestures.isEmpty ? nil : Set(gestures), kinds: try parse(kinds, "kind"),
+            states: try parse(states, "state"), regions: regions.isEmpty ? nil : Set(regions),
+            devices: devices.isEmpty ? nil : Set(devices), touches: touches)
+    }
+
+    func run() async throws {
+        let subscription = try subscription()
+        let printer = MessagePrinter(pretty: pretty)
+        let ending: ErrorMessage?
+        do {
+            ending = try await GestureClient.connect(to: socket) { client in
+                try await client.subscribe(subscription)
+                // After the subscription is in place, so whoever reads our output knows that
+                // everything published from now on will show.
+                printer.print(.hello(client.hello), socket: socket)
+                for try await message in client.messages {
+                    printer.print(message, socket: socket)
+                    if case .error(let error) = message, error.code.closesConnection { return error }
+                }
+                return nil
+            }
+        } catch let error as GestureClientError {
+            var advice = ""
+            if case .cannotConnect = error { advice = " (is gestured running? --socket chooses another path)" }
+            writeAll(2, "gestured listen: \(error)\(advice)\n")
+            throw ExitCode.failure
+        }
+        if let ending {
+            writeAll(2, "gestured listen: the server closed the connection: \(ending)\n")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Turns messages into output lines.
+struct MessagePrinter {
+    let pretty: Bool
+    private let encoder = GestureProtocol.makeEncoder()
+
+    init(pretty: Bool) { self.pretty = pretty }
+
+    func print(_ message: ServerMessage, socket: String) {
+        guard pretty else {
+            // The message as the protocol spells it (sorted keys: one line per message).
+            if let line = try? GestureProtocol.encodeLine(message, with: encoder) {
+                line.withUnsafeBytes { writeAll(1, $0) }
+            }
+            return
+        }
+        writeAll(1, Self.describe(message, socket: socket) + "\n")
+    }
+
+    static func describe(_ message: ServerMessage, socket: String) -> String {
+        func at(_ p: XY) -> String { "(\(fixed(p.x)), \(fixed(p.y)))" }
+        switch message {
+        case .hello(let h):
+            var text =
+                "connected to \(socket): gestured \(h.daemonVersion), protocol \(h.protocolVersion), client \(h.client)"
+            for device in h.devices { text += "\n  " + describe(device) }
+            text += "\n  \(h.recognizers.count) recognizers: "
+            text += h.recognizers.map { "\($0.name) (\($0.kind.rawValue))" }.joined(separator: ", ")
+            return text
+        case .gesture(let g):
+            var text = "\(seconds(g.timeUS))  \(g.name) [\(g.kind.rawValue)] \(g.state.rawValue)"
+            text += "  \(g.fingers) finger\(g.fingers == 1 ? "" : "s") at \(at(g.position))"
+            if let d = g.direction { text += "  direction \(d.rawValue)" }
+            if let e = g.edge { text += "  edge \(e.rawValue)" }
+            if let s = g.shape { text += "  shape \(s)" + (g.score.map { " score \(fixed($0))" } ?? "") }
+            if let s = g.scale { text += "  scale \(fixed(s))" }
+            if let r = g.rotation { text += "  rotation \(fixed(r)) rad" }
+            return text + "  \(g.device)/\(g.region)  #\(g.seq)"
+        case .touch(let t):
+            return "\(seconds(t.timeUS))  touch \(t.touch) \(t.phase) \(t.tool.rawValue) at \(at(t.position))"
+                + "  \(t.device)/\(t.region)  #\(t.seq)"
+        case .device(let d):
+            return "device \(d.event.rawValue): " + describe(d.device)
+        case .error(let e):
+            return "error \(e.code): \(e.message)"
+        case .ok, .pong:
+            return message.type
+        }
+    }
+
+    static func describe(_ d: DeviceInfo) -> String {
+        var text = "\(d.label) \"\(d.name)\""
+        if let v = d.vendor, let p = d.product { text += " \(hex(v)):\(hex(p))" }
+        text += d.sizeMM.map { " \(fixed($0.width))×\(fixed($0.height)) mm" } ?? " (size unknown)"
+        return text + ", \(d.slots) slots"
+    }
+
+    static func hex(_ n: Int) -> String {
+        let digits = String(n, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// Three decimals without Foundation's formatters.
+    static func fixed(_ x: Double) -> String {
+        guard x.isFinite else { return "\(x)" }
+        let thousandths = Int((abs(x) * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        return (x < 0 && thousandths != 0 ? "-" : "") + "\(thousandths / 1000)."
+            + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    /// Kernel time as seconds with microseconds, like the kernel log.
+    static func seconds(_ us: Int64) -> String {
+        let fraction = String(us % 1_000_000)
+        let whole = String(us / 1_000_000)
+        return String(repeating: " ", count: max(0, 6 - whole.count)) + whole + "."
+            + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+}
+
+/// Writes everything to a file descriptor, unbuffered so a pipe (`| jq`) sees each line at once.
+func writeAll(_ fd: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+}
+
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        offset += n
+    }
+}

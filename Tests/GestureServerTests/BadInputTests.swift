@@ -1,0 +1,174 @@
+import Foundation
+import GestureProtocol
+import GestureServer
+import Testing
+
+/// One kind of bad input and the error the protocol documents for it (docs/PROTOCOL.md, "Errors").
+struct BadInput: Sendable, CustomTestStringConvertible {
+    var name: String
+    var bytes: [UInt8]
+    var code: ErrorCode
+    var id: RequestID? = nil
+    var path: String? = nil
+    /// Whether docs/protocol.schema.json must refuse it too: JSON that is not a valid request
+    /// (not: lines that are not JSON at all, and rules JSON Schema cannot express).
+    var schemaRejects: Bool
+
+    var testDescription: String { name }
+
+    init(
+        _ name: String, _ line: String, _ code: ErrorCode, id: RequestID? = nil, path: String? = nil,
+        schemaRejects: Bool? = nil
+    ) {
+        self.name = name
+        self.bytes = Array(line.utf8)
+        self.code = code
+        self.id = id
+        self.path = path
+        self.schemaRejects = schemaRejects ?? (code != .invalidJSON)
+    }
+
+    init(_ name: String, bytes: [UInt8], _ code: ErrorCode) {
+        self.name = name
+        self.bytes = bytes
+        self.code = code
+        self.schemaRejects = false
+    }
+
+    var isJSON: Bool {
+        (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil
+    }
+
+    static let manyNames = (0...Subscription.maxFilterEntries).map { "\"g\($0)\"" }.joined(separator: ",")
+    static let manyRecognizers = (0...64).map { #"{"name":"r\#($0)","kind":"tap"}"# }.joined(separator: ",")
+
+    static let all: [BadInput] = [
+        BadInput("plain text", "hello there", .invalidJSON),
+        BadInput("truncated object", #"{"type":"ping""#, .invalidJSON),
+        BadInput("trailing garbage", #"{"type":"ping"} x"#, .invalidJSON),
+        BadInput("nesting deeper than the parser allows", String(repeating: "[", count: 5000), .invalidJSON),
+        BadInput("single quotes", "{'type':'ping'}", .invalidJSON),
+        BadInput("an array", "[1,2]", .invalidMessage),
+        BadInput("a string", #""ping""#, .invalidMessage),
+        BadInput("a number", "42", .invalidMessage),
+        BadInput("null", "null", .invalidMessage),
+        BadInput("an object without type", "{}", .invalidMessage),
+        BadInput("type not a string", #"{"type":7}"#, .invalidMessage, path: "/type"),
+        BadInput("unknown type", #"{"type":"dance","id":5}"#, .unknownType, id: .number(5), path: "/type"),
+        BadInput("a server message sent by a client", #"{"type":"hello"}"#, .unknownType, path: "/type"),
+        BadInput(
+            "unknown key", #"{"type":"ping","colour":"red","id":"x"}"#, .invalidMessage, id: .string("x"),
+            path: "/colour"),
+        BadInput("id of the wrong type", #"{"type":"ping","id":[1]}"#, .invalidMessage, path: "/id"),
+        BadInput("fractional id", #"{"type":"ping","id":1.5}"#, .invalidMessage, path: "/id"),
+        BadInput("id out of range", #"{"type":"ping","id":1e400}"#, .invalidMessage, path: "/id", schemaRejects: false),
+        BadInput(
+            "unknown kind in a filter", #"{"type":"subscribe","id":2,"kinds":["wave"]}"#, .invalidFilter,
+            id: .number(2), path: "/kinds/0"),
+        BadInput(
+            "unknown state in a filter", #"{"type":"subscribe","states":["done"]}"#, .invalidFilter, path: "/states/0"),
+        BadInput("filter not a list", #"{"type":"subscribe","gestures":"tap"}"#, .invalidFilter, path: "/gestures"),
+        BadInput("touches not a boolean", #"{"type":"subscribe","touches":"yes"}"#, .invalidFilter, path: "/touches"),
+        BadInput(
+            "invalid region name", #"{"type":"subscribe","regions":["has space"]}"#, .invalidFilter, path: "/regions/0"),
+        BadInput(
+            "too many filter entries", #"{"type":"subscribe","gestures":[\#(manyNames)]}"#, .invalidFilter,
+            path: "/gestures"),
+        BadInput(
+            "unknown recognizer kind", #"{"type":"define","id":"d","recognizers":[{"name":"x","kind":"wave"}]}"#,
+            .invalidDefinition, id: .string("d"), path: "/recognizers/0/kind"),
+        BadInput(
+            "unknown key in a recognizer", #"{"type":"define","recognizers":[{"name":"x","kind":"tap","colour":1}]}"#,
+            .invalidDefinition, path: "/recognizers/0/colour"),
+        BadInput(
+            "parameter out of range", #"{"type":"define","recognizers":[{"name":"x","kind":"tap","taps":9}]}"#,
+            .invalidDefinition, path: "/recognizers/0/taps"),
+        BadInput(
+            "missing recognizer name", #"{"type":"define","recognizers":[{"kind":"tap"}]}"#, .invalidDefinition,
+            path: "/recognizers/0/name"),
+        BadInput(
+            "region past the surface", #"{"type":"define","regions":[{"name":"r","rect":{"x":0.8,"width":0.5}}]}"#,
+            .invalidDefinition, path: "/regions/0/rect", schemaRejects: false),
+        BadInput(
+            "recognizers not a list", #"{"type":"define","recognizers":{"name":"x"}}"#, .invalidDefinition,
+            path: "/recognizers"),
+        BadInput(
+            "more recognizers than a connection may define", #"{"type":"define","recognizers":[\#(manyRecognizers)]}"#,
+            .invalidDefinition, path: "/recognizers", schemaRejects: false),
+        BadInput(
+            "bytes that are not UTF-8",
+            bytes: Array(#"{"type":"ping","id":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8), .invalidUTF8),
+        BadInput("a lone continuation byte", bytes: [0x80], .invalidUTF8),
+        BadInput(
+            "a line longer than the limit", bytes: Array(repeating: UInt8(ascii: "a"), count: 70_000), .lineTooLong),
+    ]
+}
+
+extension SocketTests {
+    /// Must show 1: each kind of bad input gets its documented error, and the connection stays
+    /// usable afterwards.
+    @Suite struct BadInputs {
+        @Test(arguments: BadInput.all)
+        func `bad input gets the documented error and the connection stays usable`(_ input: BadInput) async throws {
+            try await ServerFixture.with { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                if input.schemaRejects {
+                    #expect(input.isJSON, "a schema case must be JSON")
+                    f.log.mustBeInvalid(String(decoding: input.bytes, as: UTF8.self))
+                }
+                try await client.sendRaw(input.bytes + [UInt8(ascii: "\n")])
+                guard case .error(let error) = try await client.next() else {
+                    throw Unexpected("no error for \(input.name)")
+                }
+                #expect(error.code == input.code, "\(error)")
+                #expect(error.id == input.id)
+                #expect(error.path == input.path, "\(error)")
+                #expect(!error.message.isEmpty)
+                try await client.roundTrip()
+            }
+        }
+
+        @Test func `empty lines are framing, not requests`() async throws {
+            try await ServerFixture.with { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                try await client.sendRaw(Array("\n\r\n\n".utf8))
+                try await client.send(#"{"type":"ping","id":1}"#)
+                guard case .pong(.number(1)?) = try await client.next() else { throw Unexpected("no pong first") }
+            }
+        }
+
+        @Test func `a line trickling in without a newline is cut off at the limit and framing resumes`() async throws {
+            try await ServerFixture.with(limits: ServerLimits(maxLineBytes: 1024)) { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                for _ in 0..<200 { try await client.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 100)) }
+                guard case .error(let error) = try await client.next() else { throw Unexpected("no error") }
+                #expect(error.code == .lineTooLong)
+                try await client.sendRaw(Array("tail of the long line\n".utf8))
+                try await client.roundTrip()
+            }
+        }
+
+        @Test func `a flood of bad requests from a client that never reads costs the others nothing`() async throws {
+            try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: 32)) { f in
+                let flooder = try await f.connect(reading: false)
+                let bystander = try await f.subscriber()
+                let junk = [UInt8](repeating: UInt8(ascii: "!"), count: 20) + [UInt8(ascii: "\n")]
+                let chunk = Array(repeating: junk, count: 100).flatMap { $0 }
+                // The server cuts the flooder off part-way; its later writes then fail, as they should.
+                for _ in 0..<500 {
+                    do { try await flooder.sendRaw(chunk) } catch { break }
+                }
+                f.server.publish([.gesture(Sample.gesture(1), owner: .configuration)])
+                guard case .gesture(let g) = try await bystander.next() else { throw Unexpected("no gesture") }
+                #expect(g.seq == 1)
+                flooder.startReading()
+                try await flooder.waitForEnd()
+                let last = try #require(flooder.received.value.lines.last)
+                #expect(last.contains(#""code":"overflow""#))
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// A program the tests start, whose output lines arrive as they are printed, and whose end can
+/// be waited for with a deadline.
+final class ChildProcess: Sendable {
+    struct Output: Sendable {
+        var lines: [String] = []
+        var partial: [UInt8] = []
+        var status: Int32?
+    }
+
+    let output = Observed(Output())
+    private let process: Process
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            output.update { o in
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    if !o.partial.isEmpty { o.lines.append(String(decoding: o.partial, as: UTF8.self)) }
+                    o.partial = []
+                    return
+                }
+                for byte in data {
+                    if byte == UInt8(ascii: "\n") {
+                        o.lines.append(String(decoding: o.partial, as: UTF8.self))
+                        o.partial = []
+                    } else {
+                        o.partial.append(byte)
+                    }
+                }
+            }
+        }
+        process.terminationHandler = { process in
+            let status = process.terminationStatus
+            output.update { $0.status = status }
+        }
+        self.process = process
+        try process.run()
+    }
+
+    func waitForLines(_ count: Int, within: Duration = .seconds(30)) async throws {
+        try await output.wait(for: "\(count) lines of output", within: within) { $0.lines.count >= count }
+    }
+
+    /// Waits for the exit and for its output to be read to the end; the exit status.
+    func waitForExit(within: Duration = .seconds(30)) async throws -> Int32 {
+        try await output.wait(for: "the program to exit", within: within) { $0.status != nil }
+        return output.value.status!
+    }
+
+    func terminate() {
+        if process.isRunning { process.terminate() }
+    }
+
+    var lines: [String] { output.value.lines }
+}

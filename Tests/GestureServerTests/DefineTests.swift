@@ -1,0 +1,113 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import GestureServer
+import Testing
+
+extension SocketTests {
+    /// Client-defined gestures: the server's side of `define` (owner routing, busy, errors,
+    /// removal on close), with a test delegate standing in for the engine.
+    @Suite struct Define {
+        static let definition = #"""
+            {"type":"define","id":"d1","regions":[{"name":"pad","rect":{"x":0.5,"y":0.5,"width":0.5,"height":0.5}}],\#
+            "recognizers":[{"name":"pad-tap","kind":"tap","region":"pad","fingers":1,"taps":2}]}
+            """#
+
+        /// Must show 1: a client-defined recognizer fires for that client only and disappears
+        /// when it disconnects.
+        @Test func `a client-defined recognizer fires for its client only and goes when it disconnects`() async throws {
+            let delegate = TestDelegate(define: .accept)
+            try await ServerFixture.with(delegate: delegate) { f in
+                let owner = try await f.subscriber()
+                let other = try await f.subscriber()
+                let ownerID = ClientID(try owner.hello().client)
+
+                try await owner.send(Self.definition)
+                guard case .ok(.string("d1")?) = try await owner.next() else { throw Unexpected("no ok for define") }
+                #expect(delegate.log.value.definitions[ownerID] == ["pad-tap"])
+
+                // What the engine would emit: the client's recognizer, then a configuration one.
+                f.server.publish([
+                    .gesture(Sample.gesture(1, name: "pad-tap", region: "pad"), owner: ownerID.owner),
+                    .gesture(Sample.gesture(2, name: "tap"), owner: .configuration),
+                ])
+                guard case .gesture(let first) = try await owner.next() else { throw Unexpected("no gesture") }
+                #expect(first.seq == 1 && first.name == "pad-tap")
+                guard case .gesture(let second) = try await owner.next() else { throw Unexpected("no gesture") }
+                #expect(second.seq == 2)
+                guard case .gesture(let seen) = try await other.next() else { throw Unexpected("no gesture") }
+                #expect(seen.seq == 2, "another client never sees a client-owned gesture")
+
+                await owner.close()
+                try await delegate.log.wait(for: "the owner's disconnect") { $0.disconnected.contains(ownerID) }
+                let calls = delegate.log.value.calls
+                let defined = try #require(calls.firstIndex(of: "define \(ownerID)"))
+                let gone = try #require(calls.firstIndex(of: "disconnected \(ownerID)"))
+                #expect(defined < gone, "the delegate hears of the define before the disconnect")
+                #expect(delegate.log.value.definitions[ownerID] == nil, "its definitions are removed")
+
+                // A late report for the departed owner reaches nobody.
+                f.server.publish([
+                    .gesture(Sample.gesture(3, name: "pad-tap", region: "pad"), owner: ownerID.owner),
+                    .gesture(Sample.gesture(4, name: "tap"), owner: .configuration),
+                ])
+                guard case .gesture(let after) = try await other.next() else { throw Unexpected("no gesture") }
+                #expect(after.seq == 4)
+            }
+        }
+
+        @Test func `a define the engine refuses gets invalid-definition with the engine's path`() async throws {
+            let refusal = SpecError(
+                path: [.key("recognizers"), .index(0), .key("requires-failure-of")],
+                message: "unknown recognizer 'ghost'")
+            try await ServerFixture.with(delegate: TestDelegate(define: .reject(refusal))) { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                try await client.send(Self.definition)
+                guard case .error(let error) = try await client.next() else { throw Unexpected("no error") }
+                #expect(error.code == .invalidDefinition)
+                #expect(error.id == .string("d1"))
+                #expect(error.path == "/recognizers/0/requires-failure-of")
+                #expect(error.message == "recognizers[0].requires-failure-of: unknown recognizer 'ghost'")
+            }
+        }
+
+        @Test func `a second define while the first is pending is busy, and late replies are harmless`() async throws {
+            let delegate = TestDelegate(define: .hold)
+            try await ServerFixture.with(delegate: delegate) { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                try await client.send(Self.definition)
+                try await client.send(Self.definition.replacing(#""id":"d1""#, with: #""id":"d2""#))
+                guard case .error(let busy) = try await client.next() else { throw Unexpected("no busy error") }
+                #expect(busy.code == .busy)
+                #expect(busy.id == .string("d2"))
+                delegate.answerHeld(.success(()))
+                guard case .ok(.string("d1")?) = try await client.next() else { throw Unexpected("no ok for d1") }
+
+                // A reply that arrives after the connection closed is dropped, not crashed on.
+                try await client.send(Self.definition)
+                try await delegate.log.wait(for: "the second define") {
+                    $0.calls.filter { $0.hasPrefix("define") }.count == 2
+                }
+                await client.close()
+                try await delegate.log.wait(for: "the disconnect") { $0.disconnected.count == 1 }
+                delegate.answerHeld(.success(()))
+                let survivor = try await f.connect()
+                _ = try await survivor.next(ofType: "hello")
+                try await survivor.roundTrip()
+            }
+        }
+
+        @Test func `a server without a delegate answers define with unavailable`() async throws {
+            try await ServerFixture.with(delegate: nil) { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                try await client.send(Self.definition)
+                guard case .error(let error) = try await client.next() else { throw Unexpected("no error") }
+                #expect(error.code == .unavailable)
+                #expect(error.id == .string("d1"))
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import GestureServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Blocking POSIX sockets for tests that need no event loop of their own.
+enum RawSocket {
+    static func address(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        }
+        return address
+    }
+
+    static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        var address = address(path)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+
+    static func stream() throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Unexpected("socket: \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    /// Connects and reads the first line (the `hello`), with a 20 s receive timeout.
+    static func connectAndReadLine(_ path: String) throws -> (fd: Int32, line: String) {
+        let fd = try stream()
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard withAddress(path, { connect(fd, $0, $1) }) == 0 else {
+            close(fd)
+            throw Unexpected("connect: \(String(cString: strerror(errno)))")
+        }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(fd, &byte, 1) == 1 {
+            if byte == UInt8(ascii: "\n") { return (fd, String(decoding: line, as: UTF8.self)) }
+            line.append(byte)
+        }
+        close(fd)
+        throw Unexpected("no line from the server")
+    }
+
+    /// A socket bound and listening at `path`.
+    static func listening(_ path: String) throws -> Int32 {
+        let fd = try stream()
+        guard withAddress(path, { bind(fd, $0, $1) }) == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw Unexpected("bind/listen: \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+
+    static func openDescriptors() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    }
+}
+
+extension SocketTests {
+    @Suite struct Lifecycle {
+        /// Must show 1: connecting and disconnecting leaves no descriptor behind.
+        @Test func `a thousand connect and disconnect cycles leave no file descriptor behind`() async throws {
+            let cycles = 1000
+            let delegate = TestDelegate()
+            try await ServerFixture.with(delegate: delegate) { f in
+                // Warm up once, so lazily opened descriptors (event loops, the client group) exist.
+                let warmUp = try RawSocket.connectAndReadLine(f.path)
+                close(warmUp.fd)
+                try await delegate.log.wait(for: "the warm-up disconnect") { $0.disconnected.count == 1 }
+                let before = try RawSocket.openDescriptors()
+                for _ in 0..<cycles {
+                    let (fd, line) = try RawSocket.connectAndReadLine(f.path)
+                    close(fd)
+                    #expect(line.hasPrefix(#"{"client":"#), "\(line)")
+                    f.log.received(line)
+                }
+                try await delegate.log.wait(for: "every disconnect") { $0.disconnected.count == cycles + 1 }
+                #expect(try RawSocket.openDescriptors() == before)
+                #expect(Set(delegate.log.value.connected).count == cycles + 1, "client ids are never reused")
+            }
+        }
+
+        @Test func `every connection is logged with its peer's pid, uid and gid`() async throws {
+            let records = Observed<[LogCapture.Record]>([])
+            try await ServerFixture.with(logger: LogCapture.logger(into: records)) { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                let id = try client.hello().client
+                try await records.wait(for: "the connection's log line") { records in
+                    records.contains { $0.message == "client connected" && $0.metadata["client"] == "client:\(id)" }
+                }
+                let line = try #require(records.value.first { $0.message == "client connected" })
+                #expect(line.metadata["pid"] == String(getpid()))
+                #expect(line.metadata["uid"] == String(getuid()))
+                #expect(line.metadata["gid"] == String(getgid()))
+            }
+        }
+
+        @Test func `a connection beyond the limit gets too-many-clients and is closed`() async throws {
+            let delegate = TestDelegate()
+            try await ServerFixture.with(limits: ServerLimits(maxClients: 2), delegate: delegate) { f in
+                let first = try await f.subscriber()
+                _ = try await f.subscriber()
+                let third = try await f.connect()
+                guard case .error(let error) = try await third.next() else { throw Unexpected("no error") }
+                #expect(error.code == .tooManyClients)
+                try await third.waitForEnd()
+                #expect(delegate.log.value.connected.count == 2, "a refused connection is not a client")
+
+                await first.close()
+                try await delegate.log.wait(for: "a free place") { $0.disconnected.count == 1 }
+                let fourth = try await f.connect()
+                _ = try await fourth.next(ofType: "hello")
+            }
+        }
+
+        @Test func `shutdown tells every client, closes them and removes the socket`() async throws {
+            try await ServerFixture.with { f in
+                let a = try await f.subscriber()
+                let b = try await f.connect()
+                _ = try await b.next(ofType: "hello")
+                await f.server.shutdown()
+                for client in [a, b] {
+                    guard case .error(let error) = try await client.next() else { throw Unexpected("no error") }
+                    #expect(error.code == .shutdown)
+                    try await client.waitForEnd()
+                }
+                #expect(!FileManager.default.fileExists(atPath: f.path))
+                f.server.publish([.gesture(Sample.gesture(1), owner: .configuration)])  // harmless after shutdown
+            }
+        }
+
+        @Test func `a stale socket is replaced and a live one is not`() async throws {
+            let directory = ServerFixture.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/nested/dir/s.sock"
+            try FileManager.default.createDirectory(
+                atPath: directory + "/nested/dir", withIntermediateDirectories: true)
+            close(try RawSocket.listening(path))  // bound, then abandoned: stale
+            let server = GestureServer(
+                configuration: .init(listener: .path(path), daemonVersion: "t"), delegate: nil,
+                logger: ServerFixture.logger)
+            try await server.start()
+            let second = GestureServer(
+                configuration: .init(listener: .path(path), daemonVersion: "t"), delegate: nil,
+                logger: ServerFixture.logger)
+            await #expect(throws: ServerError.self) { try await second.start() }
+            let (fd, line) = try RawSocket.connectAndReadLine(path)
+            close(fd)
+            #expect(line.contains(#""type":"hello""#), "the first server still owns the socket")
+            await second.shutdown()
+            await server.shutdown()
+        }
+
+        @Test func `a file that is not a socket is never replaced`() async throws {
+            let directory = ServerFixture.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/s.sock"
+            try Data("precious".utf8).write(to: URL(fileURLWithPath: path))
+            let server = GestureServer(
+                configuration: .init(listener: .path(path), daemonVersion: "t"), delegate: nil,
+                logger: ServerFixture.logger)
+            let error = await #expect(throws: ServerError.self) { try await server.start() }
+            #expect(error?.message.contains("not a socket") == true)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
+            await server.shutdown()
+        }
+
+        @Test func `the parent directory is created and the socket gets its mode and group`() async throws {
+            let directory = ServerFixture.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/run/gestured/s.sock"
+            let server = GestureServer(
+                configuration: .init(
+                    listener: .path(path), daemonVersion: "t", socketMode: 0o600, socketGroup: String(getgid())),
+                delegate: nil, logger: ServerFixture.logger)
+            try await server.start()
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600)
+            #expect(info.st_gid == getgid())
+            await server.shutdown()
+
+            let unknownGroup = GestureServer(
+                configuration: .init(listener: .path(path), daemonVersion: "t", socketGroup: "no-such-group-gestured"),
+                delegate: nil, logger: ServerFixture.logger)
+            let error = await #expect(throws: ServerError.self) { try await unknownGroup.start() }
+            #expect(error?.message.contains("no group named") == true)
+            #expect(!FileManager.default.fileExists(atPath: path), "a socket that failed to set up is removed")
+            await unknownGroup.shutdown()
+        }
+
+        @Test func `a socket path longer than sun_path is refused with a clear error`() async throws {
+            let path = "/tmp/" + String(repeating: "x", count: 120)
+            let server = GestureServer(
+                configuration: .init(listener: .path(path), daemonVersion: "t"), delegate: nil,
+                logger: ServerFixture.logger)
+            let error = await #expect(throws: ServerError.self) { try await server.start() }
+            #expect(error?.message.contains("sun_path") == true)
+            await server.shutdown()
+        }
+
+        @Test func `an inherited listening socket is adopted, as under systemd socket activation`() async throws {
+            let directory = ServerFixture.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/s.sock"
+            let fd = try RawSocket.listening(path)
+            let server = GestureServer(
+                configuration: .init(listener: .inherited(descriptor: fd), daemonVersion: "t"), delegate: nil,
+                logger: ServerFixture.logger)
+            try await server.start()
+            #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0)
+            let (client, line) = try RawSocket.connectAndReadLine(path)
+            close(client)
+            #expect(line.contains(#""type":"hello""#))
+            await server.shutdown()
+        }
+
+        @Test func `systemd's LISTEN_PID and LISTEN_FDS are read as sd_listen_fds does`() throws {
+            let pid: Int32 = 4242
+            #expect(try Listener.systemdActivated(environment: [:], processID: pid) == nil)
+            #expect(
+                try Listener.systemdActivated(environment: ["LISTEN_PID": "1", "LISTEN_FDS": "1"], processID: pid)
+                    == nil, "variables meant for another process are ignored")
+            #expect(
+                try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "1"], processID: pid)
+                    == .inherited(descriptor: 3))
+            #expect(
+                try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "0"], processID: pid)
+                    == nil)
+            #expect(throws: ServerError.self) {
+                try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "2"], processID: pid)
+            }
+            #expect(throws: ServerError.self) {
+                try Listener.systemdActivated(
+                    environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "many"], processID: pid)
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import GestureServer
+import Testing
+
+/// The wire format without any socket: spellings, conversions, strict request decoding.
+@Suite struct ProtocolTests {
+    static func json(_ message: some Encodable) throws -> String {
+        String(decoding: try GestureProtocol.makeEncoder().encode(message), as: UTF8.self)
+    }
+
+    static func object(_ message: some Encodable) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: GestureProtocol.makeEncoder().encode(message)) as! [String: Any]
+    }
+
+    @Test func `spellings of directions, edges and states are the contract's`() {
+        #expect(
+            Direction.allCases.map(\.rawValue) == [
+                "up", "down", "left", "right", "up-left", "up-right", "down-left", "down-right",
+            ])
+        #expect(Edge.allCases.map(\.rawValue) == ["top", "bottom", "left", "right"])
+        #expect(GestureState.allCases.map(\.rawValue) == ["began", "changed", "ended", "cancelled", "recognized"])
+    }
+
+    @Test func `a gesture event becomes a gesture message with the device label and seq`() throws {
+        let event = GestureEvent(
+            name: "swipe", kind: .swipe, owner: .configuration, state: .recognized, device: DeviceID(3),
+            region: "root", fingers: 2, touches: TouchIDList([TouchID(7), TouchID(8)]),
+            time: Timestamp(microseconds: 123_456), position: SurfacePoint(x: 0.5, y: 0.25),
+            positionMM: PhysicalPoint(x: Millimeters(172), y: Millimeters(48.5)),
+            translation: SurfaceVector(dx: 0.25, dy: 0),
+            translationMM: PhysicalVector(dx: Millimeters(86), dy: Millimeters(0)),
+            velocity: SurfaceVector(dx: 2, dy: 0), velocityMM: PhysicalVector(dx: Millimeters(688), dy: Millimeters(0)),
+            direction: .right)
+        let message = GestureMessage(event, deviceLabel: "event5", seq: 42)
+        let object = try Self.object(message)
+        #expect(object["type"] as? String == "gesture")
+        #expect(object["seq"] as? Int == 42)
+        #expect(object["device"] as? String == "event5")
+        #expect(object["time_us"] as? Int == 123_456)
+        #expect(object["touches"] as? [Int] == [7, 8])
+        #expect(object["fingers"] as? Int == 2)
+        #expect(object["direction"] as? String == "right")
+        #expect((object["position_mm"] as? [String: Double]) == ["x": 172, "y": 48.5])
+        #expect((object["translation"] as? [String: Double]) == ["x": 0.25, "y": 0])
+        for absent in ["edge", "shape", "score", "scale", "rotation", "scale_velocity", "rotation_velocity"] {
+            #expect(object[absent] == nil, "\(absent) must be absent for a swipe")
+        }
+        let decoded = try JSONDecoder().decode(GestureMessage.self, from: Data(try Self.json(message).utf8))
+        #expect(decoded == message)
+    }
+
+    @Test func `millimetre keys are null when the size is unknown and non-finite numbers are dropped`() throws {
+        let event = GestureEvent(
+            name: "pinch", kind: .pinch, owner: .configuration, state: .changed, device: DeviceID(1), region: "root",
+            fingers: 2, touches: TouchIDList(), time: Timestamp(microseconds: 1), position: SurfacePoint(x: 0, y: 0),
+            scale: 1.25, scaleVelocity: .infinity)
+        let object = try Self.object(GestureMessage(event, deviceLabel: "event1", seq: 1))
+        for key in ["position_mm", "translation_mm", "velocity_mm"] {
+            #expect(object[key] is NSNull, "\(key) must be present and null")
+        }
+        #expect(object["scale"] as? Double == 1.25)
+        #expect(object["scale_velocity"] == nil)
+    }
+
+    @Test func `a view touch becomes a touch message with millimetres only for a known size`() throws {
+        let touch = Touch(
+            id: TouchID(9), phase: .cancelled, position: SurfacePoint(x: 0.5, y: 0.5), tool: .pen,
+            contactSize: Millimeters(4), pressure: 0.5)
+        let event = ViewTouchEvent(
+            device: DeviceID(2), region: "keypad", touch: touch, time: Timestamp(microseconds: 77))
+        let known = DeviceDescriptor(
+            id: DeviceID(2), label: "event7", name: "panel",
+            geometry: SurfaceGeometry(physicalSize: PhysicalSize(width: Millimeters(300), height: Millimeters(200))))
+        let unknown = DeviceDescriptor(
+            id: DeviceID(2), label: "event7", name: "panel", geometry: SurfaceGeometry(unknownSizeWithAspect: 0.5))
+        let withSize = try Self.object(TouchMessage(event, device: known, seq: 5))
+        #expect(withSize["phase"] as? String == "cancelled")
+        #expect(withSize["tool"] as? String == "pen")
+        #expect(withSize["touch"] as? Int == 9)
+        #expect(withSize["region"] as? String == "keypad")
+        #expect((withSize["position_mm"] as? [String: Double]) == ["x": 150, "y": 100])
+        #expect(withSize["size_mm"] as? Double == 4)
+        #expect(try Self.object(TouchMessage(event, device: unknown, seq: 5))["position_mm"] is NSNull)
+    }
+
+    @Test func `requests round-trip through the strict decoder`() throws {
+        let requests: [ClientMessage] = [
+            ClientMessage(
+                .subscribe(
+                    Subscription(
+                        gestures: ["tap"], kinds: [.swipe, .edgeSwipe], states: [.began], regions: ["root"],
+                        devices: ["event5"], touches: true)), id: .number(1)),
+            ClientMessage(.subscribe(Subscription()), id: nil),
+            ClientMessage(.unsubscribe, id: .string("u")),
+            ClientMessage(.ping, id: .number(-3)),
+            ClientMessage(
+                .define(
+                    Definitions(
+                        regions: [RegionSpec(name: "pad", rect: SurfaceRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5))],
+                        recognizers: [RecognizerSpec(name: "pad-tap", region: "pad", parameters: .tap(TapParameters()))]
+                    )),
+                id: .number(9)),
+        ]
+        for request in requests {
+            let line = try Self.json(request)
+            #expect(try ClientMessage.parse(Array(line.utf8)).get() == request, "\(line)")
+        }
+    }
+
+    @Test func `a definition error names the JSON path`() throws {
+        let line = #"{"type":"define","id":4,"recognizers":[{"name":"t","kind":"tap","slop-mm":-1}]}"#
+        guard case .failure(let error) = ClientMessage.parse(Array(line.utf8)) else {
+            Issue.record("accepted a negative slop")
+            return
+        }
+        #expect(error.code == .invalidDefinition)
+        #expect(error.id == .number(4))
+        #expect(error.path == "/recognizers/0/slop-mm")
+        #expect(error.message.hasPrefix("recognizers[0].slop-mm: expected millimetres"))
+    }
+
+    @Test func `an engine error becomes an invalid-definition error with a JSON pointer`() {
+        let error = ErrorMessage(
+            definitionError: SpecError(
+                path: [.key("recognizers"), .index(2), .key("requires-failure-of")],
+                message: "unknown recognizer 'nope'"),
+            id: .string("d"))
+        #expect(error.code == .invalidDefinition)
+        #expect(error.path == "/recognizers/2/requires-failure-of")
+        #expect(error.message == "recognizers[2].requires-failure-of: unknown recognizer 'nope'")
+    }
+
+    @Test func `absent filters let everything through and empty lists let nothing through`() {
+        let tap = GestureMessage(
+            seq: 1, name: "tap", kind: .tap, state: .recognized, fingers: 1, touches: [1], device: "event5",
+            region: "root", timeUS: 0, position: XY(x: 0, y: 0))
+        let touch = TouchMessage(
+            seq: 2, device: "event5", region: "root", touch: 1, phase: .began, timeUS: 0, position: XY(x: 0, y: 0))
+        #expect(Subscription().matches(tap))
+        #expect(!Subscription().matches(touch), "touches are off unless asked for")
+        #expect(Subscription(touches: true).matches(touch))
+        #expect(!Subscription(gestures: [], touches: true).matches(tap))
+        #expect(Subscription(gestures: [], touches: true).matches(touch))
+        #expect(!Subscription(kinds: [.swipe]).matches(tap))
+        #expect(Subscription(kinds: [.tap], states: [.recognized], regions: ["root"], devices: ["event5"]).matches(tap))
+        #expect(!Subscription(devices: ["event6"]).matches(tap))
+        #expect(!Subscription(regions: ["pad"], touches: true).matches(touch))
+    }
+
+    @Test func `owners are spelled configuration or client colon id`() throws {
+        let info = RecognizerInfo(name: "x", kind: .pan, owner: .client(12), region: "root")
+        #expect(try Self.json(info) == #"{"kind":"pan","name":"x","owner":"client:12","region":"root"}"#)
+        let back = try JSONDecoder().decode(RecognizerInfo.self, from: Data(try Self.json(info).utf8))
+        #expect(back == info)
+    }
+
+    @Test func `engine events become publications routed by their owner`() {
+        let device = DeviceDescriptor(
+            id: DeviceID(4), label: "event4", name: "panel", geometry: SurfaceGeometry(unknownSizeWithAspect: 0.6))
+        let gesture = GestureEvent(
+            name: "mine", kind: .tap, owner: .client(9), state: .recognized, device: DeviceID(4), region: "root",
+            fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
+            position: SurfacePoint(x: 0.1, y: 0.2))
+        guard case .gesture(let message, let owner) = Publication(.gesture(gesture), device: device, seq: 11) else {
+            Issue.record("a gesture event did not become a gesture publication")
+            return
+        }
+        #expect(owner == .client(9))
+        #expect(message.seq == 11 && message.device == "event4" && message.name == "mine")
+        let touch = ViewTouchEvent(
+            device: DeviceID(4), region: "root",
+            touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
+            time: Timestamp(microseconds: 5))
+        guard case .touch(let t) = Publication(.touch(touch), device: device, seq: 12) else {
+            Issue.record("a touch event did not become a touch publication")
+            return
+        }
+        #expect(t.seq == 12 && t.device == "event4" && t.positionMM == nil)
+    }
+}

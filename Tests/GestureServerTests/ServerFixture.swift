@@ -1,0 +1,178 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import GestureServer
+import Logging
+import Synchronization
+import Testing
+
+/// A delegate standing in for the daemon's engine: records what the server tells it, answers
+/// `define` as told, and keeps a table of who defined what (what the engine would own).
+final class TestDelegate: GestureServerDelegate {
+    enum DefineBehaviour: Sendable {
+        case accept
+        case reject(SpecError)
+        /// Keep the request unanswered (to test `busy`); answer later with ``answerHeld(_:)``.
+        case hold
+    }
+
+    struct Log: Sendable {
+        var connected: [ClientID] = []
+        var disconnected: [ClientID] = []
+        /// Every call in order, to check that a client's define comes before its disconnect.
+        var calls: [String] = []
+        /// Recognizer names per owner, as the engine would hold them.
+        var definitions: [ClientID: [String]] = [:]
+    }
+
+    let log = Observed(Log())
+    private let behaviour: Mutex<DefineBehaviour>
+    private let held = Mutex<[DefinitionRequest]>([])
+
+    init(define: DefineBehaviour = .accept) {
+        behaviour = Mutex(define)
+    }
+
+    func clientConnected(_ client: ClientID) {
+        log.update {
+            $0.connected.append(client)
+            $0.calls.append("connected \(client)")
+        }
+    }
+
+    func clientDisconnected(_ client: ClientID) {
+        log.update {
+            $0.disconnected.append(client)
+            $0.calls.append("disconnected \(client)")
+            $0.definitions[client] = nil
+        }
+    }
+
+    func define(_ request: DefinitionRequest) {
+        log.update { $0.calls.append("define \(request.client)") }
+        switch behaviour.withLock({ $0 }) {
+        case .accept:
+            log.update { $0.definitions[request.client] = request.definitions.recognizers.map(\.name) }
+            request.reply(.success(()))
+        case .reject(let error):
+            request.reply(.failure(error))
+        case .hold:
+            held.withLock { $0.append(request) }
+        }
+    }
+
+    func answerHeld(_ result: Result<Void, SpecError>) {
+        for request in held.withLock({ h in
+            defer { h.removeAll() }; return h
+        }) { request.reply(result) }
+    }
+}
+
+/// A server on a real socket in a fresh temporary directory (short enough for sun_path).
+struct ServerFixture {
+    let directory: String
+    let path: String
+    let server: GestureServer
+    let delegate: TestDelegate?
+    let log = TrafficLog()
+
+    static func makeDirectory() -> String {
+        var template = Array("/tmp/gsrv.XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static var logger: Logger {
+        var logger = Logger(label: "gestured.test.server")
+        logger.logLevel = ProcessInfo.processInfo.environment["GESTURED_TEST_LOG"] == nil ? .critical : .trace
+        return logger
+    }
+
+    /// Runs `body` against a started server, then shuts it down, removes the directory and
+    /// validates every line recorded against the schema.
+    static func with<T>(
+        limits: ServerLimits = ServerLimits(), delegate: TestDelegate? = TestDelegate(),
+        socketMode: UInt32? = 0o660, socketGroup: String? = nil, closeTimeout: Duration = .seconds(5),
+        logger: Logger = ServerFixture.logger, validate: Bool = true, _ body: (ServerFixture) async throws -> T
+    ) async throws -> T {
+        let directory = makeDirectory()
+        let path = directory + "/s.sock"
+        let server = GestureServer(
+            configuration: .init(
+                listener: .path(path), daemonVersion: "0.0.0-test", socketMode: socketMode, socketGroup: socketGroup,
+                limits: limits, closeTimeout: .nanoseconds(closeTimeout.timeAmountNanoseconds)),
+            delegate: delegate, logger: logger)
+        let fixture = ServerFixture(directory: directory, path: path, server: server, delegate: delegate)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            try await server.start()
+            let result = try await body(fixture)
+            await server.shutdown()
+            if validate { try fixture.log.validate() }
+            return result
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    func connect(reading: Bool = true) async throws -> LineClient {
+        try await LineClient.connect(to: path, log: log, reading: reading)
+    }
+
+    /// Connects, reads `hello` and subscribes with `filters` (a JSON fragment of keys).
+    func subscriber(_ filters: String = "", reading: Bool = true) async throws -> LineClient {
+        let client = try await connect()
+        _ = try await client.next(ofType: "hello")
+        let extra = filters.isEmpty ? "" : "," + filters
+        try await client.send(#"{"type":"subscribe","id":"sub"\#(extra)}"#)
+        guard case .ok(.string("sub")?) = try await client.next() else { throw Unexpected("no ok for subscribe") }
+        if !reading {
+            try await client.channel.setOption(.autoRead, value: false).get()
+        }
+        return client
+    }
+}
+
+struct Unexpected: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Messages to publish.
+enum Sample {
+    static func gesture(
+        _ seq: UInt64, name: String = "tap", kind: GestureKind = .tap, state: GestureState = .recognized,
+        device: String = "event5", region: String = "root"
+    ) -> GestureMessage {
+        GestureMessage(
+            seq: seq, name: name, kind: kind, state: state, fingers: 1, touches: [UInt32(seq % 1000)], device: device,
+            region: region, timeUS: 1_000_000 + Int64(seq) * 8000, position: XY(x: 0.25, y: 0.75),
+            positionMM: XY(x: 86, y: 145.5), translation: XY(x: 0, y: 0), translationMM: XY(x: 0, y: 0),
+            velocity: XY(x: 0, y: 0), velocityMM: XY(x: 0, y: 0),
+            scale: kind == .pinch ? 1.5 : nil, rotation: kind == .rotate ? 0.3 : nil,
+            direction: kind == .swipe ? .upLeft : nil, edge: kind == .edgeSwipe ? .bottom : nil,
+            shape: kind == .shape ? "circle" : nil, score: kind == .shape ? 0.93 : nil)
+    }
+
+    static func touch(
+        _ seq: UInt64, id: UInt32 = 1, phase: TouchPhase = .moved, region: String = "root"
+    )
+        -> TouchMessage
+    {
+        TouchMessage(
+            seq: seq, device: "event5", region: region, touch: id, phase: phase, timeUS: 2_000_000 + Int64(seq),
+            position: XY(x: 0.5, y: 0.5), positionMM: nil, tool: .finger, sizeMM: 7.5, pressure: 0.4)
+    }
+
+    static let device = DeviceInfo(
+        label: "event5", name: "ELAN Touchscreen", vendor: 0x04f3, product: 0x2234,
+        sizeMM: SizeMM(width: 344, height: 194), slots: 10)
+}
+
+extension Duration {
+    var timeAmountNanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}
