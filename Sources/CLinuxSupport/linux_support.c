@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,14 +55,21 @@ const int GESTURED_SO_PEERCRED = SO_PEERCRED;
 _Static_assert(sizeof(gestured_ucred) == sizeof(struct ucred), "gestured_ucred must match struct ucred");
 _Static_assert(offsetof(gestured_ucred, gid) == offsetof(struct ucred, gid), "gestured_ucred must match struct ucred");
 
-int gestured_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
-    struct ucred cred;
-    socklen_t len = sizeof cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
-    *pid = cred.pid;
-    *uid = cred.uid;
-    *gid = cred.gid;
-    return 0;
+int gestured_signalfd_for_daemon_signals(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int gestured_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    ssize_t n = read(fd, &info, sizeof info);
+    if (n != sizeof info) return -1;
+    return (int)info.ssi_signo;
 }
 
 int64_t gestured_monotonic_us(void) {

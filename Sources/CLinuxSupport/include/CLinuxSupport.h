@@ -34,9 +34,6 @@ int gestured_eventfd_signal(int fd);
 /// read the 8-byte counter (resets it); returns 0, or -1 with errno (EAGAIN when not signalled)
 int gestured_eventfd_drain(int fd);
 
-/// getsockopt(SO_PEERCRED); returns 0 and fills pid/uid/gid, or -1 with errno
-int gestured_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
-
 /// The layout of `struct ucred`, the value of SO_PEERCRED, so Swift can read it through
 /// SwiftNIO's SocketOptionProvider (which has the channel's fd) without _GNU_SOURCE.
 typedef struct {
@@ -47,6 +44,12 @@ typedef struct {
 /// SOL_SOCKET and SO_PEERCRED, the level and name to read a `gestured_ucred` with.
 extern const int GESTURED_SOL_SOCKET;
 extern const int GESTURED_SO_PEERCRED;
+
+/// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (threads it creates afterwards inherit
+/// the mask, so only this fd sees them) and returns signalfd(SFD_CLOEXEC | SFD_NONBLOCK) for them.
+int gestured_signalfd_for_daemon_signals(void);
+/// Reads one pending signal from that fd: its number, or -1 with errno (EAGAIN when none).
+int gestured_signalfd_read(int fd);
 
 /// clock_gettime(CLOCK_MONOTONIC) in microseconds (the clock libevdev timestamps use)
 int64_t gestured_monotonic_us(void);
