@@ -108,8 +108,12 @@ extension DeviceArena {
             emit(r, .recognized, report, c, into: &events)
         }
 
+        // R5: every other recognizer on these touches that is not simultaneous with this one
+        // fails (held ones too); active ones are cancelled only if this one preempts them. One
+        // that preempts this one keeps watching: it may still take over.
         let seen = instances[r].seen
         for o in c.order where o != r && instances[o].seen & seen != 0 && !c.isSimultaneous(r, o) {
+            if c.doesPreempt(o, r) { continue }
             switch instances[o].phase {
             case .possible, .held: fail(o, at: time, c, into: &events)
             case .active: if c.doesPreempt(r, o) { cancel(o, at: time, c, into: &events) }
