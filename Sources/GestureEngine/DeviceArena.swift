@@ -238,7 +238,7 @@ struct DeviceArena {
 
         for entry in frameEntries { viewEvent(entry.slot, entry.phase, at: time, c, into: &events) }
         if table.viewPending != 0 { settleViews(at: time, c, into: &events) }
-        finishCycle(c)
+        finishCycle(c, landed: added)
     }
 
     /// Hit-tests and delivers a landing touch (R1); nil when no slot is free.
@@ -248,20 +248,24 @@ struct DeviceArena {
             droppedTouches += 1
             return nil
         }
-        let bit = UInt64.bit(slot)
-        let tool = CompiledSet.Filter.bit(touch.tool)
-        let size = touch.contactSize?.value ?? 0
-        for r in c.delivery[region] {
-            guard acceptedTools[r] & tool != 0, size <= maxContactSize[r] else { continue }
-            switch instances[r].phase {
-            case .possible, .active: break
-            case .held, .recognized, .ended, .cancelled, .failed: continue
-            }
-            instances[r].seen |= bit
-            instances[r].added |= bit
-            instances[r].touchIDs.append(touch.id)
-        }
+        for r in c.delivery[region] { deliver(slot, to: r) }
         return slot
+    }
+
+    /// R1: gives the touch in `slot` to recognizer `r` if its filter accepts it and it is
+    /// listening (possible or active; a held or finished recognizer has decided).
+    private mutating func deliver(_ slot: Int, to r: Int) {
+        let touch = table.lastTouch[slot]
+        guard acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) != 0,
+            touch.contactSize?.value ?? 0 <= maxContactSize[r]
+        else { return }
+        switch instances[r].phase {
+        case .possible, .active: break
+        case .held, .recognized, .ended, .cancelled, .failed: return
+        }
+        instances[r].seen |= .bit(slot)
+        instances[r].added |= .bit(slot)
+        instances[r].touchIDs.append(touch.id)
     }
 
     /// Nothing stays stuck (R2): a recognizer still `possible` whose touches have all lifted and
@@ -277,12 +281,19 @@ struct DeviceArena {
     }
 
     /// Resets recognizers whose cycle is over (R2) and frees slots nobody refers to any more.
-    mutating func finishCycle(_ c: CompiledSet) {
+    /// A recognizer that resets in the frame where touches `landed` receives them (R1) — it was
+    /// held or finished when they landed only because its decision came in this same frame (a
+    /// held tap released by the next tap's landing must not miss that tap). It handles them with
+    /// its next update; the kinds time themselves from the touches' landing times.
+    mutating func finishCycle(_ c: CompiledSet, landed: UInt64 = 0) {
         var referenced: UInt64 = 0
         for r in 0..<instances.count {
             if instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
                 instances[r] = Instance()
                 resetMachine(r, c.kinds[r])
+                for slot in SlotBits(landed & table.live) where c.delivery[table.regions[slot]].contains(r) {
+                    deliver(slot, to: r)
+                }
             }
             referenced |= instances[r].seen
         }

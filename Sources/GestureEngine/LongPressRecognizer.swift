@@ -35,8 +35,9 @@ struct LongPressRecognizer: Recognizer {
             let changed = input.moved & mask
             if changed != 0, touches.maxTravel(changed, scale) > parameters.slop.value { return fail() }
             if state == .waiting && down == parameters.fingers {
+                // Pressing since the last finger landed.
                 state = .pressing
-                deadline = input.time + parameters.minDuration
+                deadline = touches.latestStart(input.live) + parameters.minDuration
             }
             return .none
         case .active:

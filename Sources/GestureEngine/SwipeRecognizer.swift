@@ -40,12 +40,13 @@ struct SwipeRecognizer: Recognizer {
         guard state == .tracking else { return .none }
         if !started {
             started = true
-            deadline = input.time + parameters.maxDuration
+            deadline = touches.earliestStart(input.added | input.live | input.lifted) + parameters.maxDuration
         }
         if input.added != 0 && anyLifted { return fail() }
         mask |= input.added
         let down = input.live.count
-        if down > peak { peak = down }
+        let wereDown = (input.live | input.lifted).count
+        if wereDown > peak { peak = wereDown }
         if peak > parameters.maxFingers { return fail() }
         if input.lifted != 0 { anyLifted = true }
 

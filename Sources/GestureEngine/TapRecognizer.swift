@@ -40,7 +40,7 @@ struct TapRecognizer: Recognizer {
             state = .down
             tapMask = 0
             peak = 0
-            deadline = input.time + parameters.maxDuration
+            deadline = touches.earliestStart(input.added) + parameters.maxDuration
             return down(input, touches)
         case .down:
             return down(input, touches)
@@ -49,7 +49,9 @@ struct TapRecognizer: Recognizer {
 
     private mutating func down(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
         tapMask |= input.added
-        let down = (input.live & tapMask).count
+        // Touches lifting in this frame were down until now (an adopted touch may land and lift
+        // before the first update that sees it).
+        let down = ((input.live | input.lifted) & tapMask).count
         if down > peak { peak = down }
         if peak > parameters.fingers { return fail() }
         let changed = (input.moved | input.lifted) & tapMask

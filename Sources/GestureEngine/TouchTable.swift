@@ -83,6 +83,20 @@ struct TouchTable {
         return n > 0 ? SurfacePoint(x: x / n, y: y / n) : SurfacePoint(x: 0, y: 0)
     }
 
+    /// When the first of the touches in `mask` landed.
+    @inline(__always) func earliestStart(_ mask: UInt64) -> Timestamp {
+        var earliest = Timestamp(microseconds: Int64.max)
+        for slot in SlotBits(mask) where startTimes[slot] < earliest { earliest = startTimes[slot] }
+        return earliest
+    }
+
+    /// When the last of the touches in `mask` landed.
+    @inline(__always) func latestStart(_ mask: UInt64) -> Timestamp {
+        var latest = Timestamp(microseconds: Int64.min)
+        for slot in SlotBits(mask) where startTimes[slot] > latest { latest = startTimes[slot] }
+        return latest
+    }
+
     /// The largest distance in millimetres any touch of `mask` has moved from where it landed.
     @inline(__always) func maxTravel(_ mask: UInt64, _ scale: MeasuringScale) -> Double {
         var worst = 0.0

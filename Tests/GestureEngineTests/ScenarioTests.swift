@@ -67,6 +67,23 @@ struct ScenarioTests {
     @Test("A drawn circle is a circle; half of one is not")
     func circle() throws { try ScenarioFiles.check("circle") }
 
+    // Real recordings (evemu project, LGPL-3.0; Scenarios/ATTRIBUTION.md).
+
+    @Test("R4: eleven real taps on a WeTab: single taps wait for the double tap; quick close pairs are double taps")
+    func recordedTaps() throws { try ScenarioFiles.check("recording-wetab-taps") }
+
+    @Test("A real one-finger drag is a pan")
+    func recordedDrag() throws { try ScenarioFiles.check("recording-3m-drag") }
+
+    @Test("R6: real two-finger turning and spreading: pinch, rotate and pan together")
+    func recordedTwoFingers() throws { try ScenarioFiles.check("recording-3m-two-fingers") }
+
+    @Test("A real one-finger tap and four-finger tap")
+    func recordedTaps3M() throws { try ScenarioFiles.check("recording-3m-taps") }
+
+    @Test("R9: real ten-finger motion cut by lost events")
+    func recordedTenFingers() throws { try ScenarioFiles.check("recording-3m-ten-fingers") }
+
     @Test("Every scenario file has a test that names it")
     func everyFileIsChecked() throws {
         let source = try String(contentsOf: ScenarioFiles.directory.deletingLastPathComponent().appendingPathComponent("ScenarioTests.swift"), encoding: .utf8)

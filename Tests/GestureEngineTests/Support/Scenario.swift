@@ -374,8 +374,15 @@ extension Scenario.Parser {
                 touches.append(touch)
                 phases[id] = .began
             case "move":
-                guard let index, words.count == 4, words[2] == "to" else { throw fail("expected 'move <live id> to <point>'") }
-                touches[index].position = try parsePoint(words[3], d)
+                guard words.count == 4, words[2] == "to" else { throw fail("expected 'move <id> to <point>'") }
+                let p = try parsePoint(words[3], d)
+                if let index {
+                    touches[index].position = p
+                } else {
+                    // A touch the script never put down: already down when the device appeared
+                    // or when events were lost, reported as moving.
+                    touches.append(Scenario.LiveTouch(id: id, position: p, tool: .finger, size: nil))
+                }
                 phases[id] = .moved
             default:  // up, cancel
                 guard index != nil else { throw fail("touch \(id) is not down") }
