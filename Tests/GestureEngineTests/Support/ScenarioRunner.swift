@@ -13,6 +13,18 @@ enum ScenarioRunner {
     }
 
     static func run(_ scenario: Scenario) throws -> [String] {
+        EventFormatter(scenario: scenario).format(try emitted(scenario))
+    }
+
+    /// The gesture events of a script (header and steps of the scenario format, no `expect:`).
+    static func gestures(_ script: String) throws -> [GestureEvent] {
+        try emitted(Scenario.parse(script + "\nexpect:\n")).compactMap { entry in
+            if case .gesture(let g) = entry.event { g } else { nil }
+        }
+    }
+
+    /// Everything the engine emitted for the scenario, with when it was emitted.
+    static func emitted(_ scenario: Scenario) throws -> [Emitted] {
         var engine = try GestureEngine(configuration: scenario.configuration)
         for device in scenario.devices { engine.addDevice(device.descriptor) }
         var log: [Emitted] = []
@@ -73,7 +85,7 @@ enum ScenarioRunner {
                 engine.connectedClients = n
             }
         }
-        return EventFormatter(scenario: scenario).format(log)
+        return log
     }
 
     static func label(_ owner: Owner) -> String {
