@@ -18,16 +18,16 @@ extension DeviceArena {
         case .change(let report):
             switch instances[r].phase {
             case .active: emit(r, .changed, report, c, into: &events)
-            case .held: instances[r].held?.change = report
+            case .held: held[r]?.change = report
             case .possible, .recognized, .ended, .cancelled, .failed: return
             }
         case .end(let report):
             switch instances[r].phase {
             case .active:
                 instances[r].phase = .ended
-                instances[r].deadline = Int64.max
+                deadlines[r] = Int64.max
                 emit(r, .ended, report, c, into: &events)
-            case .held: instances[r].held?.end = report
+            case .held: held[r]?.end = report
             case .possible, .recognized, .ended, .cancelled, .failed: return
             }
         }
@@ -44,7 +44,7 @@ extension DeviceArena {
             commit(r, report, at: time, c, into: &events)
         case .waiting:
             instances[r].phase = .held
-            instances[r].held = Held(first: report)
+            held[r] = Held(first: report)
         case .refused:
             fail(r, at: time, c, into: &events)
         }
@@ -91,20 +91,20 @@ extension DeviceArena {
     /// The transition happens: emit it (with what happened while it was held), then R5
     /// exclusivity, R4 dependents, R8 views.
     private mutating func commit(_ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
-        let held = instances[r].held
-        instances[r].held = nil
+        let waited = held[r]
+        held[r] = nil
         if c.kinds[r].isContinuous {
             instances[r].phase = .active
             emit(r, .began, report, c, into: &events)
-            if let change = held?.change { emit(r, .changed, change, c, into: &events) }
-            if let end = held?.end {
+            if let change = waited?.change { emit(r, .changed, change, c, into: &events) }
+            if let end = waited?.end {
                 instances[r].phase = .ended
-                instances[r].deadline = Int64.max
+                deadlines[r] = Int64.max
                 emit(r, .ended, end, c, into: &events)
             }
         } else {
             instances[r].phase = .recognized
-            instances[r].deadline = Int64.max
+            deadlines[r] = Int64.max
             emit(r, .recognized, report, c, into: &events)
         }
 
@@ -135,8 +135,8 @@ extension DeviceArena {
     /// possible/held → failed (no report); recognizers held on this one try again (R4).
     mutating func fail(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         instances[r].phase = .failed
-        instances[r].held = nil
-        instances[r].deadline = Int64.max
+        held[r] = nil
+        deadlines[r] = Int64.max
         for o in c.dependents[r] where instances[o].phase == .held {
             switch requirementStatus(o, c) {
             case .waiting:
@@ -144,12 +144,12 @@ extension DeviceArena {
             case .refused:
                 fail(o, at: time, c, into: &events)
             case .clear:
-                guard let held = instances[o].held else { continue }
+                guard let waiting = held[o] else { continue }
                 if blockedByActive(o, c) {
                     fail(o, at: time, c, into: &events)
                 } else {
                     // Emitted now, with the time and position it had when it was decided.
-                    commit(o, held.first, at: time, c, into: &events)
+                    commit(o, waiting.first, at: time, c, into: &events)
                 }
             }
         }
@@ -158,7 +158,7 @@ extension DeviceArena {
     /// active → cancelled, reporting the gesture as it stands.
     mutating func cancel(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         instances[r].phase = .cancelled
-        instances[r].deadline = Int64.max
+        deadlines[r] = Int64.max
         emit(r, .cancelled, snapshot(r, c.kinds[r], at: time), c, into: &events)
     }
 
@@ -174,6 +174,8 @@ extension DeviceArena {
     /// Appends the report as a gesture event.
     mutating func emit(_ r: Int, _ state: GestureState, _ report: Report, _ c: CompiledSet, into events: inout [EngineEvent]) {
         let geometry = device.geometry
+        var shape: String?
+        if let index = report.shape { shape = c.shapes[r]?.templates[index].name }
         let event = GestureEvent(
             name: c.names[r], kind: c.kinds[r], owner: c.owners[r], state: state, device: device.id,
             region: c.regionNames[c.regionOf[r]], fingers: report.fingers, touches: instances[r].touchIDs,
@@ -181,7 +183,7 @@ extension DeviceArena {
             translation: report.translation, translationMM: geometry.physical(report.translation),
             velocity: report.velocity, velocityMM: geometry.physical(report.velocity), scale: report.scale,
             rotation: report.rotation, scaleVelocity: report.scaleVelocity, rotationVelocity: report.rotationVelocity,
-            direction: report.direction, edge: report.edge, shape: report.shape, score: report.score)
+            direction: report.direction, edge: report.edge, shape: shape, score: report.score)
         events.append(.gesture(event))
     }
 }

@@ -34,8 +34,11 @@ extension DeviceArena {
         table.allocated = table.live
         for r in 0..<instances.count {
             instances[r] = Instance()
+            deadlines[r] = Int64.max
+            held[r] = nil
             resetMachine(r, c.kinds[r])
         }
+        updateEarliestDeadline()
     }
 
     /// Before a client's recognizers go away: the active ones report `cancelled` (to their
@@ -47,7 +50,7 @@ extension DeviceArena {
             case .active: cancel(r, at: now, c, into: &events)
             case .possible, .held:
                 instances[r].phase = .failed
-                instances[r].held = nil
+                held[r] = nil
             case .recognized, .ended, .cancelled, .failed: continue
             }
         }
@@ -71,6 +74,8 @@ extension DeviceArena {
             let o = previousIndex[r]
             guard o >= 0 else { continue }
             instances[r] = old.instances[o]
+            deadlines[r] = old.deadlines[o]
+            held[r] = old.held[o]
             let (k, ok) = (kindSlot[r], old.kindSlot[o])
             switch c.kinds[r] {
             case .tap: taps[k] = old.taps[ok]
@@ -83,5 +88,6 @@ extension DeviceArena {
             case .shape: shapes[k] = old.shapes[ok]
             }
         }
+        updateEarliestDeadline()
     }
 }

@@ -56,16 +56,14 @@ struct DeviceArena {
         var end: Report?
     }
 
-    /// One recognizer on this device, apart from its kind's own machine.
+    /// One recognizer on this device, apart from its kind's own machine, its deadline and its
+    /// held transition (kept in arrays of their own so the per-frame scans stay small).
     struct Instance {
         var phase = Phase.possible
         /// Every touch delivered since the last reset (slot mask).
         var seen: UInt64 = 0
         /// Touches delivered in the frame being processed.
         var added: UInt64 = 0
-        /// The machine's deadline in µs (`Int64.max`: none).
-        var deadline = Int64.max
-        var held: Held?
         /// Ids of the touches delivered since the last reset, for reports.
         var touchIDs = TouchIDList()
     }
@@ -80,6 +78,11 @@ struct DeviceArena {
     let scale: MeasuringScale
     var table = TouchTable()
     var instances: [Instance]
+    /// Each recognizer's deadline in µs (`Int64.max`: none), and the earliest of them.
+    var deadlines: [Int64]
+    private(set) var earliestDeadline = Int64.max
+    /// R4: each recognizer's held transition.
+    var held: [Held?]
     /// Each recognizer's index in the array of its kind.
     let kindSlot: [Int]
     var taps: [TapRecognizer] = []
@@ -110,6 +113,8 @@ struct DeviceArena {
         self.device = device
         scale = MeasuringScale(device.geometry)
         instances = Array(repeating: Instance(), count: c.count)
+        deadlines = Array(repeating: Int64.max, count: c.count)
+        held = Array(repeating: nil, count: c.count)
         var slots: [Int] = []
         var tools: [UInt8] = []
         var sizes: [Double] = []
@@ -274,7 +279,7 @@ struct DeviceArena {
     private mutating func failStranded(at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         for r in c.order where instances[r].phase == .possible {
             let seen = instances[r].seen
-            if seen != 0 && seen & table.live == 0 && instances[r].deadline == Int64.max {
+            if seen != 0 && seen & table.live == 0 && deadlines[r] == Int64.max {
                 fail(r, at: time, c, into: &events)
             }
         }
@@ -290,6 +295,8 @@ struct DeviceArena {
         for r in 0..<instances.count {
             if instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
                 instances[r] = Instance()
+                deadlines[r] = Int64.max
+                held[r] = nil
                 resetMachine(r, c.kinds[r])
                 for slot in SlotBits(landed & table.live) where c.delivery[table.regions[slot]].contains(r) {
                     deliver(slot, to: r)
@@ -298,23 +305,25 @@ struct DeviceArena {
             referenced |= instances[r].seen
         }
         table.allocated &= table.live | referenced | table.viewPending
+        updateEarliestDeadline()
+    }
+
+    /// Recomputes ``earliestDeadline`` (after every input, so the engine reads it without
+    /// scanning).
+    mutating func updateEarliestDeadline() {
+        var earliest = Int64.max
+        for d in deadlines where d < earliest { earliest = d }
+        earliestDeadline = earliest
     }
 
     // MARK: - Timers (R7)
-
-    /// The earliest deadline of this device's recognizers, in µs (`Int64.max`: none).
-    var earliestDeadline: Int64 {
-        var earliest = Int64.max
-        for instance in instances where instance.deadline < earliest { earliest = instance.deadline }
-        return earliest
-    }
 
     /// Fires the earliest deadline (ties in processing order), which must be due.
     mutating func fireEarliest(_ c: CompiledSet, into events: inout [EngineEvent]) {
         var chosen = -1
         var earliest = Int64.max
-        for r in c.order where instances[r].deadline < earliest {
-            earliest = instances[r].deadline
+        for r in c.order where deadlines[r] < earliest {
+            earliest = deadlines[r]
             chosen = r
         }
         guard chosen >= 0 else { return }
@@ -323,9 +332,9 @@ struct DeviceArena {
         let kind = c.kinds[chosen]
         let proposal = timerFired(chosen, kind, at: time)
         syncDeadline(chosen, kind)
-        if instances[chosen].deadline <= earliest {
+        if deadlines[chosen] <= earliest {
             // A machine that does not move its deadline would be fired forever.
-            instances[chosen].deadline = Int64.max
+            deadlines[chosen] = Int64.max
         }
         handle(chosen, proposal, at: time, c, into: &events)
         failStranded(at: time, c, into: &events)
@@ -335,10 +344,10 @@ struct DeviceArena {
 
     @inline(__always) mutating func syncDeadline(_ r: Int, _ kind: GestureKind) {
         guard !instances[r].phase.isFinal, let deadline = deadline(r, kind) else {
-            instances[r].deadline = Int64.max
+            deadlines[r] = Int64.max
             return
         }
-        instances[r].deadline = deadline.microseconds
+        deadlines[r] = deadline.microseconds
     }
 
     // MARK: - Dispatch to the machines (a switch over concrete types, no existentials)

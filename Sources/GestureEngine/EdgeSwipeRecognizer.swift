@@ -110,5 +110,13 @@ struct EdgeSwipeRecognizer: Recognizer {
         return .fail
     }
 
-    mutating func reset() { self = EdgeSwipeRecognizer(parameters, scale: scale) }
+    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
+    mutating func reset() {
+        state = .tracking
+        edge = nil
+        started = false
+        fingers = 0
+        tracker.reset()
+        velocity.reset()
+    }
 }

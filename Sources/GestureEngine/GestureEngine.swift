@@ -11,6 +11,8 @@ public struct GestureEngine: Sendable {
     private var clients: [CompiledSet.Definitions] = []
     private var compiled: CompiledSet
     private var arenas: [DeviceArena] = []
+    /// The device of each arena (kept apart so finding an arena reads no arena).
+    private var arenaDevices: [DeviceID] = []
 
     /// How many clients are connected, for `when: client-connected` (R3).
     public var connectedClients = 0 {
@@ -38,6 +40,7 @@ public struct GestureEngine: Sendable {
         var arena = DeviceArena(device: device, compiled: compiled)
         arena.clientsConnected = connectedClients
         arenas.append(arena)
+        arenaDevices.append(device.id)
     }
 
     /// R9: the device is gone. Its active gestures report `cancelled`, undecided ones fail, the
@@ -46,6 +49,7 @@ public struct GestureEngine: Sendable {
         guard let i = arenaIndex(id) else { return }
         arenas[i].abortAll(at: time, compiled, into: &events)
         arenas.remove(at: i)
+        arenaDevices.remove(at: i)
     }
 
     /// R9: events were lost (SYN_DROPPED). Everything in progress is cancelled as on removal;
@@ -87,12 +91,12 @@ public struct GestureEngine: Sendable {
     /// When ``advance(to:into:)`` must be called next, if a timer is running.
     public var nextDeadline: Timestamp? {
         var earliest = Int64.max
-        for arena in arenas { earliest = min(earliest, arena.earliestDeadline) }
+        for i in arenas.indices { earliest = min(earliest, arenas[i].earliestDeadline) }
         return earliest == Int64.max ? nil : Timestamp(microseconds: earliest)
     }
 
     @inline(__always) private func arenaIndex(_ id: DeviceID) -> Int? {
-        for i in arenas.indices where arenas[i].device.id == id { return i }
+        for i in arenaDevices.indices where arenaDevices[i] == id { return i }
         return nil
     }
 

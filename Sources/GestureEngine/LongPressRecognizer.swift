@@ -82,5 +82,12 @@ struct LongPressRecognizer: Recognizer {
         return .fail
     }
 
-    mutating func reset() { self = LongPressRecognizer(parameters, scale: scale) }
+    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
+    mutating func reset() {
+        state = .waiting
+        deadline = nil
+        mask = 0
+        tracker.reset()
+        velocity.reset()
+    }
 }

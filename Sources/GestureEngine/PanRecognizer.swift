@@ -71,5 +71,12 @@ struct PanRecognizer: Recognizer {
         return .fail
     }
 
-    mutating func reset() { self = PanRecognizer(parameters, scale: scale) }
+    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
+    mutating func reset() {
+        state = .tracking
+        started = false
+        fingers = 0
+        tracker.reset()
+        velocity.reset()
+    }
 }

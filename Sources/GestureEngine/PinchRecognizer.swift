@@ -100,5 +100,17 @@ struct PinchRecognizer: Recognizer {
         return .fail
     }
 
-    mutating func reset() { self = PinchRecognizer(parameters, scale: scale) }
+    /// Back to the start, keeping the velocity buffers (a reset must not allocate).
+    mutating func reset() {
+        state = .tracking
+        started = false
+        fingers = 0
+        mask = 0
+        baseSpread = 0
+        accumulated = 1
+        currentScale = 1
+        tracker.reset()
+        velocity.reset()
+        scaleVelocity.reset()
+    }
 }

@@ -66,7 +66,9 @@ struct Report {
     var rotationVelocity: Double? = nil
     var direction: Direction? = nil
     var edge: Edge? = nil
-    var shape: String? = nil
+    /// Index of the matched template in the shape recognizer's configuration (the arena turns it
+    /// into the name), so a report holds no reference and copies for free.
+    var shape: Int? = nil
     var score: Double? = nil
 
     init(time: Timestamp, fingers: Int, position: SurfacePoint) {

@@ -112,6 +112,7 @@ struct RotateRecognizer: Recognizer {
         return .fail
     }
 
+    /// Back to the start, keeping the buffers (a reset must not allocate).
     mutating func reset() {
         state = .tracking
         started = false

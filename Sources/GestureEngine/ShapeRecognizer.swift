@@ -75,7 +75,7 @@ struct ShapeRecognizer: Recognizer {
         let center = SurfacePoint(x: (minX + maxX) / 2 / scale.width, y: (minY + maxY) / 2 / scale.height)
         var r = Report(time: time, fingers: 1, position: center)
         r.translation = touches.positions[slot] - touches.starts[slot]
-        r.shape = parameters.templates[index].name
+        r.shape = index
         r.score = score
         return r
     }

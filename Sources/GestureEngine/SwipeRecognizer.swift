@@ -118,7 +118,18 @@ struct SwipeRecognizer: Recognizer {
         return .fail
     }
 
-    mutating func reset() { self = SwipeRecognizer(parameters, scale: scale) }
+    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
+    mutating func reset() {
+        state = .tracking
+        deadline = nil
+        started = false
+        mask = 0
+        peak = 0
+        anyLifted = false
+        displacement = .zero
+        pathLength = 0
+        velocity.reset()
+    }
 }
 
 extension Direction {

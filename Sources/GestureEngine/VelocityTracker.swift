@@ -1,46 +1,50 @@
 /// Velocity of a two-dimensional value over the last ``horizon`` of samples, like Android's
 /// VelocityTracker (whose horizon is 100 ms): the change from the oldest sample within the
 /// horizon to the newest, per second. A finger that stopped before lifting has velocity zero.
-/// Fixed storage, so sampling never allocates.
+/// A ring of ``size`` samples allocated once, so sampling never allocates.
 struct VelocityTracker {
     /// Android VelocityTracker's HORIZON.
     static let horizon = TimeSpan.milliseconds(100)
+    /// A power of two (ring indices are masked): 16 samples cover 100 ms up to 150 Hz.
     private static let size = 16
 
-    private var times = InlineArray<16, Int64>(repeating: 0)
-    private var xs = InlineArray<16, Double>(repeating: 0)
-    private var ys = InlineArray<16, Double>(repeating: 0)
+    private struct Sample {
+        var time: Int64
+        var x: Double
+        var y: Double
+    }
+
+    private var samples = [Sample](repeating: Sample(time: 0, x: 0, y: 0), count: VelocityTracker.size)
     private var head = 0
     private var count = 0
 
     mutating func add(_ time: Timestamp, x: Double, y: Double) {
-        head = (head + 1) % Self.size
-        times[head] = time.microseconds
-        xs[head] = x
-        ys[head] = y
-        if count < Self.size { count += 1 }
+        head = (head &+ 1) & (Self.size - 1)
+        samples[head] = Sample(time: time.microseconds, x: x, y: y)
+        if count < Self.size { count &+= 1 }
     }
 
     /// Units of the samples per second, as of `time`.
     func velocity(at time: Timestamp) -> (x: Double, y: Double) {
         guard count > 0 else { return (0, 0) }
-        let cutoff = time.microseconds - Self.horizon.microseconds
-        let newest = head
-        guard times[newest] >= cutoff else { return (0, 0) }
-        var oldest = newest
+        let cutoff = time.microseconds &- Self.horizon.microseconds
+        let newest = samples[head]
+        guard newest.time >= cutoff else { return (0, 0) }
+        var oldest = head
         var i = 1
         while i < count {
-            let j = (head - i + Self.size) % Self.size
-            if times[j] < cutoff { break }
+            let j = (head &- i) & (Self.size - 1)
+            if samples[j].time < cutoff { break }
             oldest = j
-            i += 1
+            i &+= 1
         }
         // With only one sample in the window, measure from the one just before it, so a finger
         // that moved once in a slow frame still has a velocity.
-        if oldest == newest, count > 1 { oldest = (head - 1 + Self.size) % Self.size }
-        let dt = Double(times[newest] - times[oldest]) / 1_000_000
+        if oldest == head, count > 1 { oldest = (head &- 1) & (Self.size - 1) }
+        let first = samples[oldest]
+        let dt = Double(newest.time &- first.time) / 1_000_000
         guard dt > 0 else { return (0, 0) }
-        return ((xs[newest] - xs[oldest]) / dt, (ys[newest] - ys[oldest]) / dt)
+        return ((newest.x - first.x) / dt, (newest.y - first.y) / dt)
     }
 
     mutating func reset() {
