@@ -176,14 +176,17 @@ extension DeviceArena {
         let geometry = device.geometry
         var shape: String?
         if let index = report.shape { shape = c.shapes[r]?.templates[index].name }
-        let event = GestureEvent(
-            name: c.names[r], kind: c.kinds[r], owner: c.owners[r], state: state, device: device.id,
-            region: c.regionNames[c.regionOf[r]], fingers: report.fingers, touches: instances[r].touchIDs,
-            time: report.time, position: report.position, positionMM: geometry.physical(report.position),
-            translation: report.translation, translationMM: geometry.physical(report.translation),
-            velocity: report.velocity, velocityMM: geometry.physical(report.velocity), scale: report.scale,
-            rotation: report.rotation, scaleVelocity: report.scaleVelocity, rotationVelocity: report.rotationVelocity,
-            direction: report.direction, edge: report.edge, shape: shape, score: report.score)
-        events.append(.gesture(event))
+        // Built in place in the caller's buffer: a gesture event is a few hundred bytes.
+        events.append(
+            .gesture(
+                GestureEvent(
+                    name: c.names[r], kind: c.kinds[r], owner: c.owners[r], state: state, device: device.id,
+                    region: c.regionNames[c.regionOf[r]], fingers: report.fingers, touches: instances[r].touchIDs,
+                    time: report.time, position: report.position, positionMM: geometry.physical(report.position),
+                    translation: report.translation, translationMM: geometry.physical(report.translation),
+                    velocity: report.velocity, velocityMM: geometry.physical(report.velocity), scale: report.scale,
+                    rotation: report.rotation, scaleVelocity: report.scaleVelocity,
+                    rotationVelocity: report.rotationVelocity, direction: report.direction, edge: report.edge,
+                    shape: shape, score: report.score)))
     }
 }
