@@ -138,7 +138,8 @@ struct CompiledSet: Sendable {
             when.append(spec.when)
             var tools: UInt8 = 0
             for tool in spec.accepts.tools { tools |= Filter.bit(tool) }
-            accepts.append(Filter(tools: tools, maxContactSize: spec.accepts.maxContactSize?.value, devices: spec.accepts.devices))
+            accepts.append(
+                Filter(tools: tools, maxContactSize: spec.accepts.maxContactSize?.value, devices: spec.accepts.devices))
             parameters.append(spec.parameters)
             if case .shape(let p) = spec.parameters {
                 var templates: [ShapeMatcher.Template] = []
@@ -146,10 +147,12 @@ struct CompiledSet: Sendable {
                     switch template {
                     case .builtIn(let shape): templates += ShapeMatcher.templates(for: shape)
                     case .points(let name, let points):
-                        templates.append(ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
+                        templates.append(
+                            ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
                     }
                 }
-                shapes.append(ShapeRecognizer.Configuration(templates: templates, minScore: p.minScore, minSize: p.minSize))
+                shapes.append(
+                    ShapeRecognizer.Configuration(templates: templates, minScore: p.minScore, minSize: p.minSize))
             } else {
                 shapes.append(nil)
             }
@@ -214,40 +217,5 @@ struct CompiledSet: Sendable {
             }
         }
         return current
-    }
-}
-
-/// Device-name patterns of `when` and `accepts`: `*` matches any run of characters, `?` one.
-enum DeviceNamePattern {
-    static func matches(_ pattern: String, _ name: String) -> Bool {
-        let p = Array(pattern.utf8)
-        let s = Array(name.utf8)
-        var pi = 0
-        var si = 0
-        var star = -1
-        var mark = 0
-        while si < s.count {
-            if pi < p.count && (p[pi] == UInt8(ascii: "?") || p[pi] == s[si]) {
-                pi += 1
-                si += 1
-            } else if pi < p.count && p[pi] == UInt8(ascii: "*") {
-                star = pi
-                mark = si
-                pi += 1
-            } else if star >= 0 {
-                pi = star + 1
-                mark += 1
-                si = mark
-            } else {
-                return false
-            }
-        }
-        while pi < p.count && p[pi] == UInt8(ascii: "*") { pi += 1 }
-        return pi == p.count
-    }
-
-    /// True when `patterns` is empty (any device) or one of them matches.
-    static func matchesAny(_ patterns: [String], _ name: String) -> Bool {
-        patterns.isEmpty || patterns.contains { matches($0, name) }
     }
 }

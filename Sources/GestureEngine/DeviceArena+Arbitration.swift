@@ -2,7 +2,9 @@
 
 extension DeviceArena {
     /// Applies a machine's proposal.
-    mutating func handle(_ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+    mutating func handle(
+        _ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         switch proposal {
         case .none:
             return
@@ -34,7 +36,9 @@ extension DeviceArena {
     }
 
     /// A recognizer would leave `possible`: R3, then R5, then R4.
-    private mutating func attempt(_ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+    private mutating func attempt(
+        _ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         guard passesGate(r, report, c), !blockedByActive(r, c) else {
             fail(r, at: time, c, into: &events)
             return
@@ -90,7 +94,9 @@ extension DeviceArena {
 
     /// The transition happens: emit it (with what happened while it was held), then R5
     /// exclusivity, R4 dependents, R8 views.
-    private mutating func commit(_ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+    private mutating func commit(
+        _ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         let waited = held[r]
         held[r] = nil
         if c.kinds[r].isContinuous {
@@ -172,7 +178,9 @@ extension DeviceArena {
     }
 
     /// Appends the report as a gesture event.
-    mutating func emit(_ r: Int, _ state: GestureState, _ report: Report, _ c: CompiledSet, into events: inout [EngineEvent]) {
+    mutating func emit(
+        _ r: Int, _ state: GestureState, _ report: Report, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         let geometry = device.geometry
         var shape: String?
         if let index = report.shape { shape = c.shapes[r]?.templates[index].name }

@@ -21,7 +21,9 @@ extension DeviceArena {
                 touch.phase = .cancelled
                 touch.position = table.positions[slot]
                 events.append(
-                    .touch(ViewTouchEvent(device: device.id, region: c.regionNames[table.regions[slot]], touch: touch, time: now)))
+                    .touch(
+                        ViewTouchEvent(
+                            device: device.id, region: c.regionNames[table.regions[slot]], touch: touch, time: now)))
             case .delayed, .finished:
                 break
             }

@@ -21,7 +21,9 @@ extension DeviceArena {
     }
 
     /// One touch of the frame, as the views should see it now.
-    mutating func viewEvent(_ slot: Int, _ phase: TouchPhase, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+    mutating func viewEvent(
+        _ slot: Int, _ phase: TouchPhase, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         switch phase {
         case .began:
             let event = viewTouch(slot, .began, at: time, c)
@@ -64,7 +66,9 @@ extension DeviceArena {
     }
 
     /// A touch end the views may see now, unless a delays-touches-ended recognizer is undecided.
-    private mutating func showEnd(_ slot: Int, _ event: ViewTouchEvent, _ c: CompiledSet, into events: inout [EngineEvent]) {
+    private mutating func showEnd(
+        _ slot: Int, _ event: ViewTouchEvent, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         if undecided(slot, .delaysTouchesEnded, c) {
             table.views[slot] = .endHeld
             table.heldEnds[slot] = event

@@ -24,8 +24,10 @@ extension EngineConfiguration {
             RecognizerSpec(name: "two-finger-tap", parameters: tap(fingers: 2)),
             RecognizerSpec(name: "long-press", parameters: .longPress(LongPressParameters())),
             RecognizerSpec(
-                name: "pan", parameters: .pan(PanParameters()), simultaneousWith: ["swipe", "pinch", "rotate", "circle"]),
-            RecognizerSpec(name: "swipe", parameters: .swipe(SwipeParameters()), simultaneousWith: ["pinch", "rotate"]),
+                name: "pan", parameters: .pan(PanParameters()),
+                simultaneousWith: ["swipe", "pinch", "rotate", "circle"]),
+            RecognizerSpec(
+                name: "swipe", parameters: .swipe(SwipeParameters()), simultaneousWith: ["pinch", "rotate"]),
             RecognizerSpec(name: "pinch", parameters: .pinch(PinchParameters()), simultaneousWith: ["rotate"]),
             RecognizerSpec(name: "rotate", parameters: .rotate(RotateParameters())),
             RecognizerSpec(name: "edge-swipe", parameters: .edgeSwipe(EdgeSwipeParameters()), preempts: ["pan"]),

@@ -29,7 +29,10 @@ public struct GestureEngine: Sendable {
     public init(configuration: EngineConfiguration) throws(SpecError) {
         try configuration.validate()
         self.configuration = configuration
-        compiled = CompiledSet([CompiledSet.Definitions(owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)])
+        compiled = CompiledSet([
+            CompiledSet.Definitions(
+                owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
+        ])
     }
 
     // MARK: - Devices
@@ -165,12 +168,16 @@ public struct GestureEngine: Sendable {
     }
 
     private var allDefinitions: [CompiledSet.Definitions] {
-        [CompiledSet.Definitions(owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)]
+        [
+            CompiledSet.Definitions(
+                owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
+        ]
             + clients
     }
 
     private mutating func replaceDefinitions(
-        of owner: Owner, with definitions: CompiledSet.Definitions?, at time: Timestamp, into events: inout [EngineEvent]
+        of owner: Owner, with definitions: CompiledSet.Definitions?, at time: Timestamp,
+        into events: inout [EngineEvent]
     ) {
         let old = compiled
         clients.removeAll { $0.owner == owner }
@@ -187,14 +194,17 @@ public struct GestureEngine: Sendable {
         let regionMap = old.regionNames.indices.map { region -> Int in
             var current = region
             while current > 0 {
-                if old.regionOwners[current] != owner, let mapped = newRegion[old.regionNames[current]] { return mapped }
+                if old.regionOwners[current] != owner, let mapped = newRegion[old.regionNames[current]] {
+                    return mapped
+                }
                 current = old.regionParents[current]
             }
             return 0
         }
         for i in arenas.indices {
             arenas[i].retire(removed, at: time, old, into: &events)
-            var arena = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: previousIndex, regionMap: regionMap)
+            var arena = DeviceArena(
+                carrying: arenas[i], compiled: compiled, previousIndex: previousIndex, regionMap: regionMap)
             arena.settleViews(at: arena.now, compiled, into: &events)
             arena.finishCycle(compiled)
             arenas[i] = arena

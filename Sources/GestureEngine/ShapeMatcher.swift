@@ -52,7 +52,9 @@ struct ShapeMatcher {
     }
 
     /// The best template for `stroke` and its score (0…1), or nil when the stroke is degenerate.
-    mutating func match(_ stroke: borrowing [Vec2], against templates: borrowing [Template]) -> (index: Int, score: Double)? {
+    mutating func match(
+        _ stroke: borrowing [Vec2], against templates: borrowing [Template]
+    ) -> (index: Int, score: Double)? {
         guard normalize(stroke) else { return nil }
         var best = -1
         var bestDistance = Double.infinity

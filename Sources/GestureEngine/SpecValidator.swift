@@ -24,7 +24,8 @@ struct SpecValidator {
 
     /// Validates a client's definitions; `others` are the definitions of the other clients.
     func validateClient(
-        regions: [RegionSpec], recognizers: [RecognizerSpec], others: [(regions: [RegionSpec], recognizers: [RecognizerSpec])]
+        regions: [RegionSpec], recognizers: [RecognizerSpec],
+        others: [(regions: [RegionSpec], recognizers: [RecognizerSpec])]
     ) throws(SpecError) {
         var v = self
         v.outerRegions = Set(configuration.regions.map(\.name))
@@ -51,7 +52,8 @@ struct SpecValidator {
             }
             if let first = ownRegions[region.name] {
                 throw SpecError(
-                    path: path + [.key("name")], message: "region '\(region.name)' is already defined at regions[\(first)]")
+                    path: path + [.key("name")],
+                    message: "region '\(region.name)' is already defined at regions[\(first)]")
             }
             guard !takenRegions.contains(region.name) else {
                 throw SpecError(path: path + [.key("name")], message: "region name '\(region.name)' is already in use")
@@ -62,7 +64,9 @@ struct SpecValidator {
         for (i, region) in regions.enumerated() {
             guard let parent = region.parent, parent != RegionSpec.rootName else { continue }
             let path: [SpecPathComponent] = [.key("regions"), .index(i), .key("parent")]
-            guard parent != region.name else { throw SpecError(path: path, message: "a region cannot be its own parent") }
+            guard parent != region.name else {
+                throw SpecError(path: path, message: "a region cannot be its own parent")
+            }
             guard ownRegions[parent] != nil || outerRegions.contains(parent) else {
                 throw SpecError(path: path, message: "unknown region '\(parent)'\(visibilityHint)")
             }
@@ -87,7 +91,8 @@ struct SpecValidator {
                     message: "recognizer '\(spec.name)' is already defined at recognizers[\(first)]")
             }
             guard !takenRecognizers.contains(spec.name) else {
-                throw SpecError(path: path + [.key("name")], message: "recognizer name '\(spec.name)' is already in use")
+                throw SpecError(
+                    path: path + [.key("name")], message: "recognizer name '\(spec.name)' is already in use")
             }
             ownRecognizers[spec.name] = i
         }
@@ -111,7 +116,9 @@ struct SpecValidator {
                 for (j, name) in names.enumerated() {
                     let at = path + [.key(key), .index(j)]
                     if wildcard && name == "*" { continue }
-                    guard name != spec.name else { throw SpecError(path: at, message: "a recognizer cannot name itself") }
+                    guard name != spec.name else {
+                        throw SpecError(path: at, message: "a recognizer cannot name itself")
+                    }
                     guard ownRecognizers[name] != nil || outerRecognizers.contains(name) else {
                         throw SpecError(path: at, message: "unknown recognizer '\(name)'\(visibilityHint)")
                     }
@@ -147,7 +154,9 @@ struct SpecValidator {
                 if mark[target] == 1 {
                     throw SpecError(
                         path: [.key("recognizers"), .index(node), .key("requires-failure-of"), .index(next)],
-                        message: "failure requirements form a cycle: '\(recognizers[node].name)' → '\(recognizers[target].name)' → … → '\(recognizers[node].name)'")
+                        message:
+                            "failure requirements form a cycle: '\(recognizers[node].name)' → '\(recognizers[target].name)' → … → '\(recognizers[node].name)'"
+                    )
                 }
                 if mark[target] == 0 {
                     mark[target] = 1
@@ -179,8 +188,11 @@ struct SpecValidator {
         try require((1...10).contains(n), path, "expected a finger count from 1 to 10")
     }
 
-    private func checkFingerRange(_ low: Int, _ high: Int, _ path: [SpecPathComponent], least: Int = 1) throws(SpecError) {
-        try require((least...10).contains(low), path + [.key("min-fingers")], "expected a finger count from \(least) to 10")
+    private func checkFingerRange(
+        _ low: Int, _ high: Int, _ path: [SpecPathComponent], least: Int = 1
+    ) throws(SpecError) {
+        try require(
+            (least...10).contains(low), path + [.key("min-fingers")], "expected a finger count from \(least) to 10")
         try checkFingers(high, path + [.key("max-fingers")])
         try require(high >= low, path + [.key("max-fingers")], "expected max-fingers ≥ min-fingers (\(low))")
     }
@@ -189,7 +201,8 @@ struct SpecValidator {
         try require((1000...60_000_000).contains(span.microseconds), path, "expected milliseconds from 1 to 60000")
     }
 
-    private func checkLength(_ mm: Millimeters, _ path: [SpecPathComponent], allowZero: Bool = false) throws(SpecError) {
+    private func checkLength(_ mm: Millimeters, _ path: [SpecPathComponent], allowZero: Bool = false) throws(SpecError)
+    {
         let ok = (mm.value > 0 || (allowZero && mm.value == 0)) && mm.value <= 10_000
         try require(ok, path, "expected millimetres from \(allowZero ? 0 : 0.01) to 10000")
     }

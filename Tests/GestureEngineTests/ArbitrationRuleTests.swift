@@ -66,8 +66,14 @@ struct ArbitrationRuleTests {
         engine.addDevice(device)
         var events: [EngineEvent] = []
         let p = SurfacePoint(x: 0.3, y: 0.7)
-        engine.process(TouchFrame(device: device.id, time: Timestamp(microseconds: 10_000), touches: [Touch(id: TouchID(1), phase: .began, position: p)]), into: &events)
-        engine.process(TouchFrame(device: device.id, time: Timestamp(microseconds: 90_000), touches: [Touch(id: TouchID(1), phase: .ended, position: p)]), into: &events)
+        engine.process(
+            TouchFrame(
+                device: device.id, time: Timestamp(microseconds: 10_000),
+                touches: [Touch(id: TouchID(1), phase: .began, position: p)]), into: &events)
+        engine.process(
+            TouchFrame(
+                device: device.id, time: Timestamp(microseconds: 90_000),
+                touches: [Touch(id: TouchID(1), phase: .ended, position: p)]), into: &events)
         func gestures() -> [GestureEvent] { events.compactMap { if case .gesture(let g) = $0 { g } else { nil } } }
         #expect(gestures().isEmpty)
         #expect(engine.nextDeadline == Timestamp(microseconds: 390_000))
@@ -136,9 +142,10 @@ struct ArbitrationRuleTests {
             +10ms stroke 1 to 0.3,0.5 over 200ms
             +10ms up 1
             """)
-        #expect(events.filter { $0.state == .began || $0.state == .cancelled }.map { "\($0.name) \($0.state)" } == [
-            "pan began", "edge began", "pan cancelled",
-        ])
+        #expect(
+            events.filter { $0.state == .began || $0.state == .cancelled }.map { "\($0.name) \($0.state)" } == [
+                "pan began", "edge began", "pan cancelled",
+            ])
     }
 
     @Test("R7: timers of several devices fire in time order")
@@ -153,7 +160,10 @@ struct ArbitrationRuleTests {
             +100ms down 2 at 0.5,0.5 on b
             wait 1s
             """)
-        #expect(events.map(\.time.microseconds) == [Scenario.origin.microseconds + 300_000, Scenario.origin.microseconds + 400_000])
+        #expect(
+            events.map(\.time.microseconds) == [
+                Scenario.origin.microseconds + 300_000, Scenario.origin.microseconds + 400_000,
+            ])
         #expect(events.map(\.device) == [DeviceID(1), DeviceID(2)])
     }
 
@@ -169,11 +179,12 @@ struct ArbitrationRuleTests {
             +60ms up 1
             wait 1s
             """)
-        #expect(lines == [
-            "0ms view 1 began at=0.500,0.500",
-            "60ms tap recognized fingers=1 touches=1 at=0.500,0.500 (emitted at 360ms)",
-            "60ms view 1 ended at=0.500,0.500 (emitted at 360ms)",
-        ])
+        #expect(
+            lines == [
+                "0ms view 1 began at=0.500,0.500",
+                "60ms tap recognized fingers=1 touches=1 at=0.500,0.500 (emitted at 360ms)",
+                "60ms view 1 ended at=0.500,0.500 (emitted at 360ms)",
+            ])
     }
 
     @Test("R8: a client leaving releases the touches its recognizer delayed")

@@ -11,7 +11,8 @@ struct ConfigurationTests {
         let names = EngineConfiguration.default.recognizers.map(\.name)
         #expect(
             names == [
-                "tap", "double-tap", "two-finger-tap", "long-press", "pan", "swipe", "pinch", "rotate", "edge-swipe", "circle",
+                "tap", "double-tap", "two-finger-tap", "long-press", "pan", "swipe", "pinch", "rotate", "edge-swipe",
+                "circle",
             ])
         try EngineConfiguration.default.validate()
         let engine = try GestureEngine(configuration: .default)
@@ -101,7 +102,8 @@ struct ConfigurationTests {
             check([RegionSpec(name: "a", rect: rect), RegionSpec(name: "a", rect: rect)]) == [
                 .key("regions"), .index(1), .key("name"),
             ])
-        #expect(check([RegionSpec(name: "a", rect: rect, parent: "b")]) == [.key("regions"), .index(0), .key("parent")])
+        #expect(
+            check([RegionSpec(name: "a", rect: rect, parent: "b")]) == [.key("regions"), .index(0), .key("parent")])
         #expect(
             check([RegionSpec(name: "a", rect: rect, parent: "b"), RegionSpec(name: "b", rect: rect, parent: "a")]) == [
                 .key("regions"), .index(0), .key("parent"),
@@ -121,7 +123,11 @@ struct ConfigurationTests {
         pan.minFingers = 3
         pan.maxFingers = 2
         var shape = ShapeParameters()
-        shape.templates = [.points(name: "dot", points: [SurfacePoint(x: 0.5, y: 0.5), SurfacePoint(x: 0.5, y: 0.5), SurfacePoint(x: 0.5, y: 0.5)])]
+        shape.templates = [
+            .points(
+                name: "dot",
+                points: [SurfacePoint(x: 0.5, y: 0.5), SurfacePoint(x: 0.5, y: 0.5), SurfacePoint(x: 0.5, y: 0.5)])
+        ]
         let cases: [(RecognizerParameters, SpecPathComponent)] = [
             (.tap(tap), .key("fingers")), (.pan(pan), .key("max-fingers")), (.shape(shape), .key("templates")),
         ]
@@ -187,18 +193,24 @@ struct ClientDefinitionTests {
             &e, 1,
             #"{"regions": [{"name": "r1", "rect": {"x": 0, "y": 0, "width": 0.2, "height": 0.2}}], "recognizers": [{"name": "one", "kind": "tap"}]}"#
         )
-        let a = Self.refusal(&e, 2, #"{"recognizers": [{"name": "two", "kind": "tap", "requires-failure-of": ["one"]}]}"#)
+        let a = Self.refusal(
+            &e, 2, #"{"recognizers": [{"name": "two", "kind": "tap", "requires-failure-of": ["one"]}]}"#)
         #expect(a?.path == [.key("recognizers"), .index(0), .key("requires-failure-of"), .index(0)])
         let b = Self.refusal(&e, 2, #"{"recognizers": [{"name": "two", "kind": "tap", "region": "r1"}]}"#)
         #expect(b?.path == [.key("recognizers"), .index(0), .key("region")])
-        let c = Self.refusal(&e, 2, #"{"regions": [{"name": "r2", "parent": "r1", "rect": {"x": 0, "y": 0, "width": 0.2, "height": 0.2}}]}"#)
+        let c = Self.refusal(
+            &e, 2,
+            #"{"regions": [{"name": "r2", "parent": "r1", "rect": {"x": 0, "y": 0, "width": 0.2, "height": 0.2}}]}"#)
         #expect(c?.path == [.key("regions"), .index(0), .key("parent")])
     }
 
     @Test("names must not collide with the configuration's or another client's")
     func collisions() throws {
         var e = try Self.engine()
-        #expect(Self.refusal(&e, 1, #"{"recognizers": [{"name": "pan", "kind": "pan"}]}"#)?.path == [.key("recognizers"), .index(0), .key("name")])
+        #expect(
+            Self.refusal(&e, 1, #"{"recognizers": [{"name": "pan", "kind": "pan"}]}"#)?.path == [
+                .key("recognizers"), .index(0), .key("name"),
+            ])
         try Self.define(&e, 1, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#)
         #expect(Self.refusal(&e, 2, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#) != nil)
         // Redefining replaces the client's own definitions, so its own names are free again.
@@ -211,7 +223,9 @@ struct ClientDefinitionTests {
         var e = try Self.engine()
         try Self.define(&e, 1, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#)
         let before = e.recognizerSummaries
-        #expect(Self.refusal(&e, 1, #"{"recognizers": [{"name": "new", "kind": "tap", "requires-failure-of": ["x"]}]}"#) != nil)
+        #expect(
+            Self.refusal(&e, 1, #"{"recognizers": [{"name": "new", "kind": "tap", "requires-failure-of": ["x"]}]}"#)
+                != nil)
         #expect(e.recognizerSummaries == before)
     }
 
@@ -227,10 +241,13 @@ struct ClientDefinitionTests {
     @Test("R9: a reload keeps the client definitions that still validate and names the dropped owners")
     func reloadDropsInvalidClients() throws {
         var e = try Self.engine()
-        try Self.define(&e, 1, #"{"recognizers": [{"name": "a", "kind": "tap", "requires-failure-of": ["double-tap"]}]}"#)
+        try Self.define(
+            &e, 1, #"{"recognizers": [{"name": "a", "kind": "tap", "requires-failure-of": ["double-tap"]}]}"#)
         try Self.define(&e, 2, #"{"recognizers": [{"name": "b", "kind": "tap"}]}"#)
         var events: [EngineEvent] = []
-        let dropped = try e.reload(EngineConfiguration(recognizers: [RecognizerSpec(name: "x", parameters: .pan(PanParameters()))]), at: Self.t0, into: &events)
+        let dropped = try e.reload(
+            EngineConfiguration(recognizers: [RecognizerSpec(name: "x", parameters: .pan(PanParameters()))]),
+            at: Self.t0, into: &events)
         #expect(dropped == [.client(1)])
         #expect(e.recognizerSummaries.map(\.name) == ["x", "b"])
     }

@@ -104,7 +104,8 @@ struct ContinuousRecognizerTests {
 
     // MARK: edge-swipe
 
-    @Test("edge-swipe: from each edge's band, inward min-distance begins and reports the edge", arguments: Edge.allCases)
+    @Test(
+        "edge-swipe: from each edge's band, inward min-distance begins and reports the edge", arguments: Edge.allCases)
     func edgeSwipe(edge: Edge) {
         typealias H = MachineHarness<EdgeSwipeRecognizer>
         var h = H(EdgeSwipeParameters())

@@ -17,12 +17,15 @@ struct DefaultSetTests {
         events.filter { $0.state != .changed }.map { "\($0.name) \($0.state.rawValue)" }
     }
 
-    @Test("R6: a one-finger horizontal swipe yields a swipe (the pan may run too)", arguments: rates, [Direction.left, .right])
+    @Test(
+        "R6: a one-finger horizontal swipe yields a swipe (the pan may run too)", arguments: rates,
+        [Direction.left, .right])
     func horizontalSwipe(rate: Double, direction: Direction) throws {
         for seed in 1...5 as ClosedRange<UInt64> {
             let (from, to) = direction == .right ? ("0.25", "0.55") : ("0.55", "0.25")
             let events = try Self.run(
-                "0ms down 1 at \(from),0.50\n+10ms stroke 1 to \(to),0.51 over 140ms flick\n+8ms up 1", rate: rate, seed: seed)
+                "0ms down 1 at \(from),0.50\n+10ms stroke 1 to \(to),0.51 over 140ms flick\n+8ms up 1", rate: rate,
+                seed: seed)
             let swipes = events.filter { $0.name == "swipe" }
             #expect(swipes.count == 1, "\(Self.names(events))")
             #expect(swipes.first?.direction == direction)
@@ -140,14 +143,16 @@ struct DefaultSetTests {
             case .top: ("0.50,0.008", "0.50,0.40")
             case .bottom: ("0.50,0.992", "0.50,0.60")
             }
-        let events = try Self.run("0ms down 1 at \(from)\n+10ms stroke 1 to \(to) over 200ms flick\n+8ms up 1", rate: 120)
+        let events = try Self.run(
+            "0ms down 1 at \(from)\n+10ms stroke 1 to \(to) over 200ms flick\n+8ms up 1", rate: 120)
         #expect(events.first { $0.name == "edge-swipe" && $0.state == .began }?.edge == edge)
         #expect(!events.contains { $0.name == "swipe" })
     }
 
     @Test("a slow drag yields a pan only")
     func drag() throws {
-        let events = try Self.run("0ms down 1 at 0.30,0.50\n+10ms stroke 1 to 0.50,0.60 over 900ms drag\n+30ms up 1", rate: 120)
+        let events = try Self.run(
+            "0ms down 1 at 0.30,0.50\n+10ms stroke 1 to 0.50,0.60 over 900ms drag\n+30ms up 1", rate: 120)
         #expect(Set(events.map(\.name)) == ["pan"])
     }
 

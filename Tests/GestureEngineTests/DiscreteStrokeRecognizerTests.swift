@@ -8,7 +8,9 @@ struct DiscreteStrokeRecognizerTests {
     typealias Swipe = MachineHarness<SwipeRecognizer>
 
     /// A straight stroke of `fingers` fingers, 60 mm in 120 ms at 120 Hz, in `direction`.
-    static func swipe(_ h: inout Swipe, fingers: Int, direction: Direction, length: Double = 60, ms: Double = 120) -> Proposal {
+    static func swipe(
+        _ h: inout Swipe, fingers: Int, direction: Direction, length: Double = 60, ms: Double = 120
+    ) -> Proposal {
         let angle = direction.degrees * Double.pi / 180
         let (c, s) = cosSin(angle)
         h.down(Swipe.fingers(fingers, at: 170, 100))
@@ -22,7 +24,9 @@ struct DiscreteStrokeRecognizerTests {
         return h.up((1...UInt32(fingers)).map { $0 })
     }
 
-    @Test("swipe: F fingers in each of 8 directions are recognized with that direction", arguments: 1...5, Direction.allCases)
+    @Test(
+        "swipe: F fingers in each of 8 directions are recognized with that direction", arguments: 1...5,
+        Direction.allCases)
     func swipe(fingers: Int, direction: Direction) {
         var h = Swipe(SwipeParameters())
         let result = Self.swipe(&h, fingers: fingers, direction: direction)
@@ -79,12 +83,14 @@ struct DiscreteStrokeRecognizerTests {
 
     typealias Shape = MachineHarness<ShapeRecognizer>
 
-    static func shapeConfiguration(_ templates: [ShapeTemplate] = [.builtIn(.circle)]) -> ShapeRecognizer.Configuration {
+    static func shapeConfiguration(_ templates: [ShapeTemplate] = [.builtIn(.circle)]) -> ShapeRecognizer.Configuration
+    {
         var all: [ShapeMatcher.Template] = []
         for t in templates {
             switch t {
             case .builtIn(let s): all += ShapeMatcher.templates(for: s)
-            case .points(let name, let points): all.append(ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
+            case .points(let name, let points):
+                all.append(ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
             }
         }
         return ShapeRecognizer.Configuration(templates: all, minScore: 0.8, minSize: Millimeters(20))
@@ -105,7 +111,9 @@ struct DiscreteStrokeRecognizerTests {
         return h.up([1])
     }
 
-    static func circle(radius: Double, clockwise: Bool, start: Double, turn: Double = 360, steps: Int = 60) -> [(Double, Double)] {
+    static func circle(
+        radius: Double, clockwise: Bool, start: Double, turn: Double = 360, steps: Int = 60
+    ) -> [(Double, Double)] {
         (0...steps).map { k in
             let a = (start + (clockwise ? 1 : -1) * turn * Double(k) / Double(steps)) * Double.pi / 180
             let (c, s) = cosSin(a)
@@ -154,7 +162,9 @@ struct DiscreteStrokeRecognizerTests {
             name: "v", points: [SurfacePoint(x: 0, y: 0), SurfacePoint(x: 0.5, y: 1), SurfacePoint(x: 1, y: 0)])
         let z = ShapeTemplate.points(
             name: "z",
-            points: [SurfacePoint(x: 0, y: 0), SurfacePoint(x: 1, y: 0), SurfacePoint(x: 0, y: 1), SurfacePoint(x: 1, y: 1)])
+            points: [
+                SurfacePoint(x: 0, y: 0), SurfacePoint(x: 1, y: 0), SurfacePoint(x: 0, y: 1), SurfacePoint(x: 1, y: 1),
+            ])
         let config = Self.shapeConfiguration([.builtIn(.circle), v, z])
         func polyline(_ corners: [(Double, Double)]) -> [(Double, Double)] {
             var out: [(Double, Double)] = []

@@ -86,7 +86,9 @@ struct ScenarioTests {
 
     @Test("Every scenario file has a test that names it")
     func everyFileIsChecked() throws {
-        let source = try String(contentsOf: ScenarioFiles.directory.deletingLastPathComponent().appendingPathComponent("ScenarioTests.swift"), encoding: .utf8)
+        let source = try String(
+            contentsOf: ScenarioFiles.directory.deletingLastPathComponent().appendingPathComponent(
+                "ScenarioTests.swift"), encoding: .utf8)
         for name in ScenarioFiles.all {
             #expect(source.contains("check(\"\(name)\")"), "Scenarios/\(name).scenario is not run by any test")
         }

@@ -30,7 +30,8 @@ struct MachineHarness<R: Recognizer> {
             added |= .bit(slot)
         }
         mine |= added
-        return machine.update(RecognizerInput(time: time, live: mine & table.live, added: added, lifted: 0, moved: 0), table)
+        return machine.update(
+            RecognizerInput(time: time, live: mine & table.live, added: added, lifted: 0, moved: 0), table)
     }
 
     /// Touches move to the given millimetre positions in one frame.
@@ -42,7 +43,8 @@ struct MachineHarness<R: Recognizer> {
             table.positions[slot] = Self.point(x, y)
             moved |= .bit(slot)
         }
-        return machine.update(RecognizerInput(time: time, live: mine & table.live, added: 0, lifted: 0, moved: moved), table)
+        return machine.update(
+            RecognizerInput(time: time, live: mine & table.live, added: 0, lifted: 0, moved: moved), table)
     }
 
     /// Touches lift in one frame.
@@ -54,7 +56,8 @@ struct MachineHarness<R: Recognizer> {
             table.live &= ~.bit(slot)
             lifted |= .bit(slot)
         }
-        return machine.update(RecognizerInput(time: time, live: mine & table.live, added: 0, lifted: lifted, moved: 0), table)
+        return machine.update(
+            RecognizerInput(time: time, live: mine & table.live, added: 0, lifted: lifted, moved: 0), table)
     }
 
     /// Lets time run to the machine's deadline and fires it.
@@ -65,7 +68,9 @@ struct MachineHarness<R: Recognizer> {
     }
 
     /// Positions of `count` fingers spread 15 mm apart around (x, y).
-    static func fingers(_ count: Int, at x: Double, _ y: Double, dx: Double = 0, dy: Double = 0) -> [(UInt32, Double, Double)] {
+    static func fingers(
+        _ count: Int, at x: Double, _ y: Double, dx: Double = 0, dy: Double = 0
+    ) -> [(UInt32, Double, Double)] {
         (0..<count).map { i in (UInt32(i + 1), x + Double(i) * 15 - Double(count - 1) * 7.5 + dx, y + dy) }
     }
 }

@@ -103,7 +103,10 @@ struct Scenario {
 
 extension Scenario.Parser {
     mutating func addDefaultDevice() {
-        addDevice(label: "panel", geometry: SurfaceGeometry(physicalSize: PhysicalSize(width: Millimeters(344), height: Millimeters(194))), name: "panel")
+        addDevice(
+            label: "panel",
+            geometry: SurfaceGeometry(physicalSize: PhysicalSize(width: Millimeters(344), height: Millimeters(194))),
+            name: "panel")
     }
 
     mutating func addDevice(label: String, geometry: SurfaceGeometry, name: String) {
@@ -200,7 +203,9 @@ extension Scenario.Parser {
             configurationStarted = true
             scenario.configuration.regions.append(try decode(RegionSpec.self, rest))
         case "device":
-            guard words.count >= 3 else { throw fail("expected 'device <label> <W>x<H>mm | unknown-size [aspect <h/w>]'") }
+            guard words.count >= 3 else {
+                throw fail("expected 'device <label> <W>x<H>mm | unknown-size [aspect <h/w>]'")
+            }
             var name = words[1]
             var geometry: SurfaceGeometry
             var i = 3
@@ -225,10 +230,14 @@ extension Scenario.Parser {
             }
             addDevice(label: words[1], geometry: geometry, name: name)
         case "rate":
-            guard let hz = Double(rest.replacingOccurrences(of: "Hz", with: "")), hz > 0 else { throw fail("expected 'rate <n>Hz'") }
+            guard let hz = Double(rest.replacingOccurrences(of: "Hz", with: "")), hz > 0 else {
+                throw fail("expected 'rate <n>Hz'")
+            }
             synthesizer.rate = hz
         case "jitter":
-            guard let mm = Double(rest.replacingOccurrences(of: "mm", with: "")), mm >= 0 else { throw fail("expected 'jitter <n>mm'") }
+            guard let mm = Double(rest.replacingOccurrences(of: "mm", with: "")), mm >= 0 else {
+                throw fail("expected 'jitter <n>mm'")
+            }
             synthesizer.jitter = Millimeters(mm)
         case "seed":
             guard let seed = UInt64(rest) else { throw fail("expected 'seed <number>'") }
@@ -263,8 +272,12 @@ extension Scenario.Parser {
     }
 
     func parseDuration(_ word: String) -> TimeSpan? {
-        if word.hasSuffix("ms"), let v = Double(word.dropLast(2)) { return TimeSpan(microseconds: Int64((v * 1000).rounded())) }
-        if word.hasSuffix("s"), let v = Double(word.dropLast(1)) { return TimeSpan(microseconds: Int64((v * 1_000_000).rounded())) }
+        if word.hasSuffix("ms"), let v = Double(word.dropLast(2)) {
+            return TimeSpan(microseconds: Int64((v * 1000).rounded()))
+        }
+        if word.hasSuffix("s"), let v = Double(word.dropLast(1)) {
+            return TimeSpan(microseconds: Int64((v * 1_000_000).rounded()))
+        }
         return nil
     }
 
@@ -297,7 +310,9 @@ extension Scenario.Parser {
                 device = d
                 words.removeSubrange(on...(on + 1))
             }
-            guard words.count >= 2, let id = UInt32(words[1]) else { throw fail("expected '<action> <touch id> …' in '\(action)'") }
+            guard words.count >= 2, let id = UInt32(words[1]) else {
+                throw fail("expected '<action> <touch id> …' in '\(action)'")
+            }
             let d = scenario.devices[device]
             switch words[0] {
             case "down", "move", "up", "cancel":
@@ -307,13 +322,16 @@ extension Scenario.Parser {
                     throw fail("expected 'stroke <id> to <point> over <duration> [profile]'")
                 }
                 motions[device, default: []].append(
-                    TouchMotion(id: id, path: .line(to: try parsePoint(words[3], d)), duration: span, profile: try profile(words, 6)))
+                    TouchMotion(
+                        id: id, path: .line(to: try parsePoint(words[3], d)), duration: span,
+                        profile: try profile(words, 6)))
             case "arc":
                 guard words.count >= 8, words[2] == "around", words[4] == "by", words[6] == "over",
                     let degrees = Double(words[5].replacingOccurrences(of: "deg", with: "")),
                     let span = parseDuration(words[7])
                 else {
-                    throw fail("expected 'arc <id> around <point> by <degrees>deg over <duration> [scale <k>] [profile]'")
+                    throw fail(
+                        "expected 'arc <id> around <point> by <degrees>deg over <duration> [scale <k>] [profile]'")
                 }
                 var next = 8
                 var factor = 1.0
@@ -325,7 +343,8 @@ extension Scenario.Parser {
                 motions[device, default: []].append(
                     TouchMotion(
                         id: id,
-                        path: .arc(center: try parsePoint(words[3], d), radians: degrees * Double.pi / 180, scale: factor),
+                        path: .arc(
+                            center: try parsePoint(words[3], d), radians: degrees * Double.pi / 180, scale: factor),
                         duration: span, profile: try profile(words, next)))
             case "wiggle":
                 guard words.count == 4, words[2] == "over", let span = parseDuration(words[3]) else {
@@ -345,7 +364,8 @@ extension Scenario.Parser {
     func profile(_ words: [String], _ index: Int) throws -> StrokeProfile {
         guard index < words.count else { return .drag }
         guard let p = StrokeProfile(rawValue: words[index]) else {
-            throw fail("unknown profile '\(words[index])' (\(StrokeProfile.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw fail(
+                "unknown profile '\(words[index])' (\(StrokeProfile.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return p
     }
@@ -359,12 +379,16 @@ extension Scenario.Parser {
             let index = touches.firstIndex { $0.id == id }
             switch verb {
             case "down":
-                guard words.count >= 4, words[2] == "at" else { throw fail("expected 'down <id> at <point> [tool=…] [size=…mm]'") }
+                guard words.count >= 4, words[2] == "at" else {
+                    throw fail("expected 'down <id> at <point> [tool=…] [size=…mm]'")
+                }
                 var touch = Scenario.LiveTouch(id: id, position: try parsePoint(words[3], d), tool: .finger, size: nil)
                 for option in words.dropFirst(4) {
                     if option.hasPrefix("tool="), let tool = ToolType(rawValue: String(option.dropFirst(5))) {
                         touch.tool = tool
-                    } else if option.hasPrefix("size="), let mm = Double(option.dropFirst(5).replacingOccurrences(of: "mm", with: "")) {
+                    } else if option.hasPrefix("size="),
+                        let mm = Double(option.dropFirst(5).replacingOccurrences(of: "mm", with: ""))
+                    {
                         touch.size = Millimeters(mm)
                     } else {
                         throw fail("unknown option '\(option)'")
@@ -406,7 +430,9 @@ extension Scenario.Parser {
         var touches = live[d.descriptor.id] ?? []
         var origins: [UInt32: SurfacePoint] = [:]
         for motion in motions {
-            guard let t = touches.first(where: { $0.id == motion.id }) else { throw fail("touch \(motion.id) is not down") }
+            guard let t = touches.first(where: { $0.id == motion.id }) else {
+                throw fail("touch \(motion.id) is not down")
+            }
             origins[motion.id] = t.position
         }
         let size = d.descriptor.geometry.measuringSize

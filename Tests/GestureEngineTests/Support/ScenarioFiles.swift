@@ -25,7 +25,9 @@ enum ScenarioFiles {
             return
         }
         let diff = lineDiff(expected: scenario.expected, actual: actual)
-        Issue.record("\(name).scenario: the engine's events differ (- expected, + actual):\n\(diff)", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(name).scenario: the engine's events differ (- expected, + actual):\n\(diff)",
+            sourceLocation: sourceLocation)
     }
 
     /// Pads the time column so goldens line up (spaces are not significant when comparing).

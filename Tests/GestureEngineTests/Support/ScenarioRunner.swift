@@ -65,7 +65,9 @@ enum ScenarioRunner {
                 do {
                     let dropped = try engine.reload(configuration, at: time, into: &events)
                     record(time)
-                    for owner in dropped { log.append(Emitted(at: time, note: "definitions of \(label(owner)) dropped")) }
+                    for owner in dropped {
+                        log.append(Emitted(at: time, note: "definitions of \(label(owner)) dropped"))
+                    }
                 } catch {
                     log.append(Emitted(at: time, note: "reload refused: \(error)"))
                 }

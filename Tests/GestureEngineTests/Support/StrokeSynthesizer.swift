@@ -103,7 +103,9 @@ struct StrokeSynthesizer {
                 p.y = min(1, max(0, p.y))
                 moved[motion.id] = p
             }
-            if offset > (result.last?.0.microseconds ?? 0) || result.isEmpty { result.append((TimeSpan(microseconds: offset), moved)) }
+            if offset > (result.last?.0.microseconds ?? 0) || result.isEmpty {
+                result.append((TimeSpan(microseconds: offset), moved))
+            }
         }
         return result
     }
