@@ -27,7 +27,6 @@ struct MeasuringScale: Hashable, Sendable {
 
     @inline(__always) func mm(_ p: SurfacePoint) -> Vec2 { Vec2(x: p.x * width, y: p.y * height) }
     @inline(__always) func mm(_ v: SurfaceVector) -> Vec2 { Vec2(x: v.dx * width, y: v.dy * height) }
-    @inline(__always) func surface(_ v: Vec2) -> SurfaceVector { SurfaceVector(dx: v.x / width, dy: v.y / height) }
 }
 
 /// Iteration over the set bits of a slot mask, lowest slot first, without allocating.

@@ -104,6 +104,28 @@ struct ArbitrationRuleTests {
         #expect(events.map(\.name) == ["press", "press"])
     }
 
+    @Test("R4: a held pan is released with its original began, its latest change and its end")
+    func heldContinuous() throws {
+        let script = """
+            config empty
+            recognizer {"name": "drag", "kind": "pan", "requires-failure-of": ["flick"]}
+            recognizer {"name": "flick", "kind": "swipe", "max-duration-ms": 2000, "simultaneous-with": ["drag"]}
+            0ms down 1 at 0.30,0.50
+            +10ms stroke 1 to 0.50,0.50 over 800ms drag
+            +50ms up 1
+            """
+        let slow = try Self.run(script)
+        // The pan wanted to begin early in the stroke; the swipe decided (failed) only at the lift.
+        #expect(slow.map(\.state) == [.began, .changed, .ended])
+        #expect(slow[0].time < slow[2].time)
+        #expect(slow[0].translationMM!.dx.value < 4)
+        #expect(slow[1].translationMM!.dx.value > 60)
+        let fast = try Self.run(
+            script.replacingOccurrences(of: "over 800ms drag", with: "over 150ms flick").replacingOccurrences(
+                of: "+50ms up", with: "+8ms up"))
+        #expect(fast.map(\.name) == ["flick"])
+    }
+
     @Test("R6: one yes is enough, and `*` names everyone")
     func simultaneity() throws {
         for relation in [#""simultaneous-with": ["b"]"#, #""simultaneous-with": ["*"]"#] {

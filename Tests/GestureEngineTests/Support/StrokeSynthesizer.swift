@@ -110,15 +110,6 @@ struct StrokeSynthesizer {
         return result
     }
 
-    /// Where each motion ends, without jitter.
-    static func endpoint(of motion: TouchMotion, from origin: SurfacePoint, size: PhysicalSize) -> SurfacePoint {
-        switch motion.path {
-        case .line(let to): return to
-        case .still: return origin
-        case .arc(let center, let radians, let scale): return arcPoint(origin, center, radians, scale, size)
-        }
-    }
-
     /// `origin` turned about `center` by `radians` and moved `factor` times as far from it, in
     /// millimetres so a circle stays round on a non-square panel.
     static func arcPoint(
