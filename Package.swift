@@ -100,7 +100,9 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GestureEngineTests", dependencies: ["GestureEngine"], exclude: ["Scenarios"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureServerTests",

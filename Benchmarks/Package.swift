@@ -1,8 +1,9 @@
 // swift-tools-version:6.1
-// Benchmarks live in their own package so `swift test` on the main package stays fast.
-// Run: `cd Benchmarks && swift package benchmark` (release build; see docs/PERFORMANCE.md).
 import PackageDescription
 
+// Benchmarks live in their own package so that `swift test` of the main package stays fast and
+// free of the benchmark dependencies. Run from this directory (release build; docs/PERFORMANCE.md):
+//   swift package --disable-sandbox benchmark [--target EngineBenchmarks|ServerBenchmarks]
 let package = Package(
     name: "gestured-benchmarks",
     platforms: [.macOS(.v15)],
@@ -12,7 +13,17 @@ let package = Package(
         .package(name: "gestured", path: ".."),
     ],
     targets: [
-        // Publish → line read by a client, through a real Unix socket (docs/PERFORMANCE.md).
+        // Frames through the default recognizer set (docs/PERFORMANCE.md, "Engine").
+        .executableTarget(
+            name: "EngineBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "GestureEngine", package: "gestured"),
+            ],
+            path: "Benchmarks/EngineBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Publish → line read by a client, through a real Unix socket (docs/PERFORMANCE.md, "Socket").
         .executableTarget(
             name: "ServerBenchmarks",
             dependencies: [
@@ -23,6 +34,6 @@ let package = Package(
             ],
             path: "Benchmarks/ServerBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
     ]
 )

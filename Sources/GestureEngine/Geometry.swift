@@ -123,7 +123,8 @@ public struct SurfaceGeometry: Hashable, Sendable {
 
     /// A displacement on the surface measured in millimetres (against the real or assumed size).
     @inlinable public func measure(_ v: SurfaceVector) -> PhysicalVector {
-        PhysicalVector(dx: Millimeters(v.dx * measuringSize.width.value), dy: Millimeters(v.dy * measuringSize.height.value))
+        PhysicalVector(
+            dx: Millimeters(v.dx * measuringSize.width.value), dy: Millimeters(v.dy * measuringSize.height.value))
     }
 
     /// The length of a surface displacement in millimetres (against the real or assumed size).

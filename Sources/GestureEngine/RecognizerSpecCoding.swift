@@ -45,10 +45,12 @@ private extension KeyedDecodingContainer {
         return (lower, upper)
     }
 
-    func decodeNonEmptySet<T: Decodable & Hashable>(_ key: Key, default fallback: Set<T>, what: String) throws -> Set<T> {
+    func decodeNonEmptySet<T: Decodable & Hashable>(_ key: Key, default fallback: Set<T>, what: String) throws -> Set<T>
+    {
         guard let list = try decodeIfPresent([T].self, forKey: key) else { return fallback }
         guard !list.isEmpty else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected at least one \(what)")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "expected at least one \(what)")
         }
         return Set(list)
     }
@@ -154,7 +156,8 @@ extension SwipeParameters: ParameterSet {
         minVelocity = try c.decodeMillimeters(.minVelocity, default: minVelocity, allowZero: true)
         maxDuration = try c.decodeMilliseconds(.maxDuration, default: maxDuration)
         angleTolerance = try c.decode(
-            .angleTolerance, default: angleTolerance, expect: "degrees above 0 and at most 45") { $0 > 0 && $0 <= 45 }
+            .angleTolerance, default: angleTolerance, expect: "degrees above 0 and at most 45"
+        ) { $0 > 0 && $0 <= 45 }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -208,7 +211,8 @@ extension PinchParameters: ParameterSet {
                 forKey: .minFingers, in: c, debugDescription: "expected at least 2 fingers for a pinch")
         }
         minScaleChange = try c.decode(
-            .minScaleChange, default: minScaleChange, expect: "a ratio above 0 and below 1") { $0 > 0 && $0 < 1 }
+            .minScaleChange, default: minScaleChange, expect: "a ratio above 0 and below 1"
+        ) { $0 > 0 && $0 < 1 }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -234,7 +238,8 @@ extension RotateParameters: ParameterSet {
                 forKey: .minFingers, in: c, debugDescription: "expected at least 2 fingers for a rotation")
         }
         minRotation = try c.decode(
-            .minRotation, default: minRotation, expect: "degrees above 0 and below 180") { $0 > 0 && $0 < 180 }
+            .minRotation, default: minRotation, expect: "degrees above 0 and below 180"
+        ) { $0 > 0 && $0 < 180 }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -331,7 +336,8 @@ extension BeginConditions: Codable {
         minFingers = try c.decodeIfPresent(Int.self, forKey: .minFingers)
         maxFingers = try c.decodeIfPresent(Int.self, forKey: .maxFingers)
         if let n = minFingers, !fingerRange.contains(n) {
-            throw DecodingError.dataCorruptedError(forKey: .minFingers, in: c, debugDescription: "expected \(fingersExpectation)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .minFingers, in: c, debugDescription: "expected \(fingersExpectation)")
         }
         if let n = maxFingers, !fingerRange.contains(n) || n < (minFingers ?? 1) {
             throw DecodingError.dataCorruptedError(

@@ -50,8 +50,21 @@ public struct SpecError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `recognizers[3].requires-failure-of[0]: message`.
     public var description: String {
-        path.isEmpty ? message : "\(path.map(\.description).joined(separator: ".")): \(message)"
+        path.isEmpty ? message : "\(Self.render(path)): \(message)"
+    }
+
+    /// A path as keys joined by dots, indices in brackets: `recognizers[3].when.min-fingers`.
+    public static func render(_ path: [SpecPathComponent]) -> String {
+        var text = ""
+        for component in path {
+            switch component {
+            case .key(let k): text += text.isEmpty ? k : ".\(k)"
+            case .index(let i): text += "[\(i)]"
+            }
+        }
+        return text
     }
 }
 

@@ -1,0 +1,221 @@
+/// The definitions of every owner resolved into indices, once per configuration change, so that
+/// the per-frame path never looks up a name: regions with their hit-test order and delivery
+/// lists (R1), recognizers with their relations as bit rows (R4–R6).
+///
+/// Recognizer indices: the configuration's in order, then each client's in the order the clients
+/// defined them. Region 0 is the root.
+struct CompiledSet: Sendable {
+    /// One owner's definitions.
+    struct Definitions: Sendable {
+        var owner: Owner
+        var regions: [RegionSpec]
+        var recognizers: [RecognizerSpec]
+    }
+
+    /// Recognizer flags (R8).
+    struct Flags: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let cancelsTouches = Flags(rawValue: 1)
+        static let delaysTouchesBegan = Flags(rawValue: 2)
+        static let delaysTouchesEnded = Flags(rawValue: 4)
+    }
+
+    /// R1: an `accepts` filter resolved for fast checks (device globs are resolved per device).
+    struct Filter: Sendable {
+        var tools: UInt8
+        var maxContactSize: Double?
+        var devices: [String]
+
+        @inline(__always) static func bit(_ tool: ToolType) -> UInt8 {
+            switch tool {
+            case .finger: 1
+            case .pen: 2
+            case .palm: 4
+            }
+        }
+    }
+
+    // MARK: Regions
+    var regionNames: [String] = [RegionSpec.rootName]
+    var regionRects: [SurfaceRect] = [.unit]
+    var regionParents: [Int] = [-1]
+    var regionOwners: [Owner] = [.configuration]
+    /// Children of each region, in hit-test order: highest z first, later definitions first.
+    var regionChildren: [[Int]] = [[]]
+    /// R1: recognizers a touch landing in each region goes to: the region's own, then its
+    /// parent's, up to the root.
+    var delivery: [[Int]] = [[]]
+
+    // MARK: Recognizers
+    var names: [String] = []
+    var kinds: [GestureKind] = []
+    var owners: [Owner] = []
+    var regionOf: [Int] = []
+    var flags: [Flags] = []
+    var when: [BeginConditions] = []
+    var accepts: [Filter] = []
+    var parameters: [RecognizerParameters] = []
+    /// Prepared templates of shape recognizers (nil for other kinds).
+    var shapes: [ShapeRecognizer.Configuration?] = []
+    /// R4: whom each recognizer waits for, and who waits for it.
+    var requires: [[Int]] = []
+    var dependents: [[Int]] = []
+    /// R6 and R5: bit rows of `words` 64-bit words per recognizer.
+    var words = 1
+    var simultaneous: [UInt64] = []
+    var preempts: [UInt64] = []
+    /// The order recognizers handle a frame and fire ties: innermost region first (as UIKit
+    /// delivers to the hit view's recognizers before its ancestors'), then definition order.
+    var order: [Int] = []
+    /// Index of each recognizer by owner and name, for carrying state across redefinitions.
+    var index: [Key: Int] = [:]
+
+    struct Key: Hashable, Sendable {
+        var owner: Owner
+        var name: String
+    }
+
+    var count: Int { names.count }
+
+    @inline(__always) func isSimultaneous(_ a: Int, _ b: Int) -> Bool {
+        simultaneous[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
+    }
+
+    @inline(__always) func doesPreempt(_ a: Int, _ b: Int) -> Bool {
+        preempts[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
+    }
+
+    /// Compiles validated definitions (the configuration's first).
+    init(_ owners: [Definitions]) {
+        var regionIndex: [String: Int] = [RegionSpec.rootName: 0]
+        var pendingParents: [(Int, String?)] = []
+        var z: [Int] = [0]
+        for definitions in owners {
+            for region in definitions.regions {
+                regionIndex[region.name] = regionNames.count
+                pendingParents.append((regionNames.count, region.parent))
+                regionNames.append(region.name)
+                regionRects.append(region.rect)
+                regionParents.append(0)
+                regionOwners.append(definitions.owner)
+                regionChildren.append([])
+                delivery.append([])
+                z.append(region.z)
+            }
+        }
+        for (region, parent) in pendingParents {
+            regionParents[region] = parent.flatMap { regionIndex[$0] } ?? 0
+            regionChildren[regionParents[region]].append(region)
+        }
+        for r in regionChildren.indices {
+            regionChildren[r].sort { z[$0] != z[$1] ? z[$0] > z[$1] : $0 > $1 }
+        }
+
+        var recognizerIndex: [String: Int] = [:]
+        var specs: [RecognizerSpec] = []
+        for definitions in owners {
+            for spec in definitions.recognizers {
+                recognizerIndex[spec.name] = specs.count
+                index[Key(owner: definitions.owner, name: spec.name)] = specs.count
+                specs.append(spec)
+                self.owners.append(definitions.owner)
+            }
+        }
+        let n = specs.count
+        words = max(1, (n + 63) / 64)
+        simultaneous = Array(repeating: 0, count: n * words)
+        preempts = Array(repeating: 0, count: n * words)
+        dependents = Array(repeating: [], count: n)
+        for (i, spec) in specs.enumerated() {
+            names.append(spec.name)
+            kinds.append(spec.kind)
+            regionOf.append(regionIndex[spec.region] ?? 0)
+            var f: Flags = []
+            if spec.cancelsTouches { f.insert(.cancelsTouches) }
+            if spec.delaysTouchesBegan { f.insert(.delaysTouchesBegan) }
+            if spec.delaysTouchesEnded { f.insert(.delaysTouchesEnded) }
+            flags.append(f)
+            when.append(spec.when)
+            var tools: UInt8 = 0
+            for tool in spec.accepts.tools { tools |= Filter.bit(tool) }
+            accepts.append(
+                Filter(tools: tools, maxContactSize: spec.accepts.maxContactSize?.value, devices: spec.accepts.devices))
+            parameters.append(spec.parameters)
+            if case .shape(let p) = spec.parameters {
+                var templates: [ShapeMatcher.Template] = []
+                for template in p.templates {
+                    switch template {
+                    case .builtIn(let shape): templates += ShapeMatcher.templates(for: shape)
+                    case .points(let name, let points):
+                        templates.append(
+                            ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
+                    }
+                }
+                shapes.append(
+                    ShapeRecognizer.Configuration(templates: templates, minScore: p.minScore, minSize: p.minSize))
+            } else {
+                shapes.append(nil)
+            }
+            let required = spec.requiresFailureOf.compactMap { recognizerIndex[$0] }
+            requires.append(required)
+            for b in required { dependents[b].append(i) }
+            for name in spec.simultaneousWith {
+                if name == "*" {
+                    for j in 0..<n where j != i { setPair(&simultaneous, i, j, symmetric: true) }
+                } else if let j = recognizerIndex[name] {
+                    setPair(&simultaneous, i, j, symmetric: true)
+                }
+            }
+            for name in spec.preempts {
+                if name == "*" {
+                    for j in 0..<n where j != i { setPair(&preempts, i, j, symmetric: false) }
+                } else if let j = recognizerIndex[name] {
+                    setPair(&preempts, i, j, symmetric: false)
+                }
+            }
+        }
+        for region in regionNames.indices {
+            var list: [Int] = []
+            var current = region
+            while current >= 0 {
+                for r in 0..<n where regionOf[r] == current { list.append(r) }
+                current = regionParents[current]
+            }
+            delivery[region] = list
+        }
+        let depth = regionNames.indices.map { region -> Int in
+            var d = 0
+            var current = regionParents[region]
+            while current >= 0 {
+                d += 1
+                current = regionParents[current]
+            }
+            return d
+        }
+        order = Array(0..<n).sorted { a, b in
+            let (da, db) = (depth[regionOf[a]], depth[regionOf[b]])
+            return da != db ? da > db : a < b
+        }
+    }
+
+    private func setPair(_ rows: inout [UInt64], _ a: Int, _ b: Int, symmetric: Bool) {
+        rows[a * words + b >> 6] |= 1 &<< UInt64(b & 63)
+        if symmetric { rows[b * words + a >> 6] |= 1 &<< UInt64(a & 63) }
+    }
+
+    /// The topmost innermost region at `p` (R1): descend from the root into the first child, in
+    /// hit-test order, that contains the point.
+    func hitTest(_ p: SurfacePoint) -> Int {
+        var current = 0
+        var descended = true
+        while descended {
+            descended = false
+            for child in regionChildren[current] where regionRects[child].contains(p) {
+                current = child
+                descended = true
+                break
+            }
+        }
+        return current
+    }
+}

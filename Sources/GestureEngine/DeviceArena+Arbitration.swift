@@ -1,0 +1,200 @@
+// R2–R6 (docs/ARBITRATION.md): what happens to a recognizer's proposal.
+
+extension DeviceArena {
+    /// Applies a machine's proposal.
+    mutating func handle(
+        _ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
+        switch proposal {
+        case .none:
+            return
+        case .fail:
+            switch instances[r].phase {
+            case .possible, .held: fail(r, at: time, c, into: &events)
+            case .active: cancel(r, at: time, c, into: &events)
+            case .recognized, .ended, .cancelled, .failed: return
+            }
+        case .begin(let report), .recognize(let report):
+            guard instances[r].phase == .possible else { return }
+            attempt(r, report, at: time, c, into: &events)
+        case .change(let report):
+            switch instances[r].phase {
+            case .active: emit(r, .changed, report, c, into: &events)
+            case .held: held[r]?.change = report
+            case .possible, .recognized, .ended, .cancelled, .failed: return
+            }
+        case .end(let report):
+            switch instances[r].phase {
+            case .active:
+                instances[r].phase = .ended
+                deadlines[r] = Int64.max
+                emit(r, .ended, report, c, into: &events)
+            case .held: held[r]?.end = report
+            case .possible, .recognized, .ended, .cancelled, .failed: return
+            }
+        }
+    }
+
+    /// A recognizer would leave `possible`: R3, then R5, then R4.
+    private mutating func attempt(
+        _ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
+        guard passesGate(r, report, c), !blockedByActive(r, c) else {
+            fail(r, at: time, c, into: &events)
+            return
+        }
+        switch requirementStatus(r, c) {
+        case .clear:
+            commit(r, report, at: time, c, into: &events)
+        case .waiting:
+            instances[r].phase = .held
+            held[r] = Held(first: report)
+        case .refused:
+            fail(r, at: time, c, into: &events)
+        }
+    }
+
+    /// R3: the `when` conditions at the moment the recognizer would leave `possible`.
+    private func passesGate(_ r: Int, _ report: Report, _ c: CompiledSet) -> Bool {
+        guard deviceMayBegin[r] else { return false }
+        let when = c.when[r]
+        if let least = when.minFingers, report.fingers < least { return false }
+        if let most = when.maxFingers, report.fingers > most { return false }
+        if let area = when.startIn {
+            for slot in SlotBits(instances[r].seen) where !area.contains(table.starts[slot]) { return false }
+        }
+        if let wanted = when.clientConnected, wanted != (clientsConnected > 0) { return false }
+        return true
+    }
+
+    /// R5: an active recognizer on one of these touches that this one is not simultaneous with
+    /// and does not preempt keeps it from beginning.
+    private func blockedByActive(_ r: Int, _ c: CompiledSet) -> Bool {
+        let seen = instances[r].seen
+        for o in 0..<instances.count where o != r && instances[o].phase == .active {
+            if instances[o].seen & seen != 0 && !c.isSimultaneous(r, o) && !c.doesPreempt(r, o) { return true }
+        }
+        return false
+    }
+
+    enum RequirementStatus { case clear, waiting, refused }
+
+    /// R4: the recognizers `r` requires to fail, among those that share a touch with it (one that
+    /// never saw its touches has nothing to say about them).
+    private func requirementStatus(_ r: Int, _ c: CompiledSet) -> RequirementStatus {
+        let seen = instances[r].seen
+        var waiting = false
+        for b in c.requires[r] where instances[b].seen & seen != 0 {
+            let phase = instances[b].phase
+            if phase.hasSucceeded { return .refused }
+            if phase.isUndecided { waiting = true }
+        }
+        return waiting ? .waiting : .clear
+    }
+
+    /// The transition happens: emit it (with what happened while it was held), then R5
+    /// exclusivity, R4 dependents, R8 views.
+    private mutating func commit(
+        _ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
+        let waited = held[r]
+        held[r] = nil
+        if c.kinds[r].isContinuous {
+            instances[r].phase = .active
+            emit(r, .began, report, c, into: &events)
+            if let change = waited?.change { emit(r, .changed, change, c, into: &events) }
+            if let end = waited?.end {
+                instances[r].phase = .ended
+                deadlines[r] = Int64.max
+                emit(r, .ended, end, c, into: &events)
+            }
+        } else {
+            instances[r].phase = .recognized
+            deadlines[r] = Int64.max
+            emit(r, .recognized, report, c, into: &events)
+        }
+
+        // R5: every other recognizer on these touches that is not simultaneous with this one
+        // fails (held ones too); active ones are cancelled only if this one preempts them. One
+        // that preempts this one keeps watching: it may still take over.
+        let seen = instances[r].seen
+        for o in c.order where o != r && instances[o].seen & seen != 0 && !c.isSimultaneous(r, o) {
+            if c.doesPreempt(o, r) { continue }
+            switch instances[o].phase {
+            case .possible, .held: fail(o, at: time, c, into: &events)
+            case .active: if c.doesPreempt(r, o) { cancel(o, at: time, c, into: &events) }
+            case .recognized, .ended, .cancelled, .failed: break
+            }
+        }
+        for o in c.dependents[r] where instances[o].seen & seen != 0 && instances[o].phase.isUndecided {
+            fail(o, at: time, c, into: &events)
+        }
+
+        let flags = c.flags[r]
+        if flags.contains(.cancelsTouches) {
+            cancelViews(seen, at: time, c, into: &events)
+        } else if flags.contains(.delaysTouchesBegan) {
+            dropDelayedViews(seen)
+        }
+    }
+
+    /// possible/held → failed (no report); recognizers held on this one try again (R4).
+    mutating func fail(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        instances[r].phase = .failed
+        held[r] = nil
+        deadlines[r] = Int64.max
+        for o in c.dependents[r] where instances[o].phase == .held {
+            switch requirementStatus(o, c) {
+            case .waiting:
+                continue
+            case .refused:
+                fail(o, at: time, c, into: &events)
+            case .clear:
+                guard let waiting = held[o] else { continue }
+                if blockedByActive(o, c) {
+                    fail(o, at: time, c, into: &events)
+                } else {
+                    // Emitted now, with the time and position it had when it was decided.
+                    commit(o, waiting.first, at: time, c, into: &events)
+                }
+            }
+        }
+    }
+
+    /// active → cancelled, reporting the gesture as it stands.
+    mutating func cancel(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        instances[r].phase = .cancelled
+        deadlines[r] = Int64.max
+        emit(r, .cancelled, snapshot(r, c.kinds[r], at: time), c, into: &events)
+    }
+
+    /// A touch of the recognizer was cancelled (R9): whatever it was doing stops.
+    mutating func abort(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        switch instances[r].phase {
+        case .possible, .held: fail(r, at: time, c, into: &events)
+        case .active: cancel(r, at: time, c, into: &events)
+        case .recognized, .ended, .cancelled, .failed: return
+        }
+    }
+
+    /// Appends the report as a gesture event.
+    mutating func emit(
+        _ r: Int, _ state: GestureState, _ report: Report, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
+        let geometry = device.geometry
+        var shape: String?
+        if let index = report.shape { shape = c.shapes[r]?.templates[index].name }
+        // Built in place in the caller's buffer: a gesture event is a few hundred bytes.
+        events.append(
+            .gesture(
+                GestureEvent(
+                    name: c.names[r], kind: c.kinds[r], owner: c.owners[r], state: state, device: device.id,
+                    region: c.regionNames[c.regionOf[r]], fingers: report.fingers, touches: instances[r].touchIDs,
+                    time: report.time, position: report.position, positionMM: geometry.physical(report.position),
+                    translation: report.translation, translationMM: geometry.physical(report.translation),
+                    velocity: report.velocity, velocityMM: geometry.physical(report.velocity), scale: report.scale,
+                    rotation: report.rotation, scaleVelocity: report.scaleVelocity,
+                    rotationVelocity: report.rotationVelocity, direction: report.direction, edge: report.edge,
+                    shape: shape, score: report.score)))
+    }
+}

@@ -1,0 +1,95 @@
+// R9 (docs/ARBITRATION.md): device removal, lost events and reloads cancel what is going on, and
+// redefinitions carry the state of everything that stays.
+
+extension DeviceArena {
+    /// Cancels everything on this device: active gestures report `cancelled`, undecided ones fail
+    /// silently (no held transition is released by it), views get `cancelled` for every touch
+    /// they saw begin and nothing more of those delayed. Touches still down become orphans:
+    /// ignored until they lift. Every recognizer starts over.
+    mutating func abortAll(at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        if time > now { now = time }
+        for r in c.order {
+            switch instances[r].phase {
+            case .active: cancel(r, at: now, c, into: &events)
+            case .possible, .held, .recognized, .ended, .cancelled, .failed: continue
+            }
+        }
+        for slot in SlotBits(table.allocated) {
+            switch table.views[slot] {
+            case .shown, .endHeld:
+                var touch = table.lastTouch[slot]
+                touch.phase = .cancelled
+                touch.position = table.positions[slot]
+                events.append(
+                    .touch(
+                        ViewTouchEvent(
+                            device: device.id, region: c.regionNames[table.regions[slot]], touch: touch, time: now)))
+            case .delayed, .finished:
+                break
+            }
+            table.views[slot] = .finished
+            table.heldEnds[slot] = nil
+        }
+        delayed.removeAll(keepingCapacity: true)
+        table.viewPending = 0
+        table.orphans = table.live
+        table.allocated = table.live
+        for r in 0..<instances.count {
+            instances[r] = Instance()
+            deadlines[r] = Int64.max
+            held[r] = nil
+            resetMachine(r, c.kinds[r])
+        }
+        updateEarliestDeadline()
+    }
+
+    /// Before a client's recognizers go away: the active ones report `cancelled` (to their
+    /// owner), the undecided ones simply stop.
+    mutating func retire(_ removed: [Int], at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        if time > now { now = time }
+        for r in removed {
+            switch instances[r].phase {
+            case .active: cancel(r, at: now, c, into: &events)
+            case .possible, .held:
+                instances[r].phase = .failed
+                held[r] = nil
+            case .recognized, .ended, .cancelled, .failed: continue
+            }
+        }
+    }
+
+    /// This device's state under a new compiled set. `previousIndex[r]` is the index recognizer
+    /// `r` had before (-1: new, starts fresh); `regionMap` maps old region indices to new ones.
+    /// With `previousIndex` all -1 this is a fresh start that keeps only the touches (reload).
+    init(carrying old: DeviceArena, compiled c: CompiledSet, previousIndex: [Int], regionMap: [Int]) {
+        self.init(device: old.device, compiled: c)
+        table = old.table
+        for slot in SlotBits(table.allocated) {
+            let region = table.regions[slot]
+            table.regions[slot] = region < regionMap.count ? regionMap[region] : 0
+        }
+        delayed = old.delayed
+        now = old.now
+        clientsConnected = old.clientsConnected
+        droppedTouches = old.droppedTouches
+        for r in 0..<c.count {
+            let o = previousIndex[r]
+            guard o >= 0 else { continue }
+            instances[r] = old.instances[o]
+            deadlines[r] = old.deadlines[o]
+            held[r] = old.held[o]
+            let (k, ok) = (kindSlot[r], old.kindSlot[o])
+            switch c.kinds[r] {
+            case .tap: taps[k] = old.taps[ok]
+            case .longPress: longPresses[k] = old.longPresses[ok]
+            case .pan: pans[k] = old.pans[ok]
+            case .swipe: swipes[k] = old.swipes[ok]
+            case .edgeSwipe: edgeSwipes[k] = old.edgeSwipes[ok]
+            case .pinch: pinches[k] = old.pinches[ok]
+            case .rotate: rotations[k] = old.rotations[ok]
+            case .shape: shapes[k] = old.shapes[ok]
+            }
+        }
+        updateEarliestDeadline()
+    }
+}

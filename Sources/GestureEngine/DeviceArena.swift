@@ -1,0 +1,424 @@
+/// One touchscreen's gesture arena: its touches, one instance of every recognizer, and the
+/// arbitration between them (docs/ARBITRATION.md, R1–R9). Each device has its own, so touches
+/// on two panels never interact.
+///
+/// The arbitration in one sentence: a recognizer's proposal to begin or be recognized passes the
+/// begin gate (R3), is refused if an active recognizer it may not preempt holds one of its
+/// touches (R5), waits while a recognizer it requires to fail is undecided (R4), and when it
+/// happens, fails or cancels every other recognizer on its touches it is not simultaneous with
+/// (R5, R6) and takes its touches from the views (R8).
+///
+/// Recognizers are stored by kind in plain arrays of value types and mutated in place; the
+/// per-frame path uses slot bitmasks, indices resolved at configuration time and reusable
+/// buffers, so a frame in steady state allocates nothing.
+struct DeviceArena {
+    /// A recognizer's arbitration state (R2).
+    enum Phase: UInt8 {
+        case possible
+        /// Would leave `possible` but waits for a failure requirement (R4).
+        case held
+        /// A continuous recognizer that began.
+        case active
+        case recognized
+        case ended
+        case cancelled
+        case failed
+
+        /// A final state: input is ignored until all its touches lift, then it resets (R2).
+        @inline(__always) var isFinal: Bool {
+            switch self {
+            case .possible, .held, .active: false
+            case .recognized, .ended, .cancelled, .failed: true
+            }
+        }
+
+        /// Not yet decided: what R4 waits for and R8 delays views for.
+        @inline(__always) var isUndecided: Bool {
+            switch self {
+            case .possible, .held: true
+            case .active, .recognized, .ended, .cancelled, .failed: false
+            }
+        }
+
+        /// Began or was recognized in this cycle (R4: its dependents fail).
+        @inline(__always) var hasSucceeded: Bool {
+            switch self {
+            case .active, .recognized, .ended, .cancelled: true
+            case .possible, .held, .failed: false
+            }
+        }
+    }
+
+    /// A transition held back by a failure requirement, with what happened meanwhile (R4).
+    struct Held {
+        var first: Report
+        var change: Report?
+        var end: Report?
+    }
+
+    /// One recognizer on this device, apart from its kind's own machine, its deadline and its
+    /// held transition (kept in arrays of their own so the per-frame scans stay small).
+    struct Instance {
+        var phase = Phase.possible
+        /// Every touch delivered since the last reset (slot mask).
+        var seen: UInt64 = 0
+        /// Touches delivered in the frame being processed.
+        var added: UInt64 = 0
+        /// Ids of the touches delivered since the last reset, for reports.
+        var touchIDs = TouchIDList()
+    }
+
+    /// A view event queued by delays-touches-began (R8).
+    struct DelayedViewEvent {
+        var slot: Int
+        var event: ViewTouchEvent
+    }
+
+    let device: DeviceDescriptor
+    let scale: MeasuringScale
+    var table = TouchTable()
+    var instances: [Instance]
+    /// Each recognizer's deadline in µs (`Int64.max`: none), and the earliest of them.
+    var deadlines: [Int64]
+    private(set) var earliestDeadline = Int64.max
+    /// R4: each recognizer's held transition.
+    var held: [Held?]
+    /// Each recognizer's index in the array of its kind.
+    let kindSlot: [Int]
+    var taps: [TapRecognizer] = []
+    var longPresses: [LongPressRecognizer] = []
+    var pans: [PanRecognizer] = []
+    var swipes: [SwipeRecognizer] = []
+    var edgeSwipes: [EdgeSwipeRecognizer] = []
+    var pinches: [PinchRecognizer] = []
+    var rotations: [RotateRecognizer] = []
+    var shapes: [ShapeRecognizer] = []
+    /// R1, resolved for this device: tool bits accepted (0 when the device is not accepted) and
+    /// the largest contact size (infinity: no limit).
+    let acceptedTools: [UInt8]
+    let maxContactSize: [Double]
+    /// R3: whether `when.devices` lets the recognizer begin on this device.
+    let deviceMayBegin: [Bool]
+    var delayed: [DelayedViewEvent] = []
+    /// Scratch: each tracked touch of the frame being processed and its phase, in frame order.
+    var frameEntries: [(slot: Int, phase: TouchPhase)] = []
+    /// The latest time seen on this device: time never runs backwards inside the arena.
+    var now = Timestamp(microseconds: Int64.min)
+    /// Connected clients, for `when: client-connected` (R3).
+    var clientsConnected = 0
+    /// Touches that found no free slot (more than 64 at once) and were ignored.
+    var droppedTouches = 0
+
+    init(device: DeviceDescriptor, compiled c: CompiledSet) {
+        self.device = device
+        scale = MeasuringScale(device.geometry)
+        instances = Array(repeating: Instance(), count: c.count)
+        deadlines = Array(repeating: Int64.max, count: c.count)
+        held = Array(repeating: nil, count: c.count)
+        var slots: [Int] = []
+        var tools: [UInt8] = []
+        var sizes: [Double] = []
+        var mayBegin: [Bool] = []
+        for r in 0..<c.count {
+            switch c.parameters[r] {
+            case .tap(let p):
+                slots.append(taps.count)
+                taps.append(TapRecognizer(p, scale: scale))
+            case .longPress(let p):
+                slots.append(longPresses.count)
+                longPresses.append(LongPressRecognizer(p, scale: scale))
+            case .pan(let p):
+                slots.append(pans.count)
+                pans.append(PanRecognizer(p, scale: scale))
+            case .swipe(let p):
+                slots.append(swipes.count)
+                swipes.append(SwipeRecognizer(p, scale: scale))
+            case .edgeSwipe(let p):
+                slots.append(edgeSwipes.count)
+                edgeSwipes.append(EdgeSwipeRecognizer(p, scale: scale))
+            case .pinch(let p):
+                slots.append(pinches.count)
+                pinches.append(PinchRecognizer(p, scale: scale))
+            case .rotate(let p):
+                slots.append(rotations.count)
+                rotations.append(RotateRecognizer(p, scale: scale))
+            case .shape:
+                slots.append(shapes.count)
+                shapes.append(ShapeRecognizer(c.shapes[r]!, scale: scale))
+            }
+            let filter = c.accepts[r]
+            tools.append(DeviceNamePattern.matchesAny(filter.devices, device.name) ? filter.tools : 0)
+            sizes.append(filter.maxContactSize ?? Double.infinity)
+            mayBegin.append(DeviceNamePattern.matchesAny(c.when[r].devices, device.name))
+        }
+        kindSlot = slots
+        acceptedTools = tools
+        maxContactSize = sizes
+        deviceMayBegin = mayBegin
+        delayed.reserveCapacity(64)
+        frameEntries.reserveCapacity(TouchTable.capacity)
+    }
+
+    // MARK: - Frames
+
+    mutating func process(_ frame: TouchFrame, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        if frame.time > now { now = frame.time }
+        let time = now
+        var added: UInt64 = 0
+        var moved: UInt64 = 0
+        var lifted: UInt64 = 0
+        var cancelled: UInt64 = 0
+        frameEntries.removeAll(keepingCapacity: true)
+
+        for touch in frame.touches {
+            let known = table.slot(of: touch.id)
+            switch touch.phase {
+            case .began, .moved, .stationary:
+                if let slot = known {
+                    if touch.phase == .began {
+                        // The id landed again while we think it is down (a device reusing
+                        // tracking ids without a lift): the old contact is gone.
+                        table.live &= ~.bit(slot)
+                        table.orphans &= ~.bit(slot)
+                        table.lastTouch[slot].phase = .cancelled
+                        cancelled |= .bit(slot)
+                        frameEntries.append((slot, .cancelled))
+                    } else {
+                        guard table.orphans & .bit(slot) == 0 else { continue }
+                        table.positions[slot] = touch.position
+                        table.lastTouch[slot] = touch
+                        if touch.phase == .moved {
+                            moved |= .bit(slot)
+                            frameEntries.append((slot, .moved))
+                        }
+                        continue
+                    }
+                }
+                // A new touch, or one we have not seen land (down when the device appeared, or
+                // before lost events): it lands now.
+                var landing = touch
+                landing.phase = .began
+                guard let slot = land(landing, at: time, c) else { continue }
+                added |= .bit(slot)
+                frameEntries.append((slot, .began))
+            case .ended, .cancelled:
+                guard let slot = known else { continue }
+                table.live &= ~.bit(slot)
+                if table.orphans & .bit(slot) != 0 {
+                    table.orphans &= ~.bit(slot)
+                    continue
+                }
+                table.positions[slot] = touch.position
+                table.lastTouch[slot] = touch
+                if touch.phase == .ended { lifted |= .bit(slot) } else { cancelled |= .bit(slot) }
+                frameEntries.append((slot, touch.phase))
+            }
+        }
+
+        // R9: a cancelled touch (palm, lost contact) cancels what it took part in.
+        if cancelled != 0 {
+            for r in c.order where instances[r].seen & cancelled != 0 { abort(r, at: time, c, into: &events) }
+        }
+
+        let changed = added | moved | lifted
+        if changed != 0 {
+            for r in c.order {
+                let seen = instances[r].seen
+                let newlyAdded = instances[r].added
+                instances[r].added = 0
+                guard seen & changed != 0 else { continue }
+                switch instances[r].phase {
+                case .possible, .active: break
+                case .held: guard c.kinds[r].isContinuous else { continue }
+                case .recognized, .ended, .cancelled, .failed: continue
+                }
+                let input = RecognizerInput(
+                    time: time, live: seen & table.live, added: newlyAdded, lifted: seen & lifted, moved: seen & moved)
+                let proposal = update(r, c.kinds[r], input)
+                syncDeadline(r, c.kinds[r])
+                handle(r, proposal, at: time, c, into: &events)
+            }
+            if lifted != 0 { failStranded(at: time, c, into: &events) }
+        }
+
+        for entry in frameEntries { viewEvent(entry.slot, entry.phase, at: time, c, into: &events) }
+        if table.viewPending != 0 { settleViews(at: time, c, into: &events) }
+        finishCycle(c, landed: added)
+    }
+
+    /// Hit-tests and delivers a landing touch (R1); nil when no slot is free.
+    private mutating func land(_ touch: Touch, at time: Timestamp, _ c: CompiledSet) -> Int? {
+        let region = c.hitTest(touch.position)
+        guard let slot = table.allocate(touch, at: time, region: region) else {
+            droppedTouches += 1
+            return nil
+        }
+        for r in c.delivery[region] { deliver(slot, to: r) }
+        return slot
+    }
+
+    /// R1: gives the touch in `slot` to recognizer `r` if its filter accepts it and it is
+    /// listening (possible or active; a held or finished recognizer has decided).
+    private mutating func deliver(_ slot: Int, to r: Int) {
+        let touch = table.lastTouch[slot]
+        guard acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) != 0,
+            touch.contactSize?.value ?? 0 <= maxContactSize[r]
+        else { return }
+        switch instances[r].phase {
+        case .possible, .active: break
+        case .held, .recognized, .ended, .cancelled, .failed: return
+        }
+        instances[r].seen |= .bit(slot)
+        instances[r].added |= .bit(slot)
+        instances[r].touchIDs.append(touch.id)
+    }
+
+    /// Nothing stays stuck (R2): a recognizer still `possible` whose touches have all lifted and
+    /// that has no timer left can never decide, so it fails. The kinds decide by then on their
+    /// own; this is the arena's guarantee, not their logic.
+    private mutating func failStranded(at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        for r in c.order where instances[r].phase == .possible {
+            let seen = instances[r].seen
+            if seen != 0 && seen & table.live == 0 && deadlines[r] == Int64.max {
+                fail(r, at: time, c, into: &events)
+            }
+        }
+    }
+
+    /// Resets recognizers whose cycle is over (R2) and frees slots nobody refers to any more.
+    /// A recognizer that resets in the frame where touches `landed` receives them (R1) — it was
+    /// held or finished when they landed only because its decision came in this same frame (a
+    /// held tap released by the next tap's landing must not miss that tap). It handles them with
+    /// its next update; the kinds time themselves from the touches' landing times.
+    mutating func finishCycle(_ c: CompiledSet, landed: UInt64 = 0) {
+        var referenced: UInt64 = 0
+        for r in 0..<instances.count {
+            if instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
+                instances[r] = Instance()
+                deadlines[r] = Int64.max
+                held[r] = nil
+                resetMachine(r, c.kinds[r])
+                for slot in SlotBits(landed & table.live) where c.delivery[table.regions[slot]].contains(r) {
+                    deliver(slot, to: r)
+                }
+            }
+            referenced |= instances[r].seen
+        }
+        table.allocated &= table.live | referenced | table.viewPending
+        updateEarliestDeadline()
+    }
+
+    /// Recomputes ``earliestDeadline`` (after every input, so the engine reads it without
+    /// scanning).
+    mutating func updateEarliestDeadline() {
+        var earliest = Int64.max
+        for d in deadlines where d < earliest { earliest = d }
+        earliestDeadline = earliest
+    }
+
+    // MARK: - Timers (R7)
+
+    /// Fires the earliest deadline (ties in processing order), which must be due.
+    mutating func fireEarliest(_ c: CompiledSet, into events: inout [EngineEvent]) {
+        var chosen = -1
+        var earliest = Int64.max
+        for r in c.order where deadlines[r] < earliest {
+            earliest = deadlines[r]
+            chosen = r
+        }
+        guard chosen >= 0 else { return }
+        let time = Timestamp(microseconds: earliest)
+        if time > now { now = time }
+        let kind = c.kinds[chosen]
+        let proposal = timerFired(chosen, kind, at: time)
+        syncDeadline(chosen, kind)
+        if deadlines[chosen] <= earliest {
+            // A machine that does not move its deadline would be fired forever.
+            deadlines[chosen] = Int64.max
+        }
+        handle(chosen, proposal, at: time, c, into: &events)
+        failStranded(at: time, c, into: &events)
+        if table.viewPending != 0 { settleViews(at: time, c, into: &events) }
+        finishCycle(c)
+    }
+
+    @inline(__always) mutating func syncDeadline(_ r: Int, _ kind: GestureKind) {
+        guard !instances[r].phase.isFinal, let deadline = deadline(r, kind) else {
+            deadlines[r] = Int64.max
+            return
+        }
+        deadlines[r] = deadline.microseconds
+    }
+
+    // MARK: - Dispatch to the machines (a switch over concrete types, no existentials)
+
+    @inline(__always) mutating func update(_ r: Int, _ kind: GestureKind, _ input: RecognizerInput) -> Proposal {
+        let k = kindSlot[r]
+        switch kind {
+        case .tap: return taps[k].update(input, table)
+        case .longPress: return longPresses[k].update(input, table)
+        case .pan: return pans[k].update(input, table)
+        case .swipe: return swipes[k].update(input, table)
+        case .edgeSwipe: return edgeSwipes[k].update(input, table)
+        case .pinch: return pinches[k].update(input, table)
+        case .rotate: return rotations[k].update(input, table)
+        case .shape: return shapes[k].update(input, table)
+        }
+    }
+
+    mutating func timerFired(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> Proposal {
+        let k = kindSlot[r]
+        switch kind {
+        case .tap: return taps[k].timerFired(at: time, table)
+        case .longPress: return longPresses[k].timerFired(at: time, table)
+        case .pan: return pans[k].timerFired(at: time, table)
+        case .swipe: return swipes[k].timerFired(at: time, table)
+        case .edgeSwipe: return edgeSwipes[k].timerFired(at: time, table)
+        case .pinch: return pinches[k].timerFired(at: time, table)
+        case .rotate: return rotations[k].timerFired(at: time, table)
+        case .shape: return shapes[k].timerFired(at: time, table)
+        }
+    }
+
+    @inline(__always) func deadline(_ r: Int, _ kind: GestureKind) -> Timestamp? {
+        let k = kindSlot[r]
+        switch kind {
+        case .tap: return taps[k].deadline
+        case .longPress: return longPresses[k].deadline
+        case .pan: return pans[k].deadline
+        case .swipe: return swipes[k].deadline
+        case .edgeSwipe: return edgeSwipes[k].deadline
+        case .pinch: return pinches[k].deadline
+        case .rotate: return rotations[k].deadline
+        case .shape: return shapes[k].deadline
+        }
+    }
+
+    func snapshot(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> Report {
+        let k = kindSlot[r]
+        switch kind {
+        case .tap: return taps[k].snapshot(at: time, table)
+        case .longPress: return longPresses[k].snapshot(at: time, table)
+        case .pan: return pans[k].snapshot(at: time, table)
+        case .swipe: return swipes[k].snapshot(at: time, table)
+        case .edgeSwipe: return edgeSwipes[k].snapshot(at: time, table)
+        case .pinch: return pinches[k].snapshot(at: time, table)
+        case .rotate: return rotations[k].snapshot(at: time, table)
+        case .shape: return shapes[k].snapshot(at: time, table)
+        }
+    }
+
+    mutating func resetMachine(_ r: Int, _ kind: GestureKind) {
+        let k = kindSlot[r]
+        switch kind {
+        case .tap: taps[k].reset()
+        case .longPress: longPresses[k].reset()
+        case .pan: pans[k].reset()
+        case .swipe: swipes[k].reset()
+        case .edgeSwipe: edgeSwipes[k].reset()
+        case .pinch: pinches[k].reset()
+        case .rotate: rotations[k].reset()
+        case .shape: shapes[k].reset()
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// `long-press`: `fingers` fingers held for `min-duration-ms` without moving more than `slop-mm`
+/// (UILongPressGestureRecognizer). Continuous: began when the time is up, changed as the fingers
+/// move, ended when fewer than `fingers` remain.
+///
+/// | state \ input | fingers land | a finger moves | a finger lifts | deadline |
+/// |---|---|---|---|---|
+/// | waiting (< fingers down) | more than `fingers` → fail; exactly → pressing (deadline = now + min-duration) | > slop → fail | fail | — |
+/// | pressing | more than `fingers` → fail | > slop → fail | fail | → active: **begin** |
+/// | active | extra fingers are followed | **change** | fewer than `fingers` left → done: **end** | — |
+/// | done | ignored | ignored | ignored | — |
+struct LongPressRecognizer: Recognizer {
+    enum State { case waiting, pressing, active, done }
+
+    let parameters: LongPressParameters
+    let scale: MeasuringScale
+    private(set) var state = State.waiting
+    private(set) var deadline: Timestamp?
+    private var mask: UInt64 = 0
+    private var tracker = CentroidTracker()
+    private var velocity = VelocityTracker()
+
+    init(_ parameters: LongPressParameters, scale: MeasuringScale) {
+        self.parameters = parameters
+        self.scale = scale
+    }
+
+    mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
+        switch state {
+        case .done:
+            return .none
+        case .waiting, .pressing:
+            mask |= input.added
+            let down = input.live.count
+            if down > parameters.fingers || input.lifted != 0 { return fail() }
+            let changed = input.moved & mask
+            if changed != 0, touches.maxTravel(changed, scale) > parameters.slop.value { return fail() }
+            if state == .waiting && down == parameters.fingers {
+                // Pressing since the last finger landed.
+                state = .pressing
+                deadline = touches.latestStart(input.live) + parameters.minDuration
+            }
+            return .none
+        case .active:
+            mask |= input.added
+            tracker.update(input.live, touches)
+            let t = tracker.translation
+            velocity.add(input.time, x: t.dx, y: t.dy)
+            if input.live.count < parameters.fingers {
+                state = .done
+                return .end(snapshot(at: input.time, touches))
+            }
+            return input.moved != 0 ? .change(snapshot(at: input.time, touches)) : .none
+        }
+    }
+
+    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
+        guard state == .pressing else {
+            deadline = nil
+            return .none
+        }
+        state = .active
+        deadline = nil
+        tracker.start(mask & touches.live, touches)
+        velocity.add(time, x: 0, y: 0)
+        return .begin(snapshot(at: time, touches))
+    }
+
+    func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
+        var r = Report(
+            time: time, fingers: state == .active ? (mask & touches.live).count : parameters.fingers,
+            position: tracker.centroid)
+        if state == .pressing || state == .waiting { r.position = touches.centroid(mask) }
+        r.translation = tracker.translation
+        let v = velocity.velocity(at: time)
+        r.velocity = SurfaceVector(dx: v.x, dy: v.y)
+        return r
+    }
+
+    private mutating func fail() -> Proposal {
+        state = .done
+        deadline = nil
+        return .fail
+    }
+
+    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
+    mutating func reset() {
+        state = .waiting
+        deadline = nil
+        mask = 0
+        tracker.reset()
+        velocity.reset()
+    }
+}

@@ -1,0 +1,79 @@
+/// The recognizer protocol: every kind is a value-type state machine that turns its own touches
+/// into proposals. It never decides what is emitted: the arena (``DeviceArena``) applies the
+/// arbitration rules R2–R8 to each proposal. Kinds are stored as concrete types, one array per
+/// kind, and called through generics or a `switch`: no existentials on the per-frame path.
+///
+/// docs/RECOGNIZERS.md has each kind's transition table (state × input).
+protocol Recognizer {
+    associatedtype Parameters
+    init(_ parameters: Parameters, scale: MeasuringScale)
+
+    /// One frame's changes to this recognizer's touches.
+    mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal
+
+    /// The recognizer's deadline has come (R7). Only called when ``deadline`` is not nil and
+    /// not later than `time`; the recognizer must move or clear its deadline.
+    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal
+
+    /// When the recognizer wants ``timerFired(at:_:)`` called, if at all.
+    var deadline: Timestamp? { get }
+
+    /// The gesture as it stands, for a `cancelled` report (R5, R9).
+    func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report
+
+    /// Back to `possible` with no touches (R2).
+    mutating func reset()
+}
+
+/// What one frame changed for one recognizer, as slot masks of its own touches.
+struct RecognizerInput {
+    var time: Timestamp
+    /// Its touches that are down after this frame.
+    var live: UInt64
+    /// Touches delivered to it in this frame.
+    var added: UInt64
+    /// Its touches that lifted in this frame (their last position is in the table).
+    var lifted: UInt64
+    /// Its touches that moved in this frame.
+    var moved: UInt64
+}
+
+/// What a recognizer would like to happen. The arena decides (R3–R6).
+enum Proposal {
+    case none
+    /// A continuous recognizer would leave `possible` (began).
+    case begin(Report)
+    /// A discrete recognizer would be recognized.
+    case recognize(Report)
+    /// An active continuous recognizer changed.
+    case change(Report)
+    /// An active continuous recognizer ended (its touches lifted).
+    case end(Report)
+    /// The recognizer cannot match any more.
+    case fail
+}
+
+/// The numbers of one report; the arena adds names, device, region and millimetres.
+struct Report {
+    var time: Timestamp
+    var fingers: Int
+    var position: SurfacePoint
+    var translation = SurfaceVector.zero
+    var velocity = SurfaceVector.zero
+    var scale: Double? = nil
+    var rotation: Double? = nil
+    var scaleVelocity: Double? = nil
+    var rotationVelocity: Double? = nil
+    var direction: Direction? = nil
+    var edge: Edge? = nil
+    /// Index of the matched template in the shape recognizer's configuration (the arena turns it
+    /// into the name), so a report holds no reference and copies for free.
+    var shape: Int? = nil
+    var score: Double? = nil
+
+    init(time: Timestamp, fingers: Int, position: SurfacePoint) {
+        self.time = time
+        self.fingers = fingers
+        self.position = position
+    }
+}

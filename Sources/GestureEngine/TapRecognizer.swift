@@ -1,0 +1,90 @@
+/// `tap`: `taps` taps of `fingers` fingers (UITapGestureRecognizer's numberOfTapsRequired and
+/// numberOfTouchesRequired). Discrete.
+///
+/// | state \ input | fingers land | a finger moves > slop | last finger lifts | deadline |
+/// |---|---|---|---|---|
+/// | idle | → down (deadline = now + max-duration) | — | — | — |
+/// | down | more than `fingers` down → fail | fail | peak ≠ `fingers` → fail; last tap → recognize; else → between (deadline = now + max-gap) | fail (held too long) |
+/// | between | farther than max-tap-distance from the first tap → fail; else → down | — | — | fail (gap too long) |
+/// | done | ignored | ignored | ignored | — |
+struct TapRecognizer: Recognizer {
+    enum State { case idle, down, between, done }
+
+    let parameters: TapParameters
+    let scale: MeasuringScale
+    private(set) var state = State.idle
+    private(set) var deadline: Timestamp?
+    /// Taps completed so far.
+    private var taps = 0
+    /// Touches of the tap in progress and the most that were down at once.
+    private var tapMask: UInt64 = 0
+    private var peak = 0
+    private var firstTapCentroid = Vec2.zero
+    private var lastCentroid = SurfacePoint(x: 0, y: 0)
+
+    init(_ parameters: TapParameters, scale: MeasuringScale) {
+        self.parameters = parameters
+        self.scale = scale
+    }
+
+    mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
+        switch state {
+        case .done:
+            return .none
+        case .idle, .between:
+            guard input.added != 0 else { return .none }
+            if taps > 0 {
+                let landing = scale.mm(touches.centroid(input.added))
+                if (landing - firstTapCentroid).length > parameters.maxTapDistance.value { return fail() }
+            }
+            state = .down
+            tapMask = 0
+            peak = 0
+            deadline = touches.earliestStart(input.added) + parameters.maxDuration
+            return down(input, touches)
+        case .down:
+            return down(input, touches)
+        }
+    }
+
+    private mutating func down(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
+        tapMask |= input.added
+        // Touches lifting in this frame were down until now (an adopted touch may land and lift
+        // before the first update that sees it).
+        let down = ((input.live | input.lifted) & tapMask).count
+        if down > peak { peak = down }
+        if peak > parameters.fingers { return fail() }
+        let changed = (input.moved | input.lifted) & tapMask
+        if changed != 0, touches.maxTravel(changed, scale) > parameters.slop.value { return fail() }
+        guard input.live & tapMask == 0 else { return .none }
+        // The last finger of this tap lifted.
+        guard peak == parameters.fingers else { return fail() }
+        taps += 1
+        lastCentroid = touches.centroid(tapMask)
+        if taps == 1 { firstTapCentroid = scale.mm(lastCentroid) }
+        if taps == parameters.taps {
+            state = .done
+            deadline = nil
+            return .recognize(snapshot(at: input.time, touches))
+        }
+        state = .between
+        deadline = input.time + parameters.maxGap
+        return .none
+    }
+
+    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
+        fail()
+    }
+
+    func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
+        Report(time: time, fingers: peak, position: lastCentroid)
+    }
+
+    private mutating func fail() -> Proposal {
+        state = .done
+        deadline = nil
+        return .fail
+    }
+
+    mutating func reset() { self = TapRecognizer(parameters, scale: scale) }
+}

@@ -1,0 +1,121 @@
+/// The touches of one device, in numbered slots so that recognizers can hold touch sets as
+/// 64-bit masks.
+///
+/// A slot is taken when a touch lands and given back only when the touch has lifted, no
+/// recognizer still counts it among its touches (a double tap remembers the first tap) and the
+/// views have been told everything about it (R8). So a mask bit always means the same touch.
+struct TouchTable {
+    static let capacity = 64
+
+    /// The engine-wide touch id of each slot.
+    var ids: [TouchID]
+    /// Current (or, once lifted, last) surface position.
+    var positions: [SurfacePoint]
+    /// Where and when the touch landed.
+    var starts: [SurfacePoint]
+    var startTimes: [Timestamp]
+    /// The region the touch was hit-tested to when it landed (index into the compiled regions).
+    var regions: [Int]
+    /// The touch as last reported, for the views (tool, size, pressure).
+    var lastTouch: [Touch]
+    /// What the views have been told of the touch (R8).
+    var views: [ViewPhase]
+    /// A touch end held back by delays-touches-ended (R8).
+    var heldEnds: [ViewTouchEvent?]
+
+    /// Touches that are down.
+    var live: UInt64 = 0
+    /// Slots in use: live touches plus lifted ones still referenced.
+    var allocated: UInt64 = 0
+    /// Live touches that take part in nothing any more: they were down when the configuration
+    /// was reloaded or events were lost (R9). Their frames are ignored until they lift.
+    var orphans: UInt64 = 0
+    /// Slots with view events held back (R8), checked whenever a recognizer decides.
+    var viewPending: UInt64 = 0
+
+    init() {
+        let n = Self.capacity
+        ids = Array(repeating: TouchID(0), count: n)
+        positions = Array(repeating: SurfacePoint(x: 0, y: 0), count: n)
+        starts = Array(repeating: SurfacePoint(x: 0, y: 0), count: n)
+        startTimes = Array(repeating: Timestamp(microseconds: 0), count: n)
+        regions = Array(repeating: 0, count: n)
+        lastTouch = Array(
+            repeating: Touch(id: TouchID(0), phase: .ended, position: SurfacePoint(x: 0, y: 0)), count: n)
+        views = Array(repeating: .finished, count: n)
+        heldEnds = Array(repeating: nil, count: n)
+    }
+
+    /// The slot of a live touch with this id.
+    @inline(__always) func slot(of id: TouchID) -> Int? {
+        for slot in SlotBits(live) where ids[slot] == id { return slot }
+        return nil
+    }
+
+    /// Takes a free slot for a touch that lands now, or nil when all 64 are in use.
+    mutating func allocate(_ touch: Touch, at time: Timestamp, region: Int) -> Int? {
+        let free = ~allocated
+        guard free != 0 else { return nil }
+        let slot = free.trailingZeroBitCount
+        allocated |= .bit(slot)
+        live |= .bit(slot)
+        ids[slot] = touch.id
+        positions[slot] = touch.position
+        starts[slot] = touch.position
+        startTimes[slot] = time
+        regions[slot] = region
+        lastTouch[slot] = touch
+        views[slot] = .finished
+        heldEnds[slot] = nil
+        return slot
+    }
+
+    /// The mean position of the touches in `mask` (surface coordinates).
+    @inline(__always) func centroid(_ mask: UInt64) -> SurfacePoint {
+        var x = 0.0
+        var y = 0.0
+        var n = 0.0
+        for slot in SlotBits(mask) {
+            x += positions[slot].x
+            y += positions[slot].y
+            n += 1
+        }
+        return n > 0 ? SurfacePoint(x: x / n, y: y / n) : SurfacePoint(x: 0, y: 0)
+    }
+
+    /// When the first of the touches in `mask` landed.
+    @inline(__always) func earliestStart(_ mask: UInt64) -> Timestamp {
+        var earliest = Timestamp(microseconds: Int64.max)
+        for slot in SlotBits(mask) where startTimes[slot] < earliest { earliest = startTimes[slot] }
+        return earliest
+    }
+
+    /// When the last of the touches in `mask` landed.
+    @inline(__always) func latestStart(_ mask: UInt64) -> Timestamp {
+        var latest = Timestamp(microseconds: Int64.min)
+        for slot in SlotBits(mask) where startTimes[slot] > latest { latest = startTimes[slot] }
+        return latest
+    }
+
+    /// The largest distance in millimetres any touch of `mask` has moved from where it landed.
+    @inline(__always) func maxTravel(_ mask: UInt64, _ scale: MeasuringScale) -> Double {
+        var worst = 0.0
+        for slot in SlotBits(mask) {
+            let d = scale.mm(positions[slot] - starts[slot]).length
+            if d > worst { worst = d }
+        }
+        return worst
+    }
+}
+
+/// What the views have seen of a touch (R8).
+enum ViewPhase: UInt8 {
+    /// Nothing yet: a delays-touches-began recognizer is still undecided; events are queued.
+    case delayed
+    /// Views have seen it begin and it is still going for them.
+    case shown
+    /// Views have seen it begin; its end is held by a delays-touches-ended recognizer.
+    case endHeld
+    /// Views have seen it end or be cancelled, or will never see it.
+    case finished
+}

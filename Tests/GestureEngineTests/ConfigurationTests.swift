@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+
+@testable import GestureEngine
+
+/// EngineConfiguration: the default set, coding, and validation with paths from the root.
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("the default set has the design's names, in order, and validates")
+    func defaultSet() throws {
+        let names = EngineConfiguration.default.recognizers.map(\.name)
+        #expect(
+            names == [
+                "tap", "double-tap", "two-finger-tap", "long-press", "pan", "swipe", "pinch", "rotate", "edge-swipe",
+                "circle",
+            ])
+        try EngineConfiguration.default.validate()
+        let engine = try GestureEngine(configuration: .default)
+        #expect(engine.recognizerSummaries.map(\.name) == names)
+        #expect(engine.recognizerSummaries.allSatisfy { $0.owner == .configuration && $0.region == "root" })
+    }
+
+    @Test("the default set survives a JSON round trip")
+    func roundTrip() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(EngineConfiguration.default)
+        let decoded = try JSONDecoder().decode(EngineConfiguration.self, from: data)
+        #expect(decoded == .default)
+    }
+
+    @Test("unknown top-level keys are rejected")
+    func unknownKey() {
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(EngineConfiguration.self, from: Data(#"{"recognizer": []}"#.utf8))
+        }
+    }
+
+    static func spec(_ json: String) throws -> RecognizerSpec {
+        try JSONDecoder().decode(RecognizerSpec.self, from: Data(json.utf8))
+    }
+
+    static func error(_ configuration: EngineConfiguration) -> SpecError? {
+        do {
+            try configuration.validate()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("errors point at the offending spot from the configuration root")
+    func paths() throws {
+        var c = EngineConfiguration.default
+        c.recognizers[3].requiresFailureOf = ["nope"]
+        #expect(Self.error(c)?.path == [.key("recognizers"), .index(3), .key("requires-failure-of"), .index(0)])
+        #expect(Self.error(c)?.description == "recognizers[3].requires-failure-of[0]: unknown recognizer 'nope'")
+
+        c = .default
+        c.recognizers[4].simultaneousWith.append("missing")
+        #expect(Self.error(c)?.path == [.key("recognizers"), .index(4), .key("simultaneous-with"), .index(4)])
+
+        c = .default
+        c.recognizers[8].preempts = ["*", "pan", "pan2"]
+        #expect(Self.error(c)?.path == [.key("recognizers"), .index(8), .key("preempts"), .index(2)])
+
+        c = .default
+        c.recognizers[2].name = "tap"
+        #expect(Self.error(c)?.path == [.key("recognizers"), .index(2), .key("name")])
+
+        c = .default
+        c.recognizers[1].region = "nowhere"
+        #expect(Self.error(c)?.path == [.key("recognizers"), .index(1), .key("region")])
+    }
+
+    @Test("failure requirements must not form a cycle (R4)")
+    func cycle() throws {
+        var c = EngineConfiguration.default
+        c.recognizers[1].requiresFailureOf = ["two-finger-tap"]
+        c.recognizers[2].requiresFailureOf = ["tap"]
+        let error = try #require(Self.error(c))
+        #expect(error.message.contains("cycle"))
+        #expect(error.path.first == .key("recognizers"))
+        #expect(error.path.dropFirst(2).first == .key("requires-failure-of"))
+    }
+
+    @Test("a recognizer cannot name itself")
+    func selfReference() {
+        var c = EngineConfiguration.default
+        c.recognizers[0].simultaneousWith = ["tap"]
+        #expect(Self.error(c)?.path == [.key("recognizers"), .index(0), .key("simultaneous-with"), .index(0)])
+    }
+
+    @Test("regions: root is reserved, names unique, parents known and acyclic, rects inside")
+    func regions() {
+        let rect = SurfaceRect(x: 0, y: 0, width: 0.5, height: 0.5)
+        func check(_ regions: [RegionSpec]) -> [SpecPathComponent]? {
+            Self.error(EngineConfiguration(regions: regions, recognizers: []))?.path
+        }
+        #expect(check([RegionSpec(name: "root", rect: rect)]) == [.key("regions"), .index(0), .key("name")])
+        #expect(
+            check([RegionSpec(name: "a", rect: rect), RegionSpec(name: "a", rect: rect)]) == [
+                .key("regions"), .index(1), .key("name"),
+            ])
+        #expect(
+            check([RegionSpec(name: "a", rect: rect, parent: "b")]) == [.key("regions"), .index(0), .key("parent")])
+        #expect(
+            check([RegionSpec(name: "a", rect: rect, parent: "b"), RegionSpec(name: "b", rect: rect, parent: "a")]) == [
+                .key("regions"), .index(0), .key("parent"),
+            ])
+        #expect(
+            check([RegionSpec(name: "a", rect: SurfaceRect(x: 0.8, y: 0, width: 0.5, height: 0.5))]) == [
+                .key("regions"), .index(0), .key("rect"),
+            ])
+        #expect(check([RegionSpec(name: "a", rect: rect), RegionSpec(name: "b", rect: rect, parent: "a")]) == nil)
+    }
+
+    @Test("parameters built in code are range-checked like decoded ones")
+    func parameterRanges() {
+        var tap = TapParameters()
+        tap.fingers = 0
+        var pan = PanParameters()
+        pan.minFingers = 3
+        pan.maxFingers = 2
+        var shape = ShapeParameters()
+        shape.templates = [
+            .points(
+                name: "dot",
+                points: [SurfacePoint(x: 0.5, y: 0.5), SurfacePoint(x: 0.5, y: 0.5), SurfacePoint(x: 0.5, y: 0.5)])
+        ]
+        let cases: [(RecognizerParameters, SpecPathComponent)] = [
+            (.tap(tap), .key("fingers")), (.pan(pan), .key("max-fingers")), (.shape(shape), .key("templates")),
+        ]
+        for (parameters, key) in cases {
+            let c = EngineConfiguration(recognizers: [RecognizerSpec(name: "x", parameters: parameters)])
+            #expect(Self.error(c)?.path.dropFirst(2).first == key)
+        }
+    }
+
+    @Test("the engine refuses an invalid configuration at init")
+    func initValidates() {
+        var c = EngineConfiguration.default
+        c.recognizers[0].requiresFailureOf = ["ghost"]
+        #expect(throws: SpecError.self) { try GestureEngine(configuration: c) }
+    }
+}
+
+/// Client definitions: the same validation, in the context of the configuration and the other
+/// clients.
+@Suite("Client definitions")
+struct ClientDefinitionTests {
+    static let device = DeviceDescriptor(
+        id: DeviceID(1), label: "event5", name: "panel",
+        geometry: SurfaceGeometry(physicalSize: PhysicalSize(width: Millimeters(344), height: Millimeters(194))))
+    static let t0 = Timestamp(microseconds: 1_000_000)
+
+    static func engine() throws -> GestureEngine {
+        var e = try GestureEngine(configuration: .default)
+        e.addDevice(device)
+        return e
+    }
+
+    static func define(_ e: inout GestureEngine, _ n: UInt64, _ json: String) throws(SpecError) {
+        let d = try! JSONDecoder().decode(EngineConfiguration.self, from: Data(json.utf8))
+        var events: [EngineEvent] = []
+        try e.define(owner: .client(n), regions: d.regions, recognizers: d.recognizers, at: t0, into: &events)
+    }
+
+    static func refusal(_ e: inout GestureEngine, _ n: UInt64, _ json: String) -> SpecError? {
+        do {
+            try define(&e, n, json)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a client may name the configuration's recognizers and regions and its own")
+    func visible() throws {
+        var e = try Self.engine()
+        try Self.define(
+            &e, 1,
+            #"{"regions": [{"name": "b", "rect": {"x": 0, "y": 0, "width": 0.2, "height": 0.2}}], "recognizers": [{"name": "b-tap", "kind": "tap", "region": "b", "requires-failure-of": ["double-tap", "b-long"]}, {"name": "b-long", "kind": "long-press", "region": "b"}]}"#
+        )
+        #expect(e.recognizerSummaries.suffix(2).map(\.owner) == [.client(1), .client(1)])
+        #expect(e.recognizerSummaries.suffix(2).map(\.region) == ["b", "b"])
+    }
+
+    @Test("a client may not name another client's recognizer or region")
+    func invisible() throws {
+        var e = try Self.engine()
+        try Self.define(
+            &e, 1,
+            #"{"regions": [{"name": "r1", "rect": {"x": 0, "y": 0, "width": 0.2, "height": 0.2}}], "recognizers": [{"name": "one", "kind": "tap"}]}"#
+        )
+        let a = Self.refusal(
+            &e, 2, #"{"recognizers": [{"name": "two", "kind": "tap", "requires-failure-of": ["one"]}]}"#)
+        #expect(a?.path == [.key("recognizers"), .index(0), .key("requires-failure-of"), .index(0)])
+        let b = Self.refusal(&e, 2, #"{"recognizers": [{"name": "two", "kind": "tap", "region": "r1"}]}"#)
+        #expect(b?.path == [.key("recognizers"), .index(0), .key("region")])
+        let c = Self.refusal(
+            &e, 2,
+            #"{"regions": [{"name": "r2", "parent": "r1", "rect": {"x": 0, "y": 0, "width": 0.2, "height": 0.2}}]}"#)
+        #expect(c?.path == [.key("regions"), .index(0), .key("parent")])
+    }
+
+    @Test("names must not collide with the configuration's or another client's")
+    func collisions() throws {
+        var e = try Self.engine()
+        #expect(
+            Self.refusal(&e, 1, #"{"recognizers": [{"name": "pan", "kind": "pan"}]}"#)?.path == [
+                .key("recognizers"), .index(0), .key("name"),
+            ])
+        try Self.define(&e, 1, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#)
+        #expect(Self.refusal(&e, 2, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#) != nil)
+        // Redefining replaces the client's own definitions, so its own names are free again.
+        try Self.define(&e, 1, #"{"recognizers": [{"name": "mine", "kind": "tap"}]}"#)
+        #expect(e.recognizerSummaries.filter { $0.owner == .client(1) }.map(\.kind) == [.tap])
+    }
+
+    @Test("a refused definition changes nothing")
+    func refusalChangesNothing() throws {
+        var e = try Self.engine()
+        try Self.define(&e, 1, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#)
+        let before = e.recognizerSummaries
+        #expect(
+            Self.refusal(&e, 1, #"{"recognizers": [{"name": "new", "kind": "tap", "requires-failure-of": ["x"]}]}"#)
+                != nil)
+        #expect(e.recognizerSummaries == before)
+    }
+
+    @Test("the configuration cannot be changed through define")
+    func configurationOwner() throws {
+        var e = try Self.engine()
+        var events: [EngineEvent] = []
+        #expect(throws: SpecError.self) {
+            try e.define(owner: .configuration, regions: [], recognizers: [], at: Self.t0, into: &events)
+        }
+    }
+
+    @Test("R9: a reload keeps the client definitions that still validate and names the dropped owners")
+    func reloadDropsInvalidClients() throws {
+        var e = try Self.engine()
+        try Self.define(
+            &e, 1, #"{"recognizers": [{"name": "a", "kind": "tap", "requires-failure-of": ["double-tap"]}]}"#)
+        try Self.define(&e, 2, #"{"recognizers": [{"name": "b", "kind": "tap"}]}"#)
+        var events: [EngineEvent] = []
+        let dropped = try e.reload(
+            EngineConfiguration(recognizers: [RecognizerSpec(name: "x", parameters: .pan(PanParameters()))]),
+            at: Self.t0, into: &events)
+        #expect(dropped == [.client(1)])
+        #expect(e.recognizerSummaries.map(\.name) == ["x", "b"])
+    }
+}

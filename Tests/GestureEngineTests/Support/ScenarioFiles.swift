@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+/// Where the scenario files are (next to this test target's sources).
+enum ScenarioFiles {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Scenarios")
+
+    static var all: [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasSuffix(".scenario") }.map { String($0.dropLast(".scenario".count)) }.sorted()
+    }
+
+    /// Runs `Scenarios/<name>.scenario` and records the difference from its expected lines.
+    /// With GESTURED_UPDATE_SCENARIOS=1 the expected part is rewritten instead (review the diff!).
+    static func check(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let url = directory.appendingPathComponent(name + ".scenario")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let scenario = try Scenario.parse(text)
+        let actual = try ScenarioRunner.run(scenario)
+        guard actual != scenario.expected else { return }
+        if ProcessInfo.processInfo.environment["GESTURED_UPDATE_SCENARIOS"] == "1" {
+            let body = actual.map(align).joined(separator: "\n")
+            try (scenario.script + "\n" + body + "\n").write(to: url, atomically: true, encoding: .utf8)
+            return
+        }
+        let diff = lineDiff(expected: scenario.expected, actual: actual)
+        Issue.record(
+            "\(name).scenario: the engine's events differ (- expected, + actual):\n\(diff)",
+            sourceLocation: sourceLocation)
+    }
+
+    /// Pads the time column so goldens line up (spaces are not significant when comparing).
+    private static func align(_ line: String) -> String {
+        guard let space = line.firstIndex(of: " ") else { return line }
+        let time = String(line[..<space])
+        let padded: String = time.padding(toLength: max(time.count, 11), withPad: " ", startingAt: 0)
+        return padded + String(line[space...])
+    }
+}

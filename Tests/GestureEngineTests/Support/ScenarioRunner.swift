@@ -1,0 +1,238 @@
+import Foundation
+
+@testable import GestureEngine
+
+/// Runs a scenario through a fresh engine and formats what it emitted, one line per event.
+enum ScenarioRunner {
+    struct Emitted {
+        /// The virtual time at which the engine emitted it.
+        var at: Timestamp
+        /// An event, or a line of its own (a rejected definition).
+        var event: EngineEvent?
+        var note: String?
+    }
+
+    static func run(_ scenario: Scenario) throws -> [String] {
+        EventFormatter(scenario: scenario).format(try emitted(scenario))
+    }
+
+    /// The gesture events of a script (header and steps of the scenario format, no `expect:`).
+    static func gestures(_ script: String) throws -> [GestureEvent] {
+        try emitted(Scenario.parse(script + "\nexpect:\n")).compactMap { entry in
+            if case .gesture(let g) = entry.event { g } else { nil }
+        }
+    }
+
+    /// Everything the engine emitted for the scenario, with when it was emitted.
+    static func emitted(_ scenario: Scenario) throws -> [Emitted] {
+        var engine = try GestureEngine(configuration: scenario.configuration)
+        for device in scenario.devices { engine.addDevice(device.descriptor) }
+        var log: [Emitted] = []
+        var events: [EngineEvent] = []
+
+        func record(_ at: Timestamp) {
+            for event in events { log.append(Emitted(at: at, event: event)) }
+            events.removeAll(keepingCapacity: true)
+        }
+        // Step through deadlines one by one, so each event's emission time is known.
+        func advance(to time: Timestamp) {
+            while let deadline = engine.nextDeadline, deadline <= time {
+                engine.advance(to: deadline, into: &events)
+                record(deadline)
+            }
+        }
+
+        for step in scenario.steps {
+            switch step {
+            case .frame(let frame):
+                advance(to: frame.time)
+                engine.process(frame, into: &events)
+                record(frame.time)
+            case .wait(let time):
+                advance(to: time)
+            case .addDevice(let descriptor):
+                engine.addDevice(descriptor)
+            case .removeDevice(let id, let time):
+                advance(to: time)
+                engine.removeDevice(id, at: time, into: &events)
+                record(time)
+            case .resync(let id, let time):
+                advance(to: time)
+                engine.resync(id, at: time, into: &events)
+                record(time)
+            case .reload(let configuration, let time):
+                advance(to: time)
+                do {
+                    let dropped = try engine.reload(configuration, at: time, into: &events)
+                    record(time)
+                    for owner in dropped {
+                        log.append(Emitted(at: time, note: "definitions of \(label(owner)) dropped"))
+                    }
+                } catch {
+                    log.append(Emitted(at: time, note: "reload refused: \(error)"))
+                }
+            case .define(let owner, let regions, let recognizers, let time):
+                advance(to: time)
+                do {
+                    try engine.define(owner: owner, regions: regions, recognizers: recognizers, at: time, into: &events)
+                    record(time)
+                } catch {
+                    log.append(Emitted(at: time, note: "define refused for \(label(owner)): \(error)"))
+                }
+            case .undefine(let owner, let time):
+                advance(to: time)
+                engine.removeDefinitions(of: owner, at: time, into: &events)
+                record(time)
+            case .clients(let n):
+                engine.connectedClients = n
+            }
+        }
+        return log
+    }
+
+    static func label(_ owner: Owner) -> String {
+        switch owner {
+        case .configuration: "configuration"
+        case .client(let n): "client\(n)"
+        }
+    }
+}
+
+/// The text of emitted events: one line each, the numbers a reader needs to check the rules.
+struct EventFormatter {
+    let scenario: Scenario
+
+    func format(_ log: [ScenarioRunner.Emitted]) -> [String] {
+        // Runs of `changed` (per recognizer) and view `moved` (per touch) collapse into one line
+        // at the last of the run, unless the scenario asks to see every change.
+        var keys: [String?] = log.map { key($0.event) }
+        if scenario.showAllChanges { keys = keys.map { _ in nil } }
+        var nextOfKey: [Int?] = Array(repeating: nil, count: log.count)
+        var last: [String: Int] = [:]
+        for i in log.indices.reversed() {
+            if let k = identity(log[i].event) {
+                nextOfKey[i] = last[k]
+                last[k] = i
+            }
+        }
+        var run: [String: Int] = [:]
+        var lines: [String] = []
+        for (i, entry) in log.enumerated() {
+            if let note = entry.note {
+                lines.append(Scenario.normalize("\(ms(entry.at)) \(note)"))
+                continue
+            }
+            guard let event = entry.event else { continue }
+            if case .touch = event, !scenario.showTouches { continue }
+            if let k = keys[i] {
+                let count = (run[k] ?? 0) + 1
+                if let next = nextOfKey[i], keys[next] == k {
+                    run[k] = count
+                    continue
+                }
+                run[k] = nil
+                lines.append(line(event, at: entry.at, repeated: count))
+            } else {
+                lines.append(line(event, at: entry.at, repeated: 1))
+            }
+        }
+        return lines
+    }
+
+    /// The run key of collapsible events.
+    private func key(_ event: EngineEvent?) -> String? {
+        switch event {
+        case .gesture(let g) where g.state == .changed: identity(event)
+        case .touch(let t) where t.touch.phase == .moved: identity(event)
+        default: nil
+        }
+    }
+
+    /// Which recognizer or touch an event is about.
+    private func identity(_ event: EngineEvent?) -> String? {
+        switch event {
+        case .gesture(let g): "g \(g.device.rawValue) \(ScenarioRunner.label(g.owner)) \(g.name)"
+        case .touch(let t): "t \(t.device.rawValue) \(t.touch.id.rawValue)"
+        case nil: nil
+        }
+    }
+
+    private func ms(_ t: Timestamp) -> String {
+        let us = (t - Scenario.origin).microseconds
+        return us % 1000 == 0 ? "\(us / 1000)ms" : String(format: "%.3fms", Double(us) / 1000)
+    }
+
+    private func point(_ p: SurfacePoint) -> String { String(format: "%.3f,%.3f", p.x, p.y) }
+
+    private func line(_ event: EngineEvent, at: Timestamp, repeated: Int) -> String {
+        var parts: [String] = []
+        let time: Timestamp
+        switch event {
+        case .gesture(let g):
+            time = g.time
+            parts.append(ms(g.time))
+            parts.append(g.name)
+            parts.append(repeated > 1 ? "\(g.state.rawValue)×\(repeated)" : g.state.rawValue)
+            parts.append("fingers=\(g.fingers)")
+            parts.append("touches=" + g.touches.map { String($0.rawValue) }.joined(separator: ","))
+            parts.append("at=\(point(g.position))")
+            if g.kind.isContinuous || g.kind == .swipe {
+                if let mm = g.translationMM {
+                    parts.append(String(format: "translation=%+.1f,%+.1fmm", mm.dx.value, mm.dy.value))
+                } else {
+                    parts.append(String(format: "translation=%+.3f,%+.3f", g.translation.dx, g.translation.dy))
+                }
+            }
+            if let s = g.scale { parts.append(String(format: "scale=%.2f", s)) }
+            if let r = g.rotation { parts.append(String(format: "rotation=%+.0f°", r * 180 / Double.pi)) }
+            if let d = g.direction { parts.append("direction=\(d.rawValue)") }
+            if let e = g.edge { parts.append("edge=\(e.rawValue)") }
+            if let shape = g.shape { parts.append("shape=\(shape)") }
+            if let score = g.score { parts.append(String(format: "score=%.2f", score)) }
+            if g.region != RegionSpec.rootName { parts.append("region=\(g.region)") }
+            if g.owner != .configuration { parts.append("owner=\(ScenarioRunner.label(g.owner))") }
+            if scenario.devices.count > 1 { parts.append("device=\(scenario.deviceLabels[g.device] ?? "?")") }
+        case .touch(let t):
+            time = t.time
+            parts.append(ms(t.time))
+            parts.append("view")
+            parts.append(String(t.touch.id.rawValue))
+            parts.append(repeated > 1 ? "\(t.touch.phase)×\(repeated)" : t.touch.phase.description)
+            parts.append("at=\(point(t.touch.position))")
+            if t.touch.tool != .finger { parts.append("tool=\(t.touch.tool.rawValue)") }
+            if t.region != RegionSpec.rootName { parts.append("region=\(t.region)") }
+            if scenario.devices.count > 1 { parts.append("device=\(scenario.deviceLabels[t.device] ?? "?")") }
+        }
+        if time != at { parts.append("(emitted at \(ms(at)))") }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// A line diff (longest common subsequence) for failure messages: `-` expected, `+` actual.
+func lineDiff(expected: [String], actual: [String]) -> String {
+    let n = expected.count
+    let m = actual.count
+    var lcs = Array(repeating: Array(repeating: 0, count: m + 1), count: n + 1)
+    for i in stride(from: n - 1, through: 0, by: -1) {
+        for j in stride(from: m - 1, through: 0, by: -1) {
+            lcs[i][j] = expected[i] == actual[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+        }
+    }
+    var out: [String] = []
+    var i = 0
+    var j = 0
+    while i < n || j < m {
+        if i < n && j < m && expected[i] == actual[j] {
+            out.append("  " + expected[i])
+            i += 1
+            j += 1
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.append("+ " + actual[j])
+            j += 1
+        } else {
+            out.append("- " + expected[i])
+            i += 1
+        }
+    }
+    return out.joined(separator: "\n")
+}
