@@ -46,13 +46,28 @@ public enum ConfigurationLoader {
         guard root.mapping != nil else {
             throw located(at: root, file: file, "expected a mapping of settings at the top level")
         }
+        let configuration: DaemonConfiguration
         do {
-            return try YAMLDecoder().decode(DaemonConfiguration.self, from: root)
+            configuration = try YAMLDecoder().decode(DaemonConfiguration.self, from: root)
         } catch let error as DecodingError {
             throw decodingError(error, root: root, file: file)
         } catch {
             throw located(at: root, file: file, "\(error)")
         }
+        // References between definitions (names, parents, relations, cycles).
+        do {
+            try configuration.engineConfiguration.validate()
+        } catch {
+            throw specError(error, root: root, file: file)
+        }
+        return configuration
+    }
+
+    /// The configuration as YAML, with a header saying where it came from.
+    public static func yaml(_ configuration: DaemonConfiguration, header: String) throws -> String {
+        let body = try YAMLEncoder().encode(configuration)
+        let comment = header.split(separator: "\n", omittingEmptySubsequences: false).map { "# \($0)" }
+        return comment.joined(separator: "\n") + "\n" + body
     }
 
     // MARK: - Errors → positions
@@ -63,7 +78,7 @@ public enum ConfigurationLoader {
     }
 
     /// The error's position for a spec path (engine validation errors).
-    static func specError(_ error: SpecError, root: Node, file: String) -> ConfigurationFileError {
+    private static func specError(_ error: SpecError, root: Node, file: String) -> ConfigurationFileError {
         let keys: [any CodingKey] = error.path.map { component in
             switch component {
             case .key(let k): AnyCodingKey(stringValue: k)
@@ -71,7 +86,7 @@ public enum ConfigurationLoader {
             }
         }
         let target = resolve(keys, in: root)
-        return located(at: target.keyNode ?? target.node, file: file, error.message)
+        return located(at: target.node, file: file, error.message)
     }
 
     private static func decodingError(_ error: DecodingError, root: Node, file: String) -> ConfigurationFileError {

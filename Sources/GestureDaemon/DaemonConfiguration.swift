@@ -24,6 +24,17 @@ public struct DaemonConfiguration: Hashable, Sendable {
         self.recognizers = recognizers
         self.logLevel = logLevel
     }
+
+    /// What the engine runs: the file's regions, and its recognizers or the built-in set.
+    public var engineConfiguration: EngineConfiguration {
+        EngineConfiguration(regions: regions, recognizers: recognizers ?? EngineConfiguration.default.recognizers)
+    }
+
+    /// The built-in configuration: what runs without a file, and what `gestured config
+    /// --default` prints (every setting spelled out, so it is a complete starting point).
+    public static var builtIn: DaemonConfiguration {
+        DaemonConfiguration(recognizers: EngineConfiguration.default.recognizers)
+    }
 }
 
 /// Log levels, spelled as swift-log and the journal's priorities name them.

@@ -102,6 +102,8 @@ struct ConfigurationLoaderTests {
                 edges: [top]
                 fingers: 3
                 preempts: [pan]
+              - name: pan
+                kind: pan
             """
         let config = try ConfigurationLoader.parse(Data(yaml.utf8), file: "full.yaml")
         #expect(config.logLevel == .debug)
@@ -115,5 +117,66 @@ struct ConfigurationLoaderTests {
         #expect(admin.preempts == ["pan"])
         guard case .edgeSwipe(let p) = admin.parameters else { return }
         #expect(p.edges == [.top] && p.fingers == 3)
+    }
+}
+
+@Suite("Configuration references and the built-in set")
+struct ConfigurationReferenceTests {
+    static let broken: [BrokenConfiguration] = [
+        .init(
+            title: "unknown failure requirement",
+            yaml: "recognizers:\n  - name: t\n    kind: tap\n    requires-failure-of: [dbl]\n", line: 4, column: 27,
+            says: "dbl"),
+        .init(
+            title: "failure-requirement cycle",
+            yaml: """
+                recognizers:
+                  - name: a
+                    kind: tap
+                    requires-failure-of: [b]
+                  - name: b
+                    kind: tap
+                    taps: 2
+                    requires-failure-of: [a]
+                """, line: 8, column: 27, says: "cycle"),
+        .init(
+            title: "duplicate recognizer name",
+            yaml: "recognizers:\n  - name: t\n    kind: tap\n  - name: t\n    kind: pan\n", line: 4, column: 11,
+            says: "t"),
+        .init(
+            title: "unknown region", yaml: "recognizers:\n  - name: t\n    kind: tap\n    region: keypad\n", line: 4,
+            column: 13, says: "keypad"),
+        .init(
+            title: "unknown parent region",
+            yaml: "regions:\n  - name: a\n    rect: {x: 0, y: 0, width: 0.5, height: 0.5}\n    parent: nowhere\n",
+            line: 4, column: 13, says: "nowhere"),
+    ]
+
+    @Test("a configuration with a bad reference fails at its file:line:column", arguments: broken)
+    func brokenReference(_ case_: BrokenConfiguration) {
+        do {
+            let config = try ConfigurationLoader.parse(Data(case_.yaml.utf8), file: "refs.yaml")
+            Issue.record("accepted: \(config)")
+        } catch {
+            #expect((error.line, error.column) == (case_.line, case_.column), "\(error)")
+            #expect(error.message.contains(case_.says), "\(error)")
+        }
+    }
+
+    @Test("the built-in configuration printed as YAML loads back unchanged")
+    func builtInRoundTrip() throws {
+        let yaml = try ConfigurationLoader.yaml(.builtIn, header: "built-in\nsecond line")
+        #expect(yaml.hasPrefix("# built-in\n# second line\n"))
+        let loaded = try ConfigurationLoader.parse(Data(yaml.utf8), file: "default.yaml")
+        #expect(loaded == .builtIn)
+        #expect(loaded.engineConfiguration == EngineConfiguration.default)
+    }
+
+    @Test("without a recognizers key the built-in set runs; with one, exactly those")
+    func recognizersReplaceTheBuiltInSet() throws {
+        let none = try ConfigurationLoader.parse(Data("log-level: info\n".utf8), file: "a.yaml")
+        #expect(none.engineConfiguration.recognizers == EngineConfiguration.default.recognizers)
+        let one = try ConfigurationLoader.parse(Data("recognizers:\n  - name: p\n    kind: pan\n".utf8), file: "b.yaml")
+        #expect(one.engineConfiguration.recognizers.map(\.name) == ["p"])
     }
 }
