@@ -65,9 +65,20 @@ public enum ConfigurationLoader {
 
     /// The configuration as YAML, with a header saying where it came from.
     public static func yaml(_ configuration: DaemonConfiguration, header: String) throws -> String {
-        let body = try YAMLEncoder().encode(configuration)
+        let body = plainNumbers(try YAMLEncoder().encode(configuration))
         let comment = header.split(separator: "\n", omittingEmptySubsequences: false).map { "# \($0)" }
         return comment.joined(separator: "\n") + "\n" + body
+    }
+
+    /// Yams writes every floating-point number in scientific notation (`3e+0`); people read
+    /// `3.0`. Only plain scalars change: a string that looks like a number is quoted by Yams.
+    private static func plainNumbers(_ yaml: String) -> String {
+        yaml.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+            guard let space = line.lastIndex(of: " ") else { return line }
+            let scalar = line[line.index(after: space)...]
+            guard scalar.contains("e"), let value = Double(scalar), value.isFinite else { return line }
+            return line[...space] + Substring(value.description)
+        }.joined(separator: "\n")
     }
 
     // MARK: - Errors → positions
@@ -113,7 +124,7 @@ public enum ConfigurationLoader {
     /// Yams' own messages for values it cannot convert are long; keep ours, and for Yams's
     /// scalar-conversion failures say what was found.
     private static func message(_ description: String, at node: Node) -> String {
-        if description.hasPrefix("expected") || description.hasPrefix("unknown") || description.hasPrefix("the ") {
+        if description.hasPrefix("expected") {
             return description + (node.scalar != nil ? " (found '\(node.scalar!.string)')" : "")
         }
         return description

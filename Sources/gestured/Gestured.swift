@@ -5,6 +5,6 @@ struct Gestured: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gestured",
         abstract: "A touchscreen gesture daemon.",
-        subcommands: [ListenCommand.self]
+        subcommands: [ListenCommand.self, ConfigCommand.self, CheckConfigCommand.self]
     )
 }
