@@ -35,6 +35,11 @@ let package = Package(
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
         ),
+        .systemLibrary(
+            name: "CMtdev",
+            pkgConfig: "mtdev",
+            providers: [.apt(["libmtdev-dev"])]
+        ),
         // epoll, timerfd, eventfd, accept4 and SO_PEERCRED need _GNU_SOURCE, which Glibc's module
         // does not define; this target defines it in its .c file only.
         .target(name: "CLinuxSupport"),
@@ -47,7 +52,7 @@ let package = Package(
         .target(
             name: "TouchInput",
             dependencies: [
-                "GestureEngine", "CEvdev", "CUdev", "CLinuxSupport",
+                "GestureEngine", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -90,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureDaemon", "GestureClient",
+                "GestureDaemon", "GestureClient", "TouchInput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -99,7 +104,12 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"], swiftSettings: swiftSettings),
-        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TouchInputTests",
+            dependencies: ["TouchInput", "CLinuxSupport"],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GestureServerTests",
             dependencies: ["GestureServer", "GestureClient"],
