@@ -179,7 +179,7 @@ struct EvdevHandle: ~Copyable {
 /// ``DeviceDescription`` and writes events into it. Owns the uinput device exactly once;
 /// destroying it (deinit) unplugs the device.
 struct EvdevUinput: ~Copyable {
-    private let uinput: OpaquePointer
+    private var uinput: OpaquePointer?
 
     /// Creates the device through /dev/uinput.
     init(description: DeviceDescription) throws(InputError) {
@@ -218,16 +218,26 @@ struct EvdevUinput: ~Copyable {
         uinput = created
     }
 
-    deinit { libevdev_uinput_destroy(uinput) }
+    deinit {
+        if let uinput { libevdev_uinput_destroy(uinput) }
+    }
+
+    /// Destroys the device now (an unplug); later writes fail with ENODEV.
+    mutating func destroy() {
+        guard let uinput else { return }
+        libevdev_uinput_destroy(uinput)
+        self.uinput = nil
+    }
 
     /// The event node of the new device (`/dev/input/eventN`), when the kernel made one.
-    var devnode: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
+    var devnode: String? { uinput.flatMap { libevdev_uinput_get_devnode($0) }.map { String(cString: $0) } }
 
     /// The sysfs path of the new device.
-    var syspath: String? { libevdev_uinput_get_syspath(uinput).map { String(cString: $0) } }
+    var syspath: String? { uinput.flatMap { libevdev_uinput_get_syspath($0) }.map { String(cString: $0) } }
 
     /// Writes one event (the kernel timestamps it when it arrives).
     func write(type: UInt16, code: UInt16, value: Int32) throws(InputError) {
+        guard let uinput else { throw InputError(call: "libevdev_uinput_write_event", errno: ENODEV) }
         let rc = libevdev_uinput_write_event(uinput, UInt32(type), UInt32(code), value)
         guard rc == 0 else { throw InputError(call: "libevdev_uinput_write_event", errno: -rc) }
     }
