@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TouchInputTests",
-            dependencies: ["TouchInput", "CLinuxSupport"],
+            dependencies: ["TouchInput", "CEvdev", "CLinuxSupport"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -61,7 +61,10 @@ public struct EvemuRecording: Sendable {
         self.eventsOffset = eventsOffset
         self.eventsLine = eventsLine
         version = header.version
-        description = try header.finish(line: line)
+        // Problems of the description as a whole are reported on the first event line, or on the
+        // last line of a file without events.
+        let reachedEnd = offset >= bytes.count
+        description = try header.finish(line: reachedEnd ? max(line - 1, 1) : line)
     }
 
     /// Parses a file's text.
@@ -268,8 +271,9 @@ struct HeaderParser {
     var name: String?
     var id: InputID?
     var propertyBytes: [UInt8] = []
-    var sawProperties = false
+    var propertyLine = 0
     var bitmaskBytes: [UInt16: [UInt8]] = [:]
+    var bitmaskLine: [UInt16: Int] = [:]
     var absInfo: [UInt16: AbsInfo] = [:]
     var comments = CommentDescription()
 
@@ -297,7 +301,7 @@ struct HeaderParser {
             }
             id = InputID(bustype: values[0]!, vendor: values[1]!, product: values[2]!, version: values[3]!)
         case UInt8(ascii: "P"):
-            sawProperties = true
+            propertyLine = line
             propertyBytes += try Self.hexBytes(fields, line: line, what: "P:")
             guard propertyBytes.count <= 64 else { throw EvemuError(line: line, "P: property mask longer than 64 bytes") }
         case UInt8(ascii: "B"):
@@ -306,6 +310,7 @@ struct HeaderParser {
             }
             let mask = try Self.hexBytes(fields.dropFirst(), line: line, what: "B:")
             bitmaskBytes[UInt16(type), default: []] += mask
+            bitmaskLine[UInt16(type)] = line
             guard bitmaskBytes[UInt16(type)]!.count <= 128 else {
                 throw EvemuError(line: line, "B: mask for type 0x\(String(type, radix: 16)) longer than 128 bytes")
             }
@@ -360,7 +365,7 @@ struct HeaderParser {
             for bit in 0..<8 where byte & (1 << bit) != 0 {
                 let property = UInt16(byteIndex * 8 + bit)
                 guard property <= EventCode.propMax else {
-                    throw EvemuError(line: line, "P: sets property \(property), above INPUT_PROP_MAX")
+                    throw EvemuError(line: propertyLine, "P: sets property \(property), above INPUT_PROP_MAX")
                 }
                 d.properties.insert(property)
             }
@@ -373,7 +378,7 @@ struct HeaderParser {
                     let code = byteIndex * 8 + bit
                     guard code <= Int(maximum) else {
                         throw EvemuError(
-                            line: line,
+                            line: bitmaskLine[type] ?? line,
                             "B: sets code 0x\(String(code, radix: 16)) of type \(EventCode.typeName(type)), above its maximum")
                     }
                     if type == EventCode.evAbs && absInfo[UInt16(code)] == nil {

@@ -162,7 +162,8 @@ public struct GestureScript: Sendable {
         return SurfacePoint(x: x, y: y)
     }
 
-    static func duration(_ text: String) -> TimeSpan? {
+    /// Parses a duration: `250ms`, `1.5s` (0 to 3600 s).
+    public static func duration(_ text: String) -> TimeSpan? {
         let number: Substring
         let scale: Double
         if text.hasSuffix("ms") {

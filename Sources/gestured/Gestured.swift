@@ -4,6 +4,7 @@ import ArgumentParser
 struct Gestured: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gestured",
-        abstract: "A touchscreen gesture daemon."
+        abstract: "A touchscreen gesture daemon.",
+        subcommands: [DevicesCommand.self, SimulateCommand.self]
     )
 }
