@@ -106,7 +106,9 @@ let package = Package(
         .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TouchInputTests",
-            dependencies: ["TouchInput", "CEvdev", "CLinuxSupport"],
+            dependencies: [
+                "TouchInput", "CEvdev", "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -210,8 +210,9 @@ enum EventLineParser {
         guard let (code, afterCode) = hexField(b, afterType, maxDigits: 4, name: "code") else {
             return .failure("expected the event code in hex")
         }
-        guard code <= UInt32(EventCode.keyMax) else {
-            return .failure("event code 0x\(String(code, radix: 16)) is above the largest code (KEY_MAX)")
+        guard code <= UInt32(EventCode.maximumCode(ofType: UInt16(type)) ?? EventCode.keyMax) else {
+            return .failure(
+                "event code 0x\(String(code, radix: 16)) is above the largest code of \(EventCode.typeName(UInt16(type)))")
         }
         // Value: decimal, optionally signed, often zero-padded.
         i = afterCode

@@ -177,6 +177,8 @@ public struct FrameAssembler {
             self.converter = MtdevConverter(description: description)
             return
         }
+        // mtdev indexes tables by code without checking: only codes a kernel could send reach it.
+        guard let maximum = EventCode.maximumCode(ofType: event.type), event.code <= maximum else { return }
         converter.put(event)
         while let converted = converter.next() { process(converted, into: &frames) }
     }

@@ -5,12 +5,12 @@ import Testing
 @testable import TouchInput
 
 /// Must-show 2 in the suite: randomized mutations of real recordings never crash the parser or the
-/// assembler, and every rejection names a line of the input. CI runs 20 000 inputs;
+/// assembler, and every rejection names a line of the input. CI runs 10 000 inputs;
 /// `GESTURED_FUZZ_ITERATIONS=1000000` runs the million (docs/INPUT.md, "Fuzzing"), and
 /// scripts/fuzz-evemu.sh runs libFuzzer on the same code.
 @Suite struct EvemuFuzzTests {
     static var iterations: Int {
-        ProcessInfo.processInfo.environment["GESTURED_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 20_000
+        ProcessInfo.processInfo.environment["GESTURED_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 10_000
     }
 
     /// Seeds: the committed fixtures (short ones whole, the big one cut) and a generated file.
