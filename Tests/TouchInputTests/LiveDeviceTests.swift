@@ -51,13 +51,23 @@ struct LiveDeviceTests {
     }
 
     /// Hotplug events until one satisfies `match`, or nil at the deadline.
-    static func hotplug(_ discovery: DeviceDiscovery, _ match: (HotplugEvent) -> Bool) -> HotplugEvent? {
+    static func hotplug(_ discovery: DeviceDiscovery, _ match: @escaping (HotplugEvent) -> Bool) -> HotplugEvent? {
+        hotplug(discovery, all: [match]).first ?? nil
+    }
+
+    /// Hotplug events until each of `matches` is satisfied by one (in any order); nil for those
+    /// still missing at the deadline.
+    static func hotplug(_ discovery: DeviceDiscovery, all matches: [(HotplugEvent) -> Bool]) -> [HotplugEvent?] {
+        var found: [HotplugEvent?] = Array(repeating: nil, count: matches.count)
         let deadline = gestured_monotonic_us() + 10_000_000
-        while true {
+        while found.contains(where: { $0 == nil }) {
             let remaining = Int32(max(0, (deadline - gestured_monotonic_us()) / 1000))
-            guard remaining > 0, readable(discovery.fileDescriptor, within: remaining) else { return nil }
-            if let event = discovery.receive().first(where: match) { return event }
+            guard remaining > 0, readable(discovery.fileDescriptor, within: remaining) else { break }
+            for event in discovery.receive() {
+                for (i, match) in matches.enumerated() where found[i] == nil && match(event) { found[i] = event }
+            }
         }
+        return found
     }
 
     static func open(_ virtual: VirtualTouchscreen, id: UInt32 = 1) throws -> TouchDevice {
@@ -74,9 +84,12 @@ struct LiveDeviceTests {
         let pad = try VirtualTouchscreen(profile: .touchpad)
         // With udevd, the scan only sees the devices once udev has processed them: wait for their events.
         if discovery.mode == .udev {
-            for node in [panel.devnode, pad.devnode] {
-                #expect(Self.hotplug(discovery) { if case .added(let d) = $0 { d.devnode == node } else { false } } != nil)
-            }
+            let seen = Self.hotplug(
+                discovery,
+                all: [panel.devnode, pad.devnode].map { node in
+                    { if case .added(let d) = $0 { d.devnode == node } else { false } }
+                })
+            #expect(seen.allSatisfy { $0 != nil })
         }
         let found = try discovery.scan()
         let panelEntry = try #require(found.first { $0.devnode == panel.devnode })
@@ -88,14 +101,17 @@ struct LiveDeviceTests {
         switch discovery.mode {
         case .udev:
             #expect(padEntry.verdict == .skipped(.notATouchscreen(udevType: "ID_INPUT_TOUCHPAD")))
-            #expect(panelEntry.udev.widthMM == 512)  // udev's input_id: 32767 / 64 units/mm
+            #expect(panelEntry.udev.widthMM == 511)  // udev's input_id: 32767 / 64 units/mm, rounded down
         case .capabilities:
             #expect(padEntry.verdict == .skipped(.touchpad))
         }
         // Only event nodes: the kernel's mouseN node for the panel is not listed.
         #expect(found.allSatisfy { $0.devnode.hasPrefix("/dev/input/event") })
         let report = try DeviceReport(discovery: discovery, rules: [], logger: Self.logger)
-        #expect(report.touchscreens.contains { $0.devnode == panel.devnode && $0.slots == 10 && $0.widthMM == 512 })
+        let entry = try #require(report.touchscreens.first { $0.devnode == panel.devnode })
+        #expect(entry.slots == 10)
+        #expect(entry.sizeSource == "resolution")
+        #expect(abs((entry.widthMM ?? 0) - 32767.0 / 64) < 1e-9)
         #expect(report.skipped.contains { $0.devnode == pad.devnode })
     }
 
@@ -255,31 +271,38 @@ struct LiveDeviceTests {
     func overflow() throws {
         let virtual = try VirtualTouchscreen(profile: .kiosk10)
         let device = try Self.open(virtual)
-        // Not reading while 3000 frames (~25 000 events) arrive: far beyond evdev's client buffer.
-        for step in 0..<3000 {
-            let x = 0.1 + 0.8 * Double(step % 100) / 100
-            try virtual.send([
+        var frames: [TouchFrame] = []
+        var outcomes: [TouchDevice.ReadOutcome] = []
+        func fingers(_ x: Double) -> [SimulatedContact] {
+            [
                 SimulatedContact(id: 1, position: SurfacePoint(x: x, y: 0.3)),
                 SimulatedContact(id: 2, position: SurfacePoint(x: x, y: 0.6)),
-            ])
-            if step == 2000 { try virtual.send([]) }  // a lift lost in the flood
+            ]
         }
+        try virtual.send(fingers(0.1))
+        #expect(Self.read(device, into: &frames, outcomes: &outcomes) { !$0.isEmpty })
+        // The reader stops (as a daemon under SIGSTOP would) while 3000 frames (~25 000 events)
+        // arrive: far beyond evdev's client buffer. A lift and new contacts get lost in it.
+        for step in 0..<3000 {
+            try virtual.send(step == 1500 ? [] : fingers(0.1 + 0.8 * Double(step % 100) / 100))
+        }
+        Self.read(device, into: &frames, outcomes: &outcomes) { _ in !Self.readable(device.fileDescriptor, within: 200) }
+        #expect(outcomes.contains { if case .resynced = $0 { true } else { false } })
+        // The two touches that were live when events were lost are cancelled.
+        #expect(frames.contains { $0.touches.count == 2 && $0.touches.allSatisfy { $0.phase == .cancelled } })
+        // Fingers still down after the resync are not followed until they lift.
         try virtual.send([])
         try virtual.send([SimulatedContact(id: 3, position: SurfacePoint(x: 0.5, y: 0.5))])
         try virtual.send([])
-        var frames: [TouchFrame] = []
-        var outcomes: [TouchDevice.ReadOutcome] = []
-        Self.read(device, into: &frames, outcomes: &outcomes) { _ in
-            !Self.readable(device.fileDescriptor, within: 200)
-        }
-        #expect(outcomes.contains { if case .resynced = $0 { true } else { false } })
+        let before = frames.count
+        #expect(Self.read(device, into: &frames, outcomes: &outcomes) { $0.count >= before + 2 })
         var checker = FrameStreamChecker()
         frames.forEach { checker.check($0) }
         #expect(checker.problems.isEmpty, "\(checker.problems)")
         #expect(checker.live.isEmpty, "stuck touches: \(checker.live)")
         #expect(device.liveTouchCount == 0)
         #expect(checker.began == checker.ended + checker.cancelled)
-        // The tap after the flood came through whole.
+        // The tap after the flood comes through whole.
         #expect(frames.suffix(2).map { $0.touches.map(\.phase) } == [[.began], [.ended]])
     }
 
