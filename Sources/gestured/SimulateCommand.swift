@@ -127,16 +127,16 @@ struct SimulateCommand: ParsableCommand {
         } catch {
             throw Self.fail("cannot create the virtual device: \(error) (is uinput loaded, and writable by you?)")
         }
-        print("device \(touchscreen.devnode ?? "?") \(description.name)")
+        say("device \(touchscreen.devnode ?? "?") \(description.name)")
 
         if startOnSignal {
-            print("waiting for SIGUSR1")
+            say("waiting for SIGUSR1")
             guard signals.wait(for: [SIGUSR1], until: nil) == SIGUSR1 else { return unplug(touchscreen) }
         } else if signals.wait(for: [], until: Self.now() + Self.duration(startDelay)!) != nil {
             return unplug(touchscreen)
         }
 
-        print("playing")
+        say("playing")
         let start = Self.now()
         let unplugAt = unplugAfter.flatMap(Self.duration).map { start + $0 }
         let interrupted: Bool
@@ -147,7 +147,7 @@ struct SimulateCommand: ParsableCommand {
         }
         if interrupted || !touchscreen.isPlugged { return unplug(touchscreen) }
         if hold {
-            print("holding; SIGINT or SIGTERM unplugs")
+            say("holding; SIGINT or SIGTERM unplugs")
             _ = signals.wait(for: [], until: nil)
         }
         unplug(touchscreen)
@@ -155,7 +155,7 @@ struct SimulateCommand: ParsableCommand {
 
     private func unplug(_ touchscreen: VirtualTouchscreen) {
         if touchscreen.isPlugged { touchscreen.unplug() }
-        print("unplugged")
+        say("unplugged")
     }
 
     /// When `step` is due: its offset scaled by the speed.
@@ -173,7 +173,7 @@ struct SimulateCommand: ParsableCommand {
             if let unplugAt, unplugAt <= due {
                 if signals.wait(for: [], until: unplugAt) != nil { return true }
                 touchscreen.unplug()
-                print("unplugged mid-script at \(Self.format(TimeSpan(microseconds: (unplugAt - start).microseconds)))")
+                say("unplugged mid-script at \(Self.format(TimeSpan(microseconds: (unplugAt - start).microseconds)))")
                 return false
             }
             if signals.wait(for: [], until: due) != nil { return true }
@@ -251,8 +251,26 @@ struct SimulateCommand: ParsableCommand {
 
 /// Writes a line on stderr (without the C `stderr` global).
 func printError(_ message: String) {
+    writeLine(message, to: 2)
+}
+
+/// Writes a status line on stdout at once: a test waiting for it must not wait for a stdio buffer
+/// to fill (stdout is a pipe or a file there, so `print` would buffer it).
+func say(_ message: String) {
+    writeLine(message, to: 1)
+}
+
+private func writeLine(_ message: String, to fd: Int32) {
     var line = message + "\n"
-    line.withUTF8 { buffer in _ = Glibc.write(2, buffer.baseAddress, buffer.count) }
+    line.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
+    }
 }
 
 /// Waits for signals synchronously: SIGINT, SIGTERM and SIGUSR1 are blocked from creation on and

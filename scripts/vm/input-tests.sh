@@ -1,8 +1,9 @@
 #!/bin/bash
 # input-tests.sh - the real-kernel input tests (Tests/TouchInputTests/LiveDeviceTests.swift) in a
 # qemu VM, booted twice: with udevd (discovery through udev) and without (discovery by
-# capabilities and raw kernel uevents). Prints each boot's result and a final
-# "N passed, M failed" line; exits non-zero when anything failed.
+# capabilities and raw kernel uevents), plus checks of `gestured devices` and `gestured simulate`
+# (scripts/vm/guest-input-tests.sh). Prints each boot's result and a final "N passed, M failed"
+# line; exits non-zero when anything failed.
 #
 # usage: scripts/vm/input-tests.sh [--filter REGEX] [--verbose]
 #   --filter REGEX  tests to run (default: LiveDeviceTests)
@@ -30,6 +31,8 @@ trap 'rm -rf "$STAGE"' EXIT
 mkdir "$STAGE/test"
 # Debug info is most of the bundle; the guest does not need it and a smaller initramfs boots faster.
 strip --strip-debug -o "$STAGE/test/gesturedPackageTests.xctest" "$BIN/gesturedPackageTests.xctest"
+strip --strip-debug -o "$STAGE/test/gestured" "$BIN/gestured"
+cp scripts/vm/guest-input-tests.sh "$STAGE/test/"
 
 total_passed=0
 total_failed=0
@@ -40,7 +43,7 @@ for boot in udev capabilities; do
   log="$STAGE/$boot.log"
   set +e
   scripts/vm/run-vm-test.sh "${options[@]}" "$STAGE/test" -- \
-    env GESTURED_VM_DISCOVERY=$boot ./gesturedPackageTests.xctest --testing-library swift-testing --filter "$FILTER" \
+    env GESTURED_VM_DISCOVERY=$boot sh ./guest-input-tests.sh "$FILTER" \
     > "$log" 2>&1
   rc=$?
   set -e
