@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "GestureEngine", targets: ["GestureEngine"]),
         .library(name: "GestureProtocol", targets: ["GestureProtocol"]),
         .library(name: "GestureClient", targets: ["GestureClient"]),
+        // For Benchmarks/ (replay throughput); the daemon links the target directly.
+        .library(name: "TouchInput", targets: ["TouchInput"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -47,10 +47,4 @@ public struct TouchFrameBuffer: RandomAccessCollection, Sendable {
     mutating func appendTouch(_ touch: Touch) {
         storage[count - 1].touches.append(touch)
     }
-
-    /// Drops the frame started last (it turned out to carry no change).
-    mutating func dropLastFrame() { count -= 1 }
-
-    /// The touches of the frame started last.
-    var lastFrameTouches: [Touch] { storage[count - 1].touches }
 }

@@ -53,11 +53,4 @@ public final class VirtualTouchscreen {
         uinput.destroy()
         isPlugged = false
     }
-
-    /// Sleeps until CLOCK_MONOTONIC reaches `deadline` (µs), for paced playback.
-    public static func sleep(until deadline: Timestamp) {
-        var ts = timespec(
-            tv_sec: Int(deadline.microseconds / 1_000_000), tv_nsec: Int(deadline.microseconds % 1_000_000) * 1000)
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
-    }
 }
