@@ -177,7 +177,9 @@ public struct ContactEncoder: Sendable {
             if pointer?.x != p.x { events.append(RawEvent(EventCode.evAbs, EventCode.absX, p.x)) }
             if pointer?.y != p.y { events.append(RawEvent(EventCode.evAbs, EventCode.absY, p.y)) }
             pointer = p
-            if let pressure = scaled(contact.pressure, EventCode.absPressure), previous[contact.id]?.pressure != contact.pressure {
+            if let pressure = scaled(contact.pressure, EventCode.absPressure),
+                previous[contact.id]?.pressure != contact.pressure
+            {
                 events.append(RawEvent(EventCode.evAbs, EventCode.absPressure, pressure))
             }
             if !pointerDown { events.append(RawEvent(EventCode.evKey, button, 1)) }

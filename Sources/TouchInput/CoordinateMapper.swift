@@ -91,7 +91,8 @@ public struct CoordinateMapper: Hashable, Sendable {
     private let xScale: Double
     private let yScale: Double
 
-    public init(xAxis: AbsInfo, yAxis: AbsInfo, calibration: CalibrationMatrix = .identity, rotation: Rotation = .none) {
+    public init(xAxis: AbsInfo, yAxis: AbsInfo, calibration: CalibrationMatrix = .identity, rotation: Rotation = .none)
+    {
         self.xAxis = xAxis
         self.yAxis = yAxis
         self.calibration = calibration

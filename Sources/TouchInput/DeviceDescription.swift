@@ -8,7 +8,9 @@ public struct AbsInfo: Hashable, Sendable {
     /// Units per millimetre (units per radian for ABS_MT_ORIENTATION); 0 when the device does not say.
     public var resolution: Int32
 
-    public init(value: Int32 = 0, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
+    public init(
+        value: Int32 = 0, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0
+    ) {
         self.value = value
         self.minimum = minimum
         self.maximum = maximum

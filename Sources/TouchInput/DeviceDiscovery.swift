@@ -107,7 +107,9 @@ public final class DeviceDiscovery {
         func hex(_ key: String) -> UInt16 { attributes[key].flatMap { UInt16($0, radix: 16) } ?? 0 }
         let identity = DeviceIdentity(
             name: attributes["name"] ?? info.properties["NAME"].map { $0.trimmingCharacters(in: "\"") } ?? "",
-            id: InputID(bustype: hex("id/bustype"), vendor: hex("id/vendor"), product: hex("id/product"), version: hex("id/version")),
+            id: InputID(
+                bustype: hex("id/bustype"), vendor: hex("id/vendor"), product: hex("id/product"),
+                version: hex("id/version")),
             devnode: devnode, idPath: info.properties["ID_PATH"], links: info.devlinks,
             phys: attributes["phys"].flatMap { $0.isEmpty ? nil : $0 })
         let hints = UdevHints(
@@ -136,7 +138,8 @@ public final class DeviceDiscovery {
             "ID_INPUT_TOUCHPAD", "ID_INPUT_TABLET", "ID_INPUT_MOUSE", "ID_INPUT_KEYBOARD", "ID_INPUT_KEY",
             "ID_INPUT_JOYSTICK", "ID_INPUT_ACCELEROMETER", "ID_INPUT_SWITCH", "ID_INPUT_POINTINGSTICK",
         ].filter { properties[$0] == "1" }
-        return .skipped(.notATouchscreen(udevType: kinds.isEmpty ? "no ID_INPUT_* type" : kinds.joined(separator: ", ")))
+        return .skipped(
+            .notATouchscreen(udevType: kinds.isEmpty ? "no ID_INPUT_* type" : kinds.joined(separator: ", ")))
     }
 
     /// Opens the node and classifies its capabilities.

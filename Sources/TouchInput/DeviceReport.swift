@@ -114,11 +114,15 @@ public struct DeviceReport: Hashable, Sendable, Encodable {
         var slots: Int?
         if case .slots(let count) = model.touchProtocol { slots = count }
         var capabilities = d.properties.sorted().map { EvdevHandle.propertyName($0) }
-        for code in d.absInfo.keys.sorted() { capabilities.append(EvdevHandle.codeName(type: EventCode.evAbs, code: code)) }
+        for code in d.absInfo.keys.sorted() {
+            capabilities.append(EvdevHandle.codeName(type: EventCode.evAbs, code: code))
+        }
         for code in (d.codes[EventCode.evKey] ?? []).sorted() {
             capabilities.append(EvdevHandle.codeName(type: EventCode.evKey, code: code))
         }
-        func axis(_ info: AbsInfo) -> Axis { Axis(minimum: info.minimum, maximum: info.maximum, resolution: info.resolution) }
+        func axis(_ info: AbsInfo) -> Axis {
+            Axis(minimum: info.minimum, maximum: info.maximum, resolution: info.resolution)
+        }
         let c = model.mapper.calibration
         return Touchscreen(
             devnode: found.devnode, name: d.name, usb: d.id.vendorProduct, bus: InputID.hex4(d.id.bustype),
@@ -127,7 +131,8 @@ public struct DeviceReport: Hashable, Sendable, Encodable {
             heightMM: size.geometry.physicalSize?.height.value, sizeSource: size.source.rawValue,
             measuringWidthMM: size.geometry.measuringSize.width.value,
             measuringHeightMM: size.geometry.measuringSize.height.value, rotation: model.mapper.rotation.rawValue,
-            calibration: c.isIdentity ? nil : [c.a, c.b, c.c, c.d, c.e, c.f], calibrationSource: model.calibrationSource,
+            calibration: c.isIdentity ? nil : [c.a, c.b, c.c, c.d, c.e, c.f],
+            calibrationSource: model.calibrationSource,
             capabilities: capabilities, idPath: found.identity.idPath, links: found.identity.links,
             phys: device.identity.phys, decidedBy: found.decidedBy.rawValue, warnings: model.warnings)
     }
@@ -148,11 +153,13 @@ public struct DeviceReport: Hashable, Sendable, Encodable {
             if let w = t.widthMM, let h = t.heightMM {
                 out += "  size \(Self.mm(w)) × \(Self.mm(h)) mm (from \(t.sizeSource))\n"
             } else {
-                out += "  size unknown; thresholds assume \(Self.mm(t.measuringWidthMM)) × \(Self.mm(t.measuringHeightMM)) mm\n"
+                out +=
+                    "  size unknown; thresholds assume \(Self.mm(t.measuringWidthMM)) × \(Self.mm(t.measuringHeightMM)) mm\n"
             }
             if t.rotation != 0 { out += "  rotation \(t.rotation)°\n" }
             if let c = t.calibration {
-                out += "  calibration \(c.map { "\($0)" }.joined(separator: " ")) (from \(t.calibrationSource ?? "?"))\n"
+                out +=
+                    "  calibration \(c.map { "\($0)" }.joined(separator: " ")) (from \(t.calibrationSource ?? "?"))\n"
             }
             if let p = t.idPath { out += "  ID_PATH \(p)\n" }
             for link in t.links { out += "  link \(link)\n" }

@@ -1,5 +1,5 @@
-import Glibc
 import GestureEngine
+import Glibc
 
 /// Per-device settings from the configuration file; the daemon's config loader fills them.
 public struct DeviceSettings: Hashable, Sendable {

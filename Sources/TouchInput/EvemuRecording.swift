@@ -212,7 +212,8 @@ enum EventLineParser {
         }
         guard code <= UInt32(EventCode.maximumCode(ofType: UInt16(type)) ?? EventCode.keyMax) else {
             return .failure(
-                "event code 0x\(String(code, radix: 16)) is above the largest code of \(EventCode.typeName(UInt16(type)))")
+                "event code 0x\(String(code, radix: 16)) is above the largest code of \(EventCode.typeName(UInt16(type)))"
+            )
         }
         // Value: decimal, optionally signed, often zero-padded.
         i = afterCode
@@ -304,7 +305,9 @@ struct HeaderParser {
         case UInt8(ascii: "P"):
             propertyLine = line
             propertyBytes += try Self.hexBytes(fields, line: line, what: "P:")
-            guard propertyBytes.count <= 64 else { throw EvemuError(line: line, "P: property mask longer than 64 bytes") }
+            guard propertyBytes.count <= 64 else {
+                throw EvemuError(line: line, "P: property mask longer than 64 bytes")
+            }
         case UInt8(ascii: "B"):
             guard let typeField = fields.first, let type = UInt8(typeField, radix: 16) else {
                 throw EvemuError(line: line, "B: needs an event type in hex, then mask bytes")
@@ -359,7 +362,8 @@ struct HeaderParser {
         let hasLines = name != nil || id != nil || !bitmaskBytes.isEmpty || !absInfo.isEmpty
         if !hasLines {
             if let fromComments = comments.description() { return fromComments }
-            throw EvemuError(line: line, "no device description: expected N:, I:, P:, B: and A: lines before the events")
+            throw EvemuError(
+                line: line, "no device description: expected N:, I:, P:, B: and A: lines before the events")
         }
         var d = DeviceDescription(name: name ?? "", id: id ?? InputID())
         for (byteIndex, byte) in propertyBytes.enumerated() where byte != 0 {
@@ -380,7 +384,8 @@ struct HeaderParser {
                     guard code <= Int(maximum) else {
                         throw EvemuError(
                             line: bitmaskLine[type] ?? line,
-                            "B: sets code 0x\(String(code, radix: 16)) of type \(EventCode.typeName(type)), above its maximum")
+                            "B: sets code 0x\(String(code, radix: 16)) of type \(EventCode.typeName(type)), above its maximum"
+                        )
                     }
                     if type == EventCode.evAbs && absInfo[UInt16(code)] == nil {
                         // An axis without an A: line has no range; evemu always writes both.

@@ -12,7 +12,8 @@ public struct EvemuWriter {
         t += "# Input device name: \"\(device.name)\"\n"
         t += "N: \(device.name)\n"
         let id = device.id
-        t += "I: \(InputID.hex4(id.bustype)) \(InputID.hex4(id.vendor)) \(InputID.hex4(id.product)) \(InputID.hex4(id.version))\n"
+        t +=
+            "I: \(InputID.hex4(id.bustype)) \(InputID.hex4(id.vendor)) \(InputID.hex4(id.product)) \(InputID.hex4(id.version))\n"
         t += "P: \(Self.mask(device.properties, bytes: 8))\n"
         var types = Set(device.codes.keys.filter { !(device.codes[$0]?.isEmpty ?? true) })
         types.insert(EventCode.evSyn)

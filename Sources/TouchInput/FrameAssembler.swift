@@ -137,7 +137,8 @@ public struct FrameAssembler {
             pressureMinimum = 0
             pressureScale = nil
         }
-        majorScale = Self.majorScale(description: description, mapper: mapper, geometry: geometry, singleTouch: isSingleTouch)
+        majorScale = Self.majorScale(
+            description: description, mapper: mapper, geometry: geometry, singleTouch: isSingleTouch)
         pendingEnds.reserveCapacity(8)
         instantContacts.reserveCapacity(4)
     }

@@ -348,7 +348,9 @@ private struct Arguments {
 
     mutating func span(_ key: String, default value: TimeSpan?) throws(ScriptError) -> TimeSpan {
         guard let text = raw(key) else {
-            guard let value else { throw ScriptError(line: step.line, "\(step.verb.rawValue) needs a \(key) (e.g. 300ms)") }
+            guard let value else {
+                throw ScriptError(line: step.line, "\(step.verb.rawValue) needs a \(key) (e.g. 300ms)")
+            }
             return value
         }
         guard let d = GestureScript.duration(text) else { throw error(key, "a duration such as 250ms or 1.5s") }
@@ -359,22 +361,29 @@ private struct Arguments {
         try span("duration", default: value)
     }
 
-    mutating func number(_ key: String, default value: Double, in range: ClosedRange<Double>) throws(ScriptError) -> Double {
+    mutating func number(
+        _ key: String, default value: Double, in range: ClosedRange<Double>
+    ) throws(ScriptError) -> Double {
         guard let text = raw(key) else { return value }
-        guard let n = Double(text), range.contains(n) else { throw error(key, "a number from \(range.lowerBound) to \(range.upperBound)") }
+        guard let n = Double(text), range.contains(n) else {
+            throw error(key, "a number from \(range.lowerBound) to \(range.upperBound)")
+        }
         return n
     }
 
     mutating func fingers(default value: Int = 1, minimum: Int = 1) throws(ScriptError) -> Int {
         guard let text = raw("fingers") else { return value }
-        guard let n = Int(text), (minimum...10).contains(n) else { throw error("fingers", "a count from \(minimum) to 10") }
+        guard let n = Int(text), (minimum...10).contains(n) else {
+            throw error("fingers", "a count from \(minimum) to 10")
+        }
         return n
     }
 
     mutating func word(_ key: String, allowed: [String], default value: String?) throws(ScriptError) -> String {
         guard let text = raw(key) else {
             guard let value else {
-                throw ScriptError(line: step.line, "\(step.verb.rawValue) needs \(key) (\(allowed.joined(separator: ", ")))")
+                throw ScriptError(
+                    line: step.line, "\(step.verb.rawValue) needs \(key) (\(allowed.joined(separator: ", ")))")
             }
             return value
         }
@@ -491,7 +500,10 @@ private struct TimelineBuilder {
             let next = now + period()
             if next - start >= duration { break }
             now = next
-            emit(contacts(fingers, positions(Double((now - start).microseconds) / Double(duration.microseconds)), tremble: true))
+            emit(
+                contacts(
+                    fingers, positions(Double((now - start).microseconds) / Double(duration.microseconds)),
+                    tremble: true))
         }
         now = start + duration
         if duration.microseconds > 0 { emit(contacts(fingers, positions(1), tremble: false)) }
@@ -504,7 +516,9 @@ private struct TimelineBuilder {
         from: SurfacePoint, to: SurfacePoint, fingers: Int, duration: TimeSpan, line: Int
     ) throws(ScriptError) {
         let direction = to - from
-        guard direction.dx != 0 || direction.dy != 0 else { throw ScriptError(line: line, "from and to are the same point") }
+        guard direction.dx != 0 || direction.dy != 0 else {
+            throw ScriptError(line: line, "from and to are the same point")
+        }
         let starts = GestureScript.row(from, fingers, along: direction)
         move(count: fingers, duration: duration) { progress, finger in
             starts[finger] + direction * progress

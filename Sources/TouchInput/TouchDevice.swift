@@ -101,7 +101,9 @@ public final class TouchDevice {
     }
 
     /// Gives the assembler the kernel's current slot (or button) state.
-    private static func synchronize(_ assembler: inout FrameAssembler, from handle: borrowing EvdevHandle, model: TouchscreenModel) {
+    private static func synchronize(
+        _ assembler: inout FrameAssembler, from handle: borrowing EvdevHandle, model: TouchscreenModel
+    ) {
         switch model.touchProtocol {
         case .slots:
             assembler.synchronize(handle.slotStates(), currentSlot: handle.currentSlot)

@@ -47,7 +47,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A gesture script file.", valueName: "file"))
     var script: String?
 
-    @Option(help: ArgumentHelp("An evemu recording to play (its description is used unless --profile/--device).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "An evemu recording to play (its description is used unless --profile/--device).", valueName: "file"))
     var recording: String?
 
     @Option(help: "Playback speed factor (2 = twice as fast).")
@@ -56,13 +58,17 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Seed of the timing jitter of scripted gestures.")
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("Wait this long after creating the device before playing (e.g. 500ms).", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "Wait this long after creating the device before playing (e.g. 500ms).", valueName: "duration"))
     var startDelay: String = "300ms"
 
     @Flag(help: "Create the device, then wait for SIGUSR1 before playing.")
     var startOnSignal = false
 
-    @Option(help: ArgumentHelp("Unplug the device this long after playback starts, even mid-gesture.", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "Unplug the device this long after playback starts, even mid-gesture.", valueName: "duration"))
     var unplugAfter: String?
 
     @Flag(help: "Keep the device plugged after playing, until SIGINT or SIGTERM.")
@@ -75,12 +81,15 @@ struct SimulateCommand: ParsableCommand {
         if profile != nil && device != nil { throw ValidationError("give --profile or --device, not both") }
         if let profile, DeviceProfile(rawValue: profile) == nil {
             throw ValidationError(
-                "unknown profile '\(profile)' (one of: \(DeviceProfile.allCases.map(\.rawValue).joined(separator: ", ")))")
+                "unknown profile '\(profile)' (one of: \(DeviceProfile.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         let sources = [script != nil, recording != nil, !steps.isEmpty].filter { $0 }.count
         if sources > 1 { throw ValidationError("give a script, steps or a recording, not several") }
         if !(speed > 0 && speed <= 1000) { throw ValidationError("--speed must be above 0 and at most 1000") }
-        if Self.duration(startDelay) == nil { throw ValidationError("--start-delay: expected a duration such as 500ms") }
+        if Self.duration(startDelay) == nil {
+            throw ValidationError("--start-delay: expected a duration such as 500ms")
+        }
         if let unplugAfter, Self.duration(unplugAfter) == nil {
             throw ValidationError("--unplug-after: expected a duration such as 1.5s")
         }
@@ -97,7 +106,8 @@ struct SimulateCommand: ParsableCommand {
             if let recording {
                 recorded = try EvemuRecording(bytes: try Self.read(recording))
             } else if let script {
-                timeline = try GestureScript(parsing: String(decoding: try Self.read(script), as: UTF8.self)).timeline(seed: seed)
+                timeline = try GestureScript(parsing: String(decoding: try Self.read(script), as: UTF8.self)).timeline(
+                    seed: seed)
             } else if !steps.isEmpty {
                 timeline = try GestureScript(steps: steps).timeline(seed: seed)
             }

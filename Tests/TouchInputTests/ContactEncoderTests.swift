@@ -39,7 +39,9 @@ import Testing
             frames.removeAll()
             for r in raw {
                 assembler.handle(
-                    InputEvent(time: Timestamp(microseconds: 1_000_000 + at.microseconds), type: r.type, code: r.code, value: r.value),
+                    InputEvent(
+                        time: Timestamp(microseconds: 1_000_000 + at.microseconds), type: r.type, code: r.code,
+                        value: r.value),
                     into: &frames)
             }
             checker.check(frames)
@@ -56,9 +58,10 @@ import Testing
             case .slots, .singleTouch:
                 for (contact, position) in zip(contacts, expected) {
                     if touchOf[contact.id] == nil {
-                        touchOf[contact.id] = frames.flatMap(\.touches).first {
-                            $0.phase == .began && !touchOf.values.contains($0.id) && near($0.position, position)
-                        }?.id
+                        touchOf[contact.id] =
+                            frames.flatMap(\.touches).first {
+                                $0.phase == .began && !touchOf.values.contains($0.id) && near($0.position, position)
+                            }?.id
                     }
                     let id = try #require(touchOf[contact.id], "\(profile): contact \(contact.id) never began")
                     #expect(live[id].map { near($0, position) } == true, "\(profile) contact \(contact.id) at \(at)")
@@ -80,7 +83,8 @@ import Testing
     func tooManyContacts() throws {
         var encoder = try #require(ContactEncoder(description: DeviceProfile.optical2.deviceDescription()))
         var raw: [RawEvent] = []
-        encoder.encode((0..<3).map { SimulatedContact(id: $0, position: SurfacePoint(x: 0.1 * Double($0), y: 0.5)) }, into: &raw)
+        encoder.encode(
+            (0..<3).map { SimulatedContact(id: $0, position: SurfacePoint(x: 0.1 * Double($0), y: 0.5)) }, into: &raw)
         #expect(encoder.droppedContacts == 1)
         #expect(raw.filter { $0.code == EventCode.absMTTrackingID }.count == 2)
     }
@@ -94,9 +98,11 @@ import Testing
         #expect(raw.contains(RawEvent(EventCode.evAbs, EventCode.absX, 32767)))
         raw.removeAll()
         encoder.encode([], into: &raw)
-        #expect(raw == [
-            RawEvent(EventCode.evAbs, EventCode.absMTSlot, 0), RawEvent(EventCode.evAbs, EventCode.absMTTrackingID, -1),
-            RawEvent(EventCode.evKey, EventCode.btnTouch, 0), RawEvent(EventCode.evSyn, EventCode.synReport, 0),
-        ])
+        #expect(
+            raw == [
+                RawEvent(EventCode.evAbs, EventCode.absMTSlot, 0),
+                RawEvent(EventCode.evAbs, EventCode.absMTTrackingID, -1),
+                RawEvent(EventCode.evKey, EventCode.btnTouch, 0), RawEvent(EventCode.evSyn, EventCode.synReport, 0),
+            ])
     }
 }

@@ -9,7 +9,8 @@ import Testing
         "built-in profiles classify as their kind",
         arguments: [
             (DeviceProfile.kiosk10, TouchProtocol.slots(count: 10)), (.noResolution10, .slots(count: 10)),
-            (.optical2, .slots(count: 2)), (.large60, .slots(count: 60)), (.resistive, .singleTouch(button: EventCode.btnTouch)),
+            (.optical2, .slots(count: 2)), (.large60, .slots(count: 60)),
+            (.resistive, .singleTouch(button: EventCode.btnTouch)),
             (.protocolA, .protocolA),
         ])
     func profiles(_ profile: DeviceProfile, _ expected: TouchProtocol) {
@@ -31,7 +32,10 @@ import Testing
         let cases: [(DeviceDescription, SkipReason)] = [
             (Self.device(keys: [EventCode.btnLeft], axes: [EventCode.absZ]), .noPositionAxes),
             (Self.device(keys: [EventCode.btnTouch, EventCode.btnToolFinger], axes: Self.slotted), .touchpad),
-            (Self.device(keys: [EventCode.btnTouch, EventCode.btnToolPen, EventCode.btnStylus], axes: [0, 1]), .tabletPen),
+            (
+                Self.device(keys: [EventCode.btnTouch, EventCode.btnToolPen, EventCode.btnStylus], axes: [0, 1]),
+                .tabletPen
+            ),
             (Self.device(keys: [EventCode.btnLeft], axes: [0, 1]), .absolutePointer),  // Posiflex, Elo in mouse mode
             (Self.device(axes: [0, 1]), .notDirect),
             (Self.device(keys: [EventCode.btnTouch], axes: Self.mt + [EventCode.absMTSlot]), .slotsWithoutTrackingID),
@@ -50,7 +54,8 @@ import Testing
 
     @Test("a 'Touch Pad' with INPUT_PROP_DIRECT is a touchscreen (Anton)")
     func directTouchPad() {
-        let d = Self.device(props: [EventCode.propDirect], keys: [EventCode.btnTouch, EventCode.btnToolFinger], axes: Self.slotted)
+        let d = Self.device(
+            props: [EventCode.propDirect], keys: [EventCode.btnTouch, EventCode.btnToolFinger], axes: Self.slotted)
         #expect(DeviceClassifier.classify(d) == .success(.slots(count: 1001)))
     }
 
@@ -63,7 +68,8 @@ import Testing
     @Test("force-touchscreen accepts an absolute pointer as single touch on BTN_LEFT")
     func forced() throws {
         let d = Self.device(keys: [EventCode.btnLeft], axes: [0, 1])
-        #expect(DeviceClassifier.classify(d, forceTouchscreen: true) == .success(.singleTouch(button: EventCode.btnLeft)))
+        #expect(
+            DeviceClassifier.classify(d, forceTouchscreen: true) == .success(.singleTouch(button: EventCode.btnLeft)))
         var e = EventList()
         e.abs(EventCode.absX, 500)
         e.abs(EventCode.absY, 500)
@@ -78,7 +84,8 @@ import Testing
     @Test("a disabled device is skipped")
     func disabled() {
         #expect(throws: SkipReason.disabledByConfiguration) {
-            try TouchscreenModel(description: DeviceProfile.kiosk10.deviceDescription(), settings: DeviceSettings(enabled: false))
+            try TouchscreenModel(
+                description: DeviceProfile.kiosk10.deviceDescription(), settings: DeviceSettings(enabled: false))
         }
     }
 

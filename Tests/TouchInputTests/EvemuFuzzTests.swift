@@ -49,7 +49,9 @@ import Testing
                 let chunk = Array(bytes[at..<at + length])
                 bytes.insert(contentsOf: chunk, at: Int(rng.next() % UInt64(bytes.count)))
             default:
-                if !bytes.isEmpty, let digit = bytes.indices.dropFirst(at).first(where: { bytes[$0] >= 0x30 && bytes[$0] <= 0x39 }) {
+                if !bytes.isEmpty,
+                    let digit = bytes.indices.dropFirst(at).first(where: { bytes[$0] >= 0x30 && bytes[$0] <= 0x39 })
+                {
                     bytes[digit] = 0x30 + UInt8(rng.next() % 10)
                 }
             }

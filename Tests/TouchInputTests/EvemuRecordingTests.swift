@@ -16,7 +16,9 @@ import Testing
         #expect(r.description.has(EventCode.evKey, EventCode.btnTouch))
         let events = try r.allEvents()
         #expect(events.count == 170)
-        #expect(events[0] == InputEvent(time: Timestamp(microseconds: 1_288_981_453_965_969), type: 3, code: 0x39, value: 431))
+        #expect(
+            events[0]
+                == InputEvent(time: Timestamp(microseconds: 1_288_981_453_965_969), type: 3, code: 0x39, value: 431))
         #expect(events[7].value == -1)  // written "-001"
     }
 

@@ -11,11 +11,14 @@ import Testing
             (EventCode.evSyn, EV_SYN), (EventCode.evKey, EV_KEY), (EventCode.evRel, EV_REL), (EventCode.evAbs, EV_ABS),
             (EventCode.evMsc, EV_MSC), (EventCode.evSw, EV_SW), (EventCode.evLed, EV_LED), (EventCode.evSnd, EV_SND),
             (EventCode.evRep, EV_REP), (EventCode.evFf, EV_FF), (EventCode.evMax, EV_MAX),
-            (EventCode.synReport, SYN_REPORT), (EventCode.synConfig, SYN_CONFIG), (EventCode.synMTReport, SYN_MT_REPORT),
+            (EventCode.synReport, SYN_REPORT), (EventCode.synConfig, SYN_CONFIG),
+            (EventCode.synMTReport, SYN_MT_REPORT),
             (EventCode.synDropped, SYN_DROPPED), (EventCode.btnLeft, BTN_LEFT), (EventCode.btnRight, BTN_RIGHT),
-            (EventCode.btnMiddle, BTN_MIDDLE), (EventCode.btnJoystick, BTN_JOYSTICK), (EventCode.btnToolPen, BTN_TOOL_PEN),
+            (EventCode.btnMiddle, BTN_MIDDLE), (EventCode.btnJoystick, BTN_JOYSTICK),
+            (EventCode.btnToolPen, BTN_TOOL_PEN),
             (EventCode.btnToolRubber, BTN_TOOL_RUBBER), (EventCode.btnToolFinger, BTN_TOOL_FINGER),
-            (EventCode.btnTouch, BTN_TOUCH), (EventCode.btnStylus, BTN_STYLUS), (EventCode.btnToolDoubleTap, BTN_TOOL_DOUBLETAP),
+            (EventCode.btnTouch, BTN_TOUCH), (EventCode.btnStylus, BTN_STYLUS),
+            (EventCode.btnToolDoubleTap, BTN_TOOL_DOUBLETAP),
             (EventCode.keyMax, KEY_MAX), (EventCode.relX, REL_X), (EventCode.relY, REL_Y), (EventCode.absX, ABS_X),
             (EventCode.absY, ABS_Y), (EventCode.absZ, ABS_Z), (EventCode.absPressure, ABS_PRESSURE),
             (EventCode.absMTSlot, ABS_MT_SLOT), (EventCode.absMTTouchMajor, ABS_MT_TOUCH_MAJOR),
@@ -39,7 +42,9 @@ import Testing
     @Test("libevdev's names agree with the module's own")
     func names() {
         for code in [EventCode.absMTSlot, EventCode.absMTTrackingID, EventCode.absX, EventCode.absMTPressure] {
-            #expect(EvdevHandle.codeName(type: EventCode.evAbs, code: code) == EventCode.codeName(type: EventCode.evAbs, code: code))
+            #expect(
+                EvdevHandle.codeName(type: EventCode.evAbs, code: code)
+                    == EventCode.codeName(type: EventCode.evAbs, code: code))
         }
         #expect(EvdevHandle.propertyName(EventCode.propDirect) == "INPUT_PROP_DIRECT")
     }

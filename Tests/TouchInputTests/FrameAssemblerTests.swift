@@ -152,7 +152,8 @@ import Testing
         e.tid(4)
         e.report()
         let states = [
-            FrameAssembler.SlotState(trackingID: 3, x: 100, y: 100), FrameAssembler.SlotState(trackingID: -1, x: 0, y: 0),
+            FrameAssembler.SlotState(trackingID: 3, x: 100, y: 100),
+            FrameAssembler.SlotState(trackingID: -1, x: 0, y: 0),
         ]
         let (frames, _) = try assemble(e.events, states: states)
         #expect(frames.count == 1)
@@ -249,7 +250,8 @@ import Testing
         e.report()
         e.key(EventCode.btnTouch, 1)
         e.report()
-        let (frames, _) = try assemble(e.events, description: DeviceProfile.resistive.deviceDescription(), contactsKnown: false)
+        let (frames, _) = try assemble(
+            e.events, description: DeviceProfile.resistive.deviceDescription(), contactsKnown: false)
         #expect(frames.map(\.phases) == [[1: .began], [1: .moved], [1: .ended], [2: .began]])
         #expect(near(frames[0].touches[0].position, SurfacePoint(x: 1, y: 0)))
     }

@@ -28,14 +28,17 @@ import Testing
     @Test("a configured rotation equals libinput's matrix for it")
     func rotationMatchesCalibration() {
         let rotated = CoordinateMapper(xAxis: x, yAxis: y, rotation: .clockwise90)
-        let calibrated = CoordinateMapper(xAxis: x, yAxis: y, calibration: CalibrationMatrix(udevProperty: "0 -1 1 1 0 0")!)
+        let calibrated = CoordinateMapper(
+            xAxis: x, yAxis: y, calibration: CalibrationMatrix(udevProperty: "0 -1 1 1 0 0")!)
         #expect(rotated.surfacePoint(x: 1300, y: 4000) == calibrated.surfacePoint(x: 1300, y: 4000))
     }
 
     @Test("LIBINPUT_CALIBRATION_MATRIX: six numbers, or ignored with a warning")
     func calibrationProperty() throws {
         #expect(CalibrationMatrix(udevProperty: "1 0 0 0 1 0") == .identity)
-        #expect(CalibrationMatrix(udevProperty: " 1.1\t0 -0.05 0 1.1 -0.05 ") == CalibrationMatrix(1.1, 0, -0.05, 0, 1.1, -0.05))
+        #expect(
+            CalibrationMatrix(udevProperty: " 1.1\t0 -0.05 0 1.1 -0.05 ")
+                == CalibrationMatrix(1.1, 0, -0.05, 0, 1.1, -0.05))
         #expect(CalibrationMatrix(udevProperty: "1 0 0 0 1") == nil)
         #expect(CalibrationMatrix(udevProperty: "1 0 0 0 1 nan") == nil)
         let model = try TouchscreenModel(
@@ -54,7 +57,8 @@ import Testing
 
     @Test("size from resolution, rotated when the panel is")
     func sizeFromResolution() {
-        let s = SurfaceSize(xAxis: x, yAxis: y, configured: nil, udevWidth: nil, udevHeight: nil, rotation: .clockwise90)
+        let s = SurfaceSize(
+            xAxis: x, yAxis: y, configured: nil, udevWidth: nil, udevHeight: nil, rotation: .clockwise90)
         #expect(s.source == .resolution)
         #expect(s.geometry.physicalSize == PhysicalSize(width: Millimeters(250), height: Millimeters(150)))
     }

@@ -27,7 +27,11 @@ import Testing
         ])
     func shape(_ step: String) throws {
         let f = try Self.frames(step)
-        #expect(f.first!.1.count == (step.contains("fingers=") ? Int(step.split(separator: "=").last!)! : (step.hasPrefix("pinch") || step.hasPrefix("rotate") ? 2 : 1)))
+        #expect(
+            f.first!.1.count
+                == (step.contains("fingers=")
+                    ? Int(step.split(separator: "=").last!)!
+                    : (step.hasPrefix("pinch") || step.hasPrefix("rotate") ? 2 : 1)))
         #expect(f.last!.1.isEmpty)
         #expect(zip(f, f.dropFirst()).allSatisfy { $0.0 <= $1.0 })
     }
@@ -66,7 +70,9 @@ import Testing
 
     @Test("pinch in brings fingers together, pinch out spreads them")
     func pinch() throws {
-        func spread(_ c: [SimulatedContact]) -> Double { abs(c[0].position.x - c[1].position.x) + abs(c[0].position.y - c[1].position.y) }
+        func spread(_ c: [SimulatedContact]) -> Double {
+            abs(c[0].position.x - c[1].position.x) + abs(c[0].position.y - c[1].position.y)
+        }
         let pinchIn = try Self.frames("pinch in")
         #expect(spread(pinchIn.first!.1) > 3 * spread(pinchIn[pinchIn.count - 2].1))
         let pinchOut = try Self.frames("pinch out")
@@ -121,7 +127,8 @@ import Testing
             ("# comment\n\nswipe sideways", 3, "direction=sideways is not one of"), ("swipe", 1, "needs direction"),
             ("tap speed=3", 1, "'speed=3' is not an argument of tap"), ("pan fingers=11", 1, "from 1 to 10"),
             ("wait", 1, "needs a duration"), ("up id=4", 1, "contact 4 is not down"),
-            ("down id=1 at=0.1,0.1\ndown id=1 at=0.2,0.2", 2, "already down"), ("tap at=0.1,0.1 at=0.2,0.2", 1, "given twice"),
+            ("down id=1 at=0.1,0.1\ndown id=1 at=0.2,0.2", 2, "already down"),
+            ("tap at=0.1,0.1 at=0.2,0.2", 1, "given twice"),
             ("pinch fingers=1", 1, "from 2 to 10"), ("pan from=0.5,0.5 to=0.5,0.5", 1, "same point"),
             ("long-press duration=10h", 1, "not a duration"),
         ])

@@ -133,7 +133,8 @@ struct LiveDeviceTests {
                 step == 20
                 ? []
                 : (0..<fingers).map { f in
-                    SimulatedContact(id: f, position: SurfacePoint(x: 0.2 + 0.03 * Double(step), y: 0.3 + 0.4 * Double(f)))
+                    SimulatedContact(
+                        id: f, position: SurfacePoint(x: 0.2 + 0.03 * Double(step), y: 0.3 + 0.4 * Double(f)))
                 }
             let before = gestured_monotonic_us()
             try virtual.send(contacts)
@@ -152,7 +153,8 @@ struct LiveDeviceTests {
             #expect(frame.touches.count == fingers)
             for contact in contacts {
                 let expected = device.model.mapper.surfacePoint(mapper.devicePoint(contact.position))
-                let touch = try #require(frame.touches.first { near($0.position, expected, 1e-6) }, "\(profile) step \(step)")
+                let touch = try #require(
+                    frame.touches.first { near($0.position, expected, 1e-6) }, "\(profile) step \(step)")
                 if let id = touchOf[contact.id] {
                     #expect(touch.id == id)
                     #expect(touch.phase == .moved)
@@ -286,7 +288,8 @@ struct LiveDeviceTests {
         for step in 0..<3000 {
             try virtual.send(step == 1500 ? [] : fingers(0.1 + 0.8 * Double(step % 100) / 100))
         }
-        Self.read(device, into: &frames, outcomes: &outcomes) { _ in !Self.readable(device.fileDescriptor, within: 200) }
+        Self.read(device, into: &frames, outcomes: &outcomes) { _ in !Self.readable(device.fileDescriptor, within: 200)
+        }
         #expect(outcomes.contains { if case .resynced = $0 { true } else { false } })
         // The two touches that were live when events were lost are cancelled.
         #expect(frames.contains { $0.touches.count == 2 && $0.touches.allSatisfy { $0.phase == .cancelled } })

@@ -13,8 +13,10 @@ import Testing
     @Test("frames carry the recording's timestamps (epoch seconds) and the end cancels what is down")
     func clock() throws {
         let r = try Self.recording([
-            "E: 1299660667.063211 0003 002f 0", "E: 1299660667.063211 0003 0039 5", "E: 1299660667.063211 0003 0035 100",
-            "E: 1299660667.063211 0000 0000 0", "E: 1299660667.073311 0003 0035 200", "E: 1299660667.073311 0000 0000 0",
+            "E: 1299660667.063211 0003 002f 0", "E: 1299660667.063211 0003 0039 5",
+            "E: 1299660667.063211 0003 0035 100",
+            "E: 1299660667.063211 0000 0000 0", "E: 1299660667.073311 0003 0035 200",
+            "E: 1299660667.073311 0000 0000 0",
         ])
         var replay = try ReplaySource(recording: r, id: DeviceID(3), label: "x.evemu")
         #expect(replay.descriptor.label == "x.evemu")
@@ -33,7 +35,8 @@ import Testing
     @Test("time that runs backwards is held at the last time")
     func backwards() throws {
         let r = try Self.recording([
-            "E: 5.000000 0003 0039 5", "E: 5.000000 0000 0000 0", "E: 4.000000 0003 0035 200", "E: 4.000000 0000 0000 0",
+            "E: 5.000000 0003 0039 5", "E: 5.000000 0000 0000 0", "E: 4.000000 0003 0035 200",
+            "E: 4.000000 0000 0000 0",
         ])
         var replay = try ReplaySource(recording: r, id: DeviceID(3), label: "x")
         var frames = TouchFrameBuffer()

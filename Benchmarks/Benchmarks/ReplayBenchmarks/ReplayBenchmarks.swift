@@ -35,7 +35,9 @@ let recording: (bytes: [UInt8], events: Int) = {
             encoder.encode(contacts, into: &raw)
             for r in raw {
                 writer.append(
-                    InputEvent(time: Timestamp(microseconds: offset + at.microseconds), type: r.type, code: r.code, value: r.value))
+                    InputEvent(
+                        time: Timestamp(microseconds: offset + at.microseconds), type: r.type, code: r.code,
+                        value: r.value))
             }
             events += raw.count
         }
