@@ -32,6 +32,27 @@ import Testing
         #expect(frames[2].time == frames[1].time)
     }
 
+    @Test(
+        "the committed recordings replay with a closed frame stream",
+        arguments: [("wetab.event", 11), ("ntrig-dell-xt2.event", 4), ("3m.event.xz", 34)])
+    func fixtures(_ name: String, _ touches: Int) throws {
+        var replay = try ReplaySource(
+            recording: EvemuRecording(bytes: Fixture.bytes(name)), id: DeviceID(1), label: name)
+        var frames = TouchFrameBuffer()
+        var checker = FrameStreamChecker()
+        while try replay.read(events: 1000, into: &frames) {
+            checker.check(frames)
+            frames.removeAll()
+        }
+        checker.check(frames)
+        frames.removeAll()
+        replay.finish(into: &frames)
+        checker.check(frames)
+        #expect(checker.problems.isEmpty, "\(checker.problems)")
+        #expect(checker.began == touches)
+        #expect(checker.live.isEmpty)
+    }
+
     @Test("time that runs backwards is held at the last time")
     func backwards() throws {
         let r = try Self.recording([

@@ -53,4 +53,18 @@ if await /tmp/signal.txt '^waiting for SIGUSR1' && kill -USR1 $pid && wait $pid 
 else
   cat /tmp/signal.txt; fail "simulate --start-on-signal plays on SIGUSR1"
 fi
+if ./gestured simulate --start-delay 0ms --recording wetab.event --speed 20 > /tmp/recording.txt 2>&1 \
+   && grep -q '^device .* eGalax-Inc.-USB-TouchController Virtual Device' /tmp/recording.txt \
+   && grep -q '^unplugged' /tmp/recording.txt; then
+  pass "simulate --recording replays an evemu recording on its own device"
+else
+  cat /tmp/recording.txt; fail "simulate --recording replays an evemu recording on its own device"
+fi
+
+if ./gestured simulate --start-delay 0ms --device ntrig-dell-xt2.event "pinch out" > /tmp/device.txt 2>&1 \
+   && grep -q '^device .* N-Trig-MultiTouch-Virtual-Device' /tmp/device.txt; then
+  pass "simulate --device copies an evemu description (protocol A)"
+else
+  cat /tmp/device.txt; fail "simulate --device copies an evemu description (protocol A)"
+fi
 exit $status

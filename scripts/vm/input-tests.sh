@@ -32,7 +32,7 @@ mkdir "$STAGE/test"
 # Debug info is most of the bundle; the guest does not need it and a smaller initramfs boots faster.
 strip --strip-debug -o "$STAGE/test/gesturedPackageTests.xctest" "$BIN/gesturedPackageTests.xctest"
 strip --strip-debug -o "$STAGE/test/gestured" "$BIN/gestured"
-cp scripts/vm/guest-input-tests.sh "$STAGE/test/"
+cp scripts/vm/guest-input-tests.sh Tests/TouchInputTests/Fixtures/{wetab,ntrig-dell-xt2}.event "$STAGE/test/"
 
 total_passed=0
 total_failed=0
