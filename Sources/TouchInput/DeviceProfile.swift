@@ -30,11 +30,11 @@ public enum DeviceProfile: String, CaseIterable, Hashable, Sendable, CustomStrin
     /// One sentence for `gestured simulate --help` and docs.
     public var summary: String {
         switch self {
-        case .kiosk10: "10 slots, resolution 64×114 units/mm (512×287 mm), pressure, touch major, tool type"
+        case .kiosk10: "10 slots, 512×287 mm (resolution), pressure, touch major, tool type"
         case .noResolution10: "10 slots, 0…32767, resolution 0 (size unknown)"
         case .optical2: "2 slots, 1920×1080 at 4 units/mm (480×270 mm)"
         case .large60: "60 slots, 0…32767, resolution 0, touch major"
-        case .resistive: "single touch: ABS_X/ABS_Y + BTN_TOUCH + pressure, no INPUT_PROP_DIRECT"
+        case .resistive: "single touch (ABS_X/Y + BTN_TOUCH + pressure), no INPUT_PROP_DIRECT"
         case .protocolA: "multitouch protocol A (no slots), 9600×7200, read through mtdev"
         case .touchpad: "a touchpad, not a touchscreen (skipped by discovery)"
         }

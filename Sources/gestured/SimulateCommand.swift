@@ -16,7 +16,7 @@ struct SimulateCommand: ParsableCommand {
             /dev/uinput (root, or a udev rule granting it).
 
             Profiles:
-            \(DeviceProfile.allCases.map { "  \($0.rawValue.padding(18))\($0.summary)" }.joined(separator: "\n"))
+            \(DeviceProfile.allCases.map { "  \($0.rawValue)\n      \($0.summary)" }.joined(separator: "\n"))
 
             Script steps (one per line in --script, or one per argument; docs/INPUT.md has the full \
             language): tap, double-tap, long-press, pan, swipe, pinch, rotate, edge-swipe, circle, \
@@ -315,11 +315,5 @@ final class SignalWaiter {
             }
             if signal == SIGINT || signal == SIGTERM || wanted.contains(signal) { return signal }
         }
-    }
-}
-
-extension String {
-    fileprivate func padding(_ width: Int) -> String {
-        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }
