@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "GestureClient", targets: ["GestureClient"]),
         // For the Benchmarks package (ServerBenchmarks) and for embedding the server elsewhere.
         .library(name: "GestureServer", targets: ["GestureServer"]),
+        // For Benchmarks/ (replay throughput); the daemon links the target directly.
+        .library(name: "TouchInput", targets: ["TouchInput"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -37,6 +39,11 @@ let package = Package(
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
         ),
+        .systemLibrary(
+            name: "CMtdev",
+            pkgConfig: "mtdev",
+            providers: [.apt(["libmtdev-dev"])]
+        ),
         // epoll, timerfd, eventfd, accept4 and SO_PEERCRED need _GNU_SOURCE, which Glibc's module
         // does not define; this target defines it in its .c file only.
         .target(name: "CLinuxSupport"),
@@ -49,7 +56,7 @@ let package = Package(
         .target(
             name: "TouchInput",
             dependencies: [
-                "GestureEngine", "CEvdev", "CUdev", "CLinuxSupport",
+                "GestureEngine", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -92,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine",
+                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -103,7 +110,14 @@ let package = Package(
         .testTarget(
             name: "GestureEngineTests", dependencies: ["GestureEngine"], exclude: ["Scenarios"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TouchInputTests",
+            dependencies: [
+                "TouchInput", "CEvdev", "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GestureServerTests",
             dependencies: [

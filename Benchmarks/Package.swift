@@ -3,7 +3,7 @@ import PackageDescription
 
 // Benchmarks live in their own package so that `swift test` of the main package stays fast and
 // free of the benchmark dependencies. Run from this directory (release build; docs/PERFORMANCE.md):
-//   swift package --disable-sandbox benchmark [--target EngineBenchmarks|ServerBenchmarks]
+//   swift package --disable-sandbox benchmark [--target EngineBenchmarks|ServerBenchmarks|ReplayBenchmarks]
 let package = Package(
     name: "gestured-benchmarks",
     platforms: [.macOS(.v15)],
@@ -33,6 +33,17 @@ let package = Package(
                 .product(name: "GestureEngine", package: "gestured"),
             ],
             path: "Benchmarks/ServerBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Parse + assemble (+ engine) of a 1M-event evemu recording (docs/PERFORMANCE.md, "Replay").
+        .executableTarget(
+            name: "ReplayBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "GestureEngine", package: "gestured"),
+                .product(name: "TouchInput", package: "gestured"),
+            ],
+            path: "Benchmarks/ReplayBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]

@@ -5,6 +5,8 @@ struct Gestured: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gestured",
         abstract: "A touchscreen gesture daemon.",
-        subcommands: [ListenCommand.self, ConfigCommand.self, CheckConfigCommand.self]
+        subcommands: [
+            ListenCommand.self, DevicesCommand.self, SimulateCommand.self, ConfigCommand.self, CheckConfigCommand.self,
+        ]
     )
 }

@@ -178,19 +178,3 @@ struct MessagePrinter {
             + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 }
-
-/// Writes everything to a file descriptor, unbuffered so a pipe (`| jq`) sees each line at once.
-func writeAll(_ fd: Int32, _ text: String) {
-    var text = text
-    text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
-}
-
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < bytes.count {
-        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return }
-        offset += n
-    }
-}

@@ -1,16 +1,31 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
-/// Writes a line to standard error (the C `stderr` global is avoided, as `stdout` is, for Swift 6
-/// concurrency checking; fd 2 is always there).
+// Output without the C `stdout`/`stderr` globals (Swift 6 concurrency checking rejects them) and
+// without stdio buffering: a test or a pipe (`| jq`) waiting for a line gets it at once.
+
+/// Writes a line on standard error.
 func printError(_ message: String) {
-    var line = Array(message.utf8)
-    line.append(UInt8(ascii: "\n"))
-    var written = 0
-    while written < line.count {
-        let n = line[written...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        if n <= 0 { return }
-        written += n
+    writeAll(2, message + "\n")
+}
+
+/// Writes a status line on standard output at once.
+func say(_ message: String) {
+    writeAll(1, message + "\n")
+}
+
+/// Writes everything to a file descriptor, retrying short writes and EINTR.
+func writeAll(_ fd: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+}
+
+/// Writes all of `bytes` to a file descriptor, retrying short writes and EINTR.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        offset += n
     }
 }

@@ -1,0 +1,508 @@
+import GestureEngine
+
+/// A malformed evemu file: the 1-based line and what is wrong with it.
+public struct EvemuError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var message: String
+
+    public init(line: Int, _ message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// An evemu recording or device description (`evemu-record` / `evemu-describe`, format 1.x).
+///
+/// Every variant in the corpus parses: descriptions as `N:/I:/P:/B:/A:` lines, or only as the
+/// `#` comments of early evemu (`# Input device name: "…"`, `#   Event code 0 (ABS_X)`, `#  Min 0`);
+/// `A:` lines with or without the resolution column; `B:` bitmasks spread over several lines;
+/// event values zero-padded or written `-001`; timestamps near 0 or in epoch seconds; comment and
+/// banner lines anywhere; CRLF line ends. Events are parsed lazily by ``EventReader`` so a replay
+/// of a large recording does not hold a second copy of it.
+public struct EvemuRecording: Sendable {
+    /// The device the recording was made on.
+    public var description: DeviceDescription
+    /// The format version from the `# EVEMU 1.x` header, when there is one.
+    public var version: String?
+    /// The file's bytes.
+    public let bytes: [UInt8]
+    /// Byte offset and line number where the event section starts.
+    let eventsOffset: Int
+    let eventsLine: Int
+
+    /// Longest accepted line: real lines are under 200 bytes; this bounds the work on garbage.
+    static let maximumLineLength = 4096
+
+    /// Parses the device description; events are read later through ``events()``.
+    public init(bytes: [UInt8]) throws(EvemuError) {
+        self.bytes = bytes
+        var header = HeaderParser()
+        var offset = 0
+        var line = 1
+        var eventsOffset = bytes.count
+        var eventsLine = line
+        while offset < bytes.count {
+            let end = Self.lineEnd(bytes, from: offset)
+            if end - offset > Self.maximumLineLength {
+                throw EvemuError(line: line, "line longer than \(Self.maximumLineLength) bytes")
+            }
+            let text = Self.trimmedLine(bytes, offset, end)
+            if text.starts(with: [UInt8(ascii: "E"), UInt8(ascii: ":")]) {
+                eventsOffset = offset
+                eventsLine = line
+                break
+            }
+            try header.consume(text, line: line)
+            offset = end + 1
+            line += 1
+        }
+        self.eventsOffset = eventsOffset
+        self.eventsLine = eventsLine
+        version = header.version
+        // Problems of the description as a whole are reported on the first event line, or on the
+        // last line of a file without events.
+        let reachedEnd = offset >= bytes.count
+        description = try header.finish(line: reachedEnd ? max(line - 1, 1) : line)
+    }
+
+    /// Parses a file's text.
+    public init(text: String) throws(EvemuError) {
+        try self.init(bytes: Array(text.utf8))
+    }
+
+    /// A reader over the recording's events, from the first.
+    public func events() -> EventReader {
+        EventReader(bytes: bytes, offset: eventsOffset, line: eventsLine)
+    }
+
+    /// Every event at once (tests, small files).
+    public func allEvents() throws(EvemuError) -> [InputEvent] {
+        var reader = events()
+        var result: [InputEvent] = []
+        while let e = try reader.next() { result.append(e) }
+        return result
+    }
+
+    static func lineEnd(_ bytes: [UInt8], from offset: Int) -> Int {
+        var i = offset
+        let n = bytes.count
+        while i < n && bytes[i] != 0x0A { i += 1 }
+        return i
+    }
+
+    static func trimmedLine(_ bytes: [UInt8], _ start: Int, _ end: Int) -> ArraySlice<UInt8> {
+        var s = start
+        var e = end
+        while s < e && (bytes[s] == 0x20 || bytes[s] == 0x09) { s += 1 }
+        while e > s && (bytes[e - 1] == 0x0D || bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09) { e -= 1 }
+        return bytes[s..<e]
+    }
+
+    /// Reads `E:` lines one at a time.
+    public struct EventReader: Sendable {
+        let bytes: [UInt8]
+        var offset: Int
+        /// The line number of the next line to read.
+        public private(set) var line: Int
+
+        init(bytes: [UInt8], offset: Int, line: Int) {
+            self.bytes = bytes
+            self.offset = offset
+            self.line = line
+        }
+
+        /// The next event, or nil at the end of the file.
+        public mutating func next() throws(EvemuError) -> InputEvent? {
+            let count = bytes.count
+            while offset < count {
+                let result = bytes.withUnsafeBufferPointer { EventLineParser.parse($0, from: offset) }
+                switch result {
+                case .event(let event, let next):
+                    offset = next
+                    line += 1
+                    return event
+                case .skip(let next):
+                    offset = next
+                    line += 1
+                case .failure(let message):
+                    throw EvemuError(line: line, message)
+                }
+            }
+            return nil
+        }
+    }
+}
+
+/// The `E:` line parser, on raw bytes: this is the replay hot path.
+enum EventLineParser {
+    enum Result {
+        case event(InputEvent, next: Int)
+        case skip(next: Int)
+        case failure(String)
+    }
+
+    @inline(__always) static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D }
+
+    @inline(__always) static func hexValue(_ c: UInt8) -> UInt32? {
+        switch c {
+        case 0x30...0x39: UInt32(c - 0x30)
+        case 0x61...0x66: UInt32(c - 0x61 + 10)
+        case 0x41...0x46: UInt32(c - 0x41 + 10)
+        default: nil
+        }
+    }
+
+    /// Parses the line starting at `start`.
+    static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Result {
+        let n = b.count
+        var i = start
+        while i < n && (b[i] == 0x20 || b[i] == 0x09) { i += 1 }
+        if i >= n { return .skip(next: n) }
+        let c = b[i]
+        if c == 0x0A { return .skip(next: i + 1) }
+        if c == 0x0D || c == UInt8(ascii: "#") {
+            while i < n && b[i] != 0x0A { i += 1 }
+            return .skip(next: i + 1)
+        }
+        guard c == UInt8(ascii: "E"), i + 1 < n, b[i + 1] == UInt8(ascii: ":") else {
+            return .failure(
+                "expected an event line 'E: <sec.usec> <type> <code> <value>' (the device description comes before the first event)"
+            )
+        }
+        i += 2
+        // Timestamp: seconds '.' fraction.
+        while i < n && (b[i] == 0x20 || b[i] == 0x09) { i += 1 }
+        var seconds: Int64 = 0
+        var digits = 0
+        while i < n, b[i] >= 0x30 && b[i] <= 0x39 {
+            seconds = seconds * 10 + Int64(b[i] - 0x30)
+            digits += 1
+            i += 1
+            if digits > 12 { return .failure("timestamp seconds have more than 12 digits") }
+        }
+        guard digits > 0 else { return .failure("expected a timestamp 'seconds.microseconds'") }
+        var micros: Int64 = 0
+        if i < n && b[i] == UInt8(ascii: ".") {
+            i += 1
+            var fractionDigits = 0
+            while i < n, b[i] >= 0x30 && b[i] <= 0x39 {
+                if fractionDigits < 6 { micros = micros * 10 + Int64(b[i] - 0x30) }
+                fractionDigits += 1
+                i += 1
+                if fractionDigits > 9 { return .failure("timestamp fraction has more than 9 digits") }
+            }
+            guard fractionDigits > 0 else { return .failure("expected digits after the timestamp's '.'") }
+            var scale = fractionDigits
+            while scale < 6 {
+                micros *= 10
+                scale += 1
+            }
+        }
+        // Type and code in hex.
+        guard let (type, afterType) = hexField(b, i, maxDigits: 4, name: "type") else {
+            return .failure("expected the event type in hex")
+        }
+        guard type <= UInt32(EventCode.evMax) else {
+            return .failure("event type 0x\(String(type, radix: 16)) is above EV_MAX")
+        }
+        guard let (code, afterCode) = hexField(b, afterType, maxDigits: 4, name: "code") else {
+            return .failure("expected the event code in hex")
+        }
+        guard code <= UInt32(EventCode.maximumCode(ofType: UInt16(type)) ?? EventCode.keyMax) else {
+            return .failure(
+                "event code 0x\(String(code, radix: 16)) is above the largest code of \(EventCode.typeName(UInt16(type)))"
+            )
+        }
+        // Value: decimal, optionally signed, often zero-padded.
+        i = afterCode
+        guard i < n, isSpace(b[i]) else { return .failure("expected a space before the event value") }
+        while i < n && (b[i] == 0x20 || b[i] == 0x09) { i += 1 }
+        var negative = false
+        if i < n && (b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+")) {
+            negative = b[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var value: Int64 = 0
+        digits = 0
+        while i < n, b[i] >= 0x30 && b[i] <= 0x39 {
+            value = value * 10 + Int64(b[i] - 0x30)
+            digits += 1
+            i += 1
+            if value > Int64(UInt32.max) + 1 { return .failure("event value out of 32-bit range") }
+        }
+        guard digits > 0 else { return .failure("expected the event value in decimal") }
+        if negative { value = -value }
+        guard value >= Int64(Int32.min) && value <= Int64(Int32.max) else {
+            return .failure("event value \(value) out of 32-bit range")
+        }
+        // Then only spaces and an optional comment.
+        while i < n && isSpace(b[i]) { i += 1 }
+        if i < n && b[i] != 0x0A {
+            guard b[i] == UInt8(ascii: "#") else { return .failure("unexpected text after the event value") }
+            while i < n && b[i] != 0x0A { i += 1 }
+        }
+        let time = Timestamp(microseconds: seconds * 1_000_000 + micros)
+        return .event(
+            InputEvent(time: time, type: UInt16(type), code: UInt16(code), value: Int32(value)), next: i + 1)
+    }
+
+    @inline(__always) private static func hexField(
+        _ b: UnsafeBufferPointer<UInt8>, _ start: Int, maxDigits: Int, name: StaticString
+    ) -> (UInt32, Int)? {
+        var i = start
+        let n = b.count
+        guard i < n, isSpace(b[i]) else { return nil }
+        while i < n && (b[i] == 0x20 || b[i] == 0x09) { i += 1 }
+        var value: UInt32 = 0
+        var digits = 0
+        while i < n, let d = hexValue(b[i]) {
+            value = value << 4 | d
+            digits += 1
+            i += 1
+            if digits > maxDigits { return nil }
+        }
+        return digits > 0 ? (value, i) : nil
+    }
+}
+
+/// Collects the description part of an evemu file.
+struct HeaderParser {
+    var version: String?
+    var name: String?
+    var id: InputID?
+    var propertyBytes: [UInt8] = []
+    var propertyLine = 0
+    var bitmaskBytes: [UInt16: [UInt8]] = [:]
+    var bitmaskLine: [UInt16: Int] = [:]
+    var absInfo: [UInt16: AbsInfo] = [:]
+    var comments = CommentDescription()
+
+    mutating func consume(_ text: ArraySlice<UInt8>, line: Int) throws(EvemuError) {
+        guard let first = text.first else { return }
+        if first == UInt8(ascii: "#") {
+            comments.consume(String(decoding: text.dropFirst(), as: UTF8.self), version: &version)
+            return
+        }
+        let bytes = Array(text)
+        guard bytes.count >= 2, bytes[1] == UInt8(ascii: ":") else {
+            throw EvemuError(line: line, "expected a description line (N:, I:, P:, B:, A:), a comment or an event")
+        }
+        let rest = String(decoding: bytes[2...], as: UTF8.self)
+        let fields = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        switch bytes[0] {
+        case UInt8(ascii: "N"):
+            guard name == nil else { throw EvemuError(line: line, "a second device name (N:)") }
+            name = rest.trimmingSpaces()
+        case UInt8(ascii: "I"):
+            guard id == nil else { throw EvemuError(line: line, "a second device id (I:)") }
+            let values = fields.map { UInt16($0, radix: 16) }
+            guard values.count == 4, values.allSatisfy({ $0 != nil }) else {
+                throw EvemuError(line: line, "I: needs four hex numbers: bus vendor product version")
+            }
+            id = InputID(bustype: values[0]!, vendor: values[1]!, product: values[2]!, version: values[3]!)
+        case UInt8(ascii: "P"):
+            propertyLine = line
+            propertyBytes += try Self.hexBytes(fields, line: line, what: "P:")
+            guard propertyBytes.count <= 64 else {
+                throw EvemuError(line: line, "P: property mask longer than 64 bytes")
+            }
+        case UInt8(ascii: "B"):
+            guard let typeField = fields.first, let type = UInt8(typeField, radix: 16) else {
+                throw EvemuError(line: line, "B: needs an event type in hex, then mask bytes")
+            }
+            let mask = try Self.hexBytes(fields.dropFirst(), line: line, what: "B:")
+            bitmaskBytes[UInt16(type), default: []] += mask
+            bitmaskLine[UInt16(type)] = line
+            guard bitmaskBytes[UInt16(type)]!.count <= 128 else {
+                throw EvemuError(line: line, "B: mask for type 0x\(String(type, radix: 16)) longer than 128 bytes")
+            }
+        case UInt8(ascii: "A"):
+            guard fields.count == 5 || fields.count == 6, let code = UInt16(fields[0], radix: 16) else {
+                throw EvemuError(line: line, "A: needs an axis code in hex, then min max fuzz flat [resolution]")
+            }
+            guard code <= EventCode.absMax else {
+                throw EvemuError(line: line, "A: axis 0x\(String(code, radix: 16)) is above ABS_MAX")
+            }
+            let numbers = fields.dropFirst().map { Int32($0) }
+            guard numbers.allSatisfy({ $0 != nil }) else {
+                throw EvemuError(line: line, "A: values must be decimal 32-bit integers")
+            }
+            let v = numbers.map { $0! }
+            guard absInfo[code] == nil else {
+                throw EvemuError(line: line, "a second A: line for axis 0x\(String(code, radix: 16))")
+            }
+            absInfo[code] = AbsInfo(
+                minimum: v[0], maximum: v[1], fuzz: v[2], flat: v[3], resolution: v.count == 5 ? v[4] : 0)
+        case UInt8(ascii: "L"), UInt8(ascii: "S"):
+            // LED and switch states (evemu writes them for keyboards): nothing a touchscreen needs.
+            break
+        default:
+            let prefix = String(decoding: bytes.prefix(2), as: UTF8.self)
+            throw EvemuError(line: line, "unknown line type '\(prefix)'")
+        }
+    }
+
+    static func hexBytes<S: Sequence>(_ fields: S, line: Int, what: String) throws(EvemuError) -> [UInt8]
+    where S.Element == Substring {
+        var result: [UInt8] = []
+        for f in fields {
+            guard f.count <= 2, let b = UInt8(f, radix: 16) else {
+                throw EvemuError(line: line, "\(what) expects hex bytes, found '\(f.prefix(16))'")
+            }
+            result.append(b)
+        }
+        return result
+    }
+
+    /// The description, from the `N:/I:/P:/B:/A:` lines, or from the comments when the file has
+    /// no such lines (early evemu).
+    func finish(line: Int) throws(EvemuError) -> DeviceDescription {
+        let hasLines = name != nil || id != nil || !bitmaskBytes.isEmpty || !absInfo.isEmpty
+        if !hasLines {
+            if let fromComments = comments.description() { return fromComments }
+            throw EvemuError(
+                line: line, "no device description: expected N:, I:, P:, B: and A: lines before the events")
+        }
+        var d = DeviceDescription(name: name ?? "", id: id ?? InputID())
+        for (byteIndex, byte) in propertyBytes.enumerated() where byte != 0 {
+            for bit in 0..<8 where byte & (1 << bit) != 0 {
+                let property = UInt16(byteIndex * 8 + bit)
+                guard property <= EventCode.propMax else {
+                    throw EvemuError(line: propertyLine, "P: sets property \(property), above INPUT_PROP_MAX")
+                }
+                d.properties.insert(property)
+            }
+        }
+        for (type, mask) in bitmaskBytes where type != EventCode.evSyn {
+            // Types this module does not know (EV_PWR, EV_FF_STATUS) are skipped, not refused.
+            guard let maximum = EventCode.maximumCode(ofType: type) else { continue }
+            for (byteIndex, byte) in mask.enumerated() where byte != 0 {
+                for bit in 0..<8 where byte & (1 << bit) != 0 {
+                    let code = byteIndex * 8 + bit
+                    guard code <= Int(maximum) else {
+                        throw EvemuError(
+                            line: bitmaskLine[type] ?? line,
+                            "B: sets code 0x\(String(code, radix: 16)) of type \(EventCode.typeName(type)), above its maximum"
+                        )
+                    }
+                    if type == EventCode.evAbs && absInfo[UInt16(code)] == nil {
+                        // An axis without an A: line has no range; evemu always writes both.
+                        continue
+                    }
+                    d.addCode(type, UInt16(code))
+                }
+            }
+        }
+        for (code, info) in absInfo { d.addAxis(code, info) }
+        return d
+    }
+}
+
+/// The description early evemu wrote only as comments (and later evemu still writes above the
+/// machine lines):
+/// ```
+/// # Input device name: "N-Trig-MultiTouch-Virtual-Device"
+/// # Input device ID: bus 0x03 vendor 0x1b96 product 0x01 version 0x110
+/// #   Event type 3 (EV_ABS)
+/// #     Event code 0 (ABS_X)
+/// #       Min        0
+/// # Properties:
+/// #   Property  type 1 (INPUT_PROP_DIRECT)
+/// ```
+struct CommentDescription {
+    var name: String?
+    var id: InputID?
+    var currentType: UInt16?
+    var currentAxis: UInt16?
+    var codes: [UInt16: Set<UInt16>] = [:]
+    var absInfo: [UInt16: AbsInfo] = [:]
+    var properties: Set<UInt16> = []
+    var inProperties = false
+
+    mutating func consume(_ comment: String, version: inout String?) {
+        let text = comment.trimmingSpaces()
+        if text.hasPrefix("EVEMU ") {
+            version = String(text.dropFirst(6)).trimmingSpaces()
+        } else if text.hasPrefix("Input device name:") {
+            var value = text.dropFirst("Input device name:".count).trimmingSpaces()
+            if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
+            name = value
+        } else if text.hasPrefix("Input device ID:") {
+            let words = text.split(separator: " ")
+            func field(_ key: String) -> UInt16? {
+                guard let i = words.firstIndex(where: { $0 == key }), i + 1 < words.count else { return nil }
+                let w = words[i + 1]
+                return w.hasPrefix("0x") ? UInt16(w.dropFirst(2), radix: 16) : UInt16(w, radix: 16)
+            }
+            id = InputID(
+                bustype: field("bus") ?? 0, vendor: field("vendor") ?? 0, product: field("product") ?? 0,
+                version: field("version") ?? 0)
+        } else if text.hasPrefix("Properties:") {
+            inProperties = true
+            currentAxis = nil
+        } else if text.hasPrefix("Property") {
+            if inProperties, let number = Self.number(after: "type", in: text), number <= Int(EventCode.propMax) {
+                properties.insert(UInt16(number))
+            }
+        } else if text.hasPrefix("Event type") {
+            inProperties = false
+            currentAxis = nil
+            currentType = Self.number(after: "type", in: text).flatMap { UInt16(exactly: $0) }
+        } else if text.hasPrefix("Event code"), let type = currentType {
+            guard let number = Self.number(after: "code", in: text), let code = UInt16(exactly: number),
+                let maximum = EventCode.maximumCode(ofType: type), code <= maximum, type != EventCode.evSyn
+            else {
+                currentAxis = nil
+                return
+            }
+            codes[type, default: []].insert(code)
+            if type == EventCode.evAbs {
+                currentAxis = code
+                absInfo[code] = AbsInfo(minimum: 0, maximum: 0)
+            } else {
+                currentAxis = nil
+            }
+        } else if let axis = currentAxis {
+            let words = text.split(separator: " ")
+            guard words.count == 2, let value = Int32(words[1]) else { return }
+            switch words[0] {
+            case "Value": absInfo[axis]?.value = value
+            case "Min": absInfo[axis]?.minimum = value
+            case "Max": absInfo[axis]?.maximum = value
+            case "Fuzz": absInfo[axis]?.fuzz = value
+            case "Flat": absInfo[axis]?.flat = value
+            case "Resolution": absInfo[axis]?.resolution = value
+            default: break
+            }
+        }
+    }
+
+    static func number(after key: String, in text: String) -> Int? {
+        let words = text.split(separator: " ")
+        guard let i = words.firstIndex(where: { $0 == key }), i + 1 < words.count else { return nil }
+        return Int(words[i + 1])
+    }
+
+    func description() -> DeviceDescription? {
+        guard let name else { return nil }
+        var d = DeviceDescription(name: name, id: id ?? InputID(), properties: properties)
+        for (type, set) in codes where type != EventCode.evAbs {
+            for code in set { d.addCode(type, code) }
+        }
+        for (code, info) in absInfo { d.addAxis(code, info) }
+        return d
+    }
+}
+
+extension StringProtocol {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,473 @@
+import GestureEngine
+
+/// Counts of the irregularities the assembler absorbed, for logs and the corpus test. None of
+/// them is an error: each is a quirk of some real panel, handled by a documented rule
+/// (docs/INPUT.md, "Quirks").
+public struct AssemblerDiagnostics: Hashable, Sendable {
+    /// ABS_MT_SLOT values beyond the announced slot count that were accepted (the slot table grew).
+    public var slotsAdded = 0
+    /// Events for a slot index that is negative or above ``FrameAssembler/maximumSlots``; dropped.
+    public var eventsForInvalidSlots = 0
+    /// Contacts that were down before the assembler saw them land (at open, at the start of a
+    /// recording, after SYN_DROPPED); ignored until they lift.
+    public var contactsIgnored = 0
+    /// Touches cancelled because ABS_MT_TOOL_TYPE turned to palm.
+    public var palmCancellations = 0
+    /// Contacts that landed and lifted between two SYN_REPORTs (reported in two frames with the
+    /// same time).
+    public var contactsWithinOneFrame = 0
+    /// A new tracking id in a slot whose contact never lifted (the old touch ends, a new one begins).
+    public var trackingIDReplacements = 0
+    /// SYN_DROPPED seen (events lost; live touches cancelled).
+    public var eventsDropped = 0
+
+    public init() {}
+}
+
+/// Turns evdev events into ``TouchFrame``s, one per SYN_REPORT that changed something.
+///
+/// The same code serves live devices and replays. Rules (docs/INPUT.md has the full list):
+/// - A contact gets a fresh ``TouchID`` when it lands; ids are never reused on a device, whatever
+///   the kernel does with ABS_MT_TRACKING_ID.
+/// - Every frame lists every live touch (stationary ones too), plus those that ended or were
+///   cancelled in it. A SYN_REPORT that changes nothing produces no frame.
+/// - A contact the assembler did not see land (down at open, at the start of a recording, or after
+///   SYN_DROPPED) is ignored until it lifts: a gesture never starts from the middle of a touch.
+/// - ABS_MT_TOOL_TYPE turning to palm cancels the touch; a contact that lands as a palm is reported
+///   with ``ToolType/palm`` so recognizers' `accepts` filters can refuse it.
+/// - A contact that lands and lifts between two reports is reported as began, then ended, in two
+///   frames with the same time.
+/// - Protocol A devices go through mtdev first; single-touch devices are one contact driven by
+///   their touch button.
+public struct FrameAssembler {
+    /// Slot indices at or above this are dropped (60 is the most any corpus panel announces).
+    public static let maximumSlots = 256
+
+    public let device: DeviceID
+    public let touchProtocol: TouchProtocol
+    /// Device units → surface coordinates.
+    public let mapper: CoordinateMapper
+    public private(set) var diagnostics = AssemblerDiagnostics()
+    /// Touches currently down and reported (or about to be, at the next SYN_REPORT).
+    public private(set) var liveTouchCount = 0
+
+    private enum Contact {
+        /// Nothing is known (start of a recording, after SYN_DROPPED).
+        case unknown
+        case free
+        case live(TouchID, reported: Bool)
+        /// A contact not followed: down before we saw it land, or cancelled (palm). Waits for its lift.
+        case ignored
+    }
+
+    private struct Slot {
+        var contact: Contact
+        var trackingID: Int32 = -1
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var major: Int32 = 0
+        var pressure: Int32 = 0
+        var tool: Int32 = EventCode.mtToolFinger
+        var changed = false
+    }
+
+    private let isSingleTouch: Bool
+    private let touchButton: UInt16
+    private let pressureCode: UInt16
+    private let pressureMinimum: Double
+    private let pressureScale: Double?
+    /// Millimetres per unit of ABS_MT_TOUCH_MAJOR, when known.
+    private let majorScale: Double?
+    private var slots: [Slot]
+    private var currentSlot = 0
+    private var nextTouchID: UInt32 = 1
+    /// Touches that ended or were cancelled since the last frame, reported in the next one.
+    private var pendingEnds: [Touch] = []
+    /// Contacts that landed and lifted since the last frame.
+    private var instantContacts: [Touch] = []
+    /// Whether anything reportable happened since the last frame.
+    private var dirty = false
+    private var converter: MtdevConverter?
+    private let description: DeviceDescription
+
+    /// An assembler for a device of `description` whose contacts are reported as `touchProtocol`.
+    ///
+    /// - Parameters:
+    ///   - geometry: the physical size decides the contact size in mm (nil when unknown).
+    ///   - contactsKnown: true for live devices, whose slot state is then given by
+    ///     ``synchronize(_:)``; false for recordings, whose start state is unknown.
+    public init(
+        device: DeviceID, description: DeviceDescription, touchProtocol: TouchProtocol, mapper: CoordinateMapper,
+        geometry: SurfaceGeometry, contactsKnown: Bool = false
+    ) {
+        self.device = device
+        self.description = description
+        self.touchProtocol = touchProtocol
+        self.mapper = mapper
+        let slotCount: Int
+        switch touchProtocol {
+        case .slots(let count):
+            slotCount = min(max(count, 1), Self.maximumSlots)
+            isSingleTouch = false
+            touchButton = EventCode.btnTouch
+            pressureCode = EventCode.absMTPressure
+        case .protocolA:
+            // mtdev hands out slots itself, starting from none: their state is always known.
+            slotCount = 10
+            isSingleTouch = false
+            touchButton = EventCode.btnTouch
+            pressureCode = EventCode.absMTPressure
+            converter = MtdevConverter(description: description)
+        case .singleTouch(let button):
+            slotCount = 1
+            isSingleTouch = true
+            touchButton = button
+            pressureCode = EventCode.absPressure
+        }
+        let known: Bool =
+            switch touchProtocol {
+            case .protocolA: true
+            case .slots, .singleTouch: contactsKnown
+            }
+        slots = Array(repeating: Slot(contact: known ? .free : .unknown), count: slotCount)
+        if let p = description.absInfo[pressureCode], p.range > 0 {
+            pressureMinimum = Double(p.minimum)
+            pressureScale = 1 / Double(p.range)
+        } else {
+            pressureMinimum = 0
+            pressureScale = nil
+        }
+        majorScale = Self.majorScale(
+            description: description, mapper: mapper, geometry: geometry, singleTouch: isSingleTouch)
+        pendingEnds.reserveCapacity(8)
+        instantContacts.reserveCapacity(4)
+    }
+
+    /// mm per unit of ABS_MT_TOUCH_MAJOR: its own resolution if it has one, else the position axes'
+    /// units per mm (the MT protocol expresses sizes in surface units) when the size is known.
+    private static func majorScale(
+        description: DeviceDescription, mapper: CoordinateMapper, geometry: SurfaceGeometry, singleTouch: Bool
+    ) -> Double? {
+        guard !singleTouch, let major = description.absInfo[EventCode.absMTTouchMajor] else { return nil }
+        if major.resolution > 0 { return 1 / Double(major.resolution) }
+        guard let size = geometry.physicalSize, mapper.xAxis.range > 0, mapper.yAxis.range > 0 else { return nil }
+        // Rotation may have swapped width and height; the average of both axes' mm/unit is the
+        // same either way.
+        let (w, h) =
+            mapper.rotation.swapsAxes ? (size.height.value, size.width.value) : (size.width.value, size.height.value)
+        return (w / Double(mapper.xAxis.range) + h / Double(mapper.yAxis.range)) / 2
+    }
+
+    // MARK: Events
+
+    /// Processes one event; a SYN_REPORT that changed something appends one frame (two when a
+    /// contact landed and lifted within it) to `frames`.
+    public mutating func handle(_ event: InputEvent, into frames: inout TouchFrameBuffer) {
+        if converter != nil {
+            convertProtocolA(event, into: &frames)
+        } else {
+            process(event, into: &frames)
+        }
+    }
+
+    private mutating func convertProtocolA(_ event: InputEvent, into frames: inout TouchFrameBuffer) {
+        guard let converter else { return }
+        if event.type == EventCode.evSyn && event.code == EventCode.synDropped {
+            process(event, into: &frames)
+            // mtdev's tracking state is as stale as ours: start a fresh converter.
+            self.converter = MtdevConverter(description: description)
+            return
+        }
+        // mtdev indexes tables by code without checking: only codes a kernel could send reach it.
+        guard let maximum = EventCode.maximumCode(ofType: event.type), event.code <= maximum else { return }
+        converter.put(event)
+        while let converted = converter.next() { process(converted, into: &frames) }
+    }
+
+    private mutating func process(_ event: InputEvent, into frames: inout TouchFrameBuffer) {
+        switch event.type {
+        case EventCode.evSyn:
+            if event.code == EventCode.synReport {
+                flush(at: event.time, into: &frames)
+            } else if event.code == EventCode.synDropped {
+                diagnostics.eventsDropped += 1
+                cancelAll(at: event.time, into: &frames)
+                // The lost events may have put contacts down anywhere: nothing is known any more.
+                for i in slots.indices {
+                    if case .free = slots[i].contact { slots[i].contact = .unknown }
+                }
+            }
+        case EventCode.evAbs:
+            if isSingleTouch { singleTouchAxis(event) } else { multitouchAxis(event) }
+        case EventCode.evKey:
+            if isSingleTouch && event.code == touchButton { singleTouchButton(event.value) }
+        default:
+            break
+        }
+    }
+
+    private mutating func multitouchAxis(_ event: InputEvent) {
+        let code = event.code
+        let value = event.value
+        if code == EventCode.absMTSlot {
+            selectSlot(value)
+            return
+        }
+        guard code >= EventCode.absMTTouchMajor && code <= EventCode.absMTPressure else { return }
+        guard currentSlot >= 0 else {
+            diagnostics.eventsForInvalidSlots += 1
+            return
+        }
+        switch code {
+        case EventCode.absMTTrackingID: trackingID(value)
+        case EventCode.absMTPositionX: update(\.x, value)
+        case EventCode.absMTPositionY: update(\.y, value)
+        case EventCode.absMTTouchMajor: update(\.major, value)
+        case EventCode.absMTPressure: update(\.pressure, value)
+        case EventCode.absMTToolType: toolType(value)
+        default: break
+        }
+    }
+
+    private mutating func selectSlot(_ value: Int32) {
+        guard value >= 0 && value < Self.maximumSlots else {
+            currentSlot = -1
+            diagnostics.eventsForInvalidSlots += 1
+            return
+        }
+        let index = Int(value)
+        if index >= slots.count {
+            // More slots than the absinfo announced: grow rather than drop the contact. The new
+            // slots' state is as known as the others'.
+            let state: Contact = if case .unknown = slots[0].contact { .unknown } else { .free }
+            diagnostics.slotsAdded += index + 1 - slots.count
+            slots.append(contentsOf: repeatElement(Slot(contact: state), count: index + 1 - slots.count))
+        }
+        currentSlot = index
+    }
+
+    private mutating func update(_ field: WritableKeyPath<Slot, Int32>, _ value: Int32) {
+        guard slots[currentSlot][keyPath: field] != value else { return }
+        slots[currentSlot][keyPath: field] = value
+        switch slots[currentSlot].contact {
+        case .live:
+            slots[currentSlot].changed = true
+            dirty = true
+        case .unknown:
+            // Values for a multitouch slot whose state we never learnt: a contact that was already
+            // down. (A single-touch device's position is not a contact until its button says so.)
+            if !isSingleTouch {
+                slots[currentSlot].contact = .ignored
+                diagnostics.contactsIgnored += 1
+            }
+        case .free, .ignored:
+            break
+        }
+    }
+
+    private mutating func trackingID(_ value: Int32) {
+        let slot = currentSlot
+        if value < 0 {
+            lift(slot: slot)
+            slots[slot].trackingID = -1
+            return
+        }
+        switch slots[slot].contact {
+        case .live, .ignored:
+            // Some firmware repeats the current id; only a different id is a new contact.
+            guard slots[slot].trackingID != value else { return }
+            if case .live = slots[slot].contact { diagnostics.trackingIDReplacements += 1 }
+            lift(slot: slot)
+        case .free, .unknown:
+            break
+        }
+        slots[slot].trackingID = value
+        slots[slot].contact = .live(TouchID(nextTouchID), reported: false)
+        nextTouchID &+= 1
+        slots[slot].changed = false
+        liveTouchCount += 1
+        dirty = true
+    }
+
+    /// The contact in `slot` lifted: ended (or, never reported, began-and-ended).
+    private mutating func lift(slot index: Int) {
+        switch slots[index].contact {
+        case .live(let id, let reported):
+            if reported {
+                pendingEnds.append(touch(in: slots[index], id: id, phase: .ended))
+            } else {
+                instantContacts.append(touch(in: slots[index], id: id, phase: .began))
+                diagnostics.contactsWithinOneFrame += 1
+            }
+            liveTouchCount -= 1
+            dirty = true
+        case .ignored, .unknown, .free:
+            break
+        }
+        slots[index].contact = .free
+        slots[index].changed = false
+    }
+
+    private mutating func toolType(_ value: Int32) {
+        let previous = slots[currentSlot].tool
+        guard previous != value else { return }
+        slots[currentSlot].tool = value
+        switch slots[currentSlot].contact {
+        case .live(let id, let reported):
+            if value == EventCode.mtToolPalm && reported {
+                pendingEnds.append(touch(in: slots[currentSlot], id: id, phase: .cancelled))
+                slots[currentSlot].contact = .ignored
+                diagnostics.palmCancellations += 1
+                liveTouchCount -= 1
+            } else {
+                slots[currentSlot].changed = true
+            }
+            dirty = true
+        case .unknown:
+            slots[currentSlot].contact = .ignored
+            diagnostics.contactsIgnored += 1
+        case .free, .ignored:
+            break
+        }
+    }
+
+    private mutating func singleTouchAxis(_ event: InputEvent) {
+        currentSlot = 0
+        switch event.code {
+        case EventCode.absX: update(\.x, event.value)
+        case EventCode.absY: update(\.y, event.value)
+        case EventCode.absPressure: update(\.pressure, event.value)
+        default: break
+        }
+    }
+
+    private mutating func singleTouchButton(_ value: Int32) {
+        currentSlot = 0
+        switch value {
+        case 0: lift(slot: 0)
+        case 1:
+            switch slots[0].contact {
+            case .free, .unknown: trackingID(0)
+            case .live, .ignored: break
+            }
+        default: break  // autorepeat
+        }
+    }
+
+    // MARK: Frames
+
+    private func touch(in slot: Slot, id: TouchID, phase: TouchPhase) -> Touch {
+        let tool: ToolType =
+            switch slot.tool {
+            case EventCode.mtToolPalm: .palm
+            case EventCode.mtToolPen: .pen
+            default: .finger
+            }
+        return Touch(
+            id: id, phase: phase, position: mapper.surfacePoint(x: slot.x, y: slot.y), tool: tool,
+            contactSize: majorScale.map { Millimeters(Double(slot.major) * $0) },
+            pressure: pressureScale.map { min(max((Double(slot.pressure) - pressureMinimum) * $0, 0), 1) })
+    }
+
+    private mutating func flush(at time: Timestamp, into frames: inout TouchFrameBuffer) {
+        guard dirty else { return }
+        dirty = false
+        frames.startFrame(device: device, time: time)
+        for t in pendingEnds { frames.appendTouch(t) }
+        for i in slots.indices {
+            guard case .live(let id, let reported) = slots[i].contact else { continue }
+            let phase: TouchPhase = !reported ? .began : (slots[i].changed ? .moved : .stationary)
+            frames.appendTouch(touch(in: slots[i], id: id, phase: phase))
+            slots[i].contact = .live(id, reported: true)
+            slots[i].changed = false
+        }
+        for t in instantContacts { frames.appendTouch(t) }
+        if !instantContacts.isEmpty {
+            // The second frame: the instant contacts end, everything else holds still.
+            frames.startFrame(device: device, time: time)
+            for var t in instantContacts {
+                t.phase = .ended
+                frames.appendTouch(t)
+            }
+            appendStationary(into: &frames)
+        }
+        pendingEnds.removeAll(keepingCapacity: true)
+        instantContacts.removeAll(keepingCapacity: true)
+    }
+
+    private func appendStationary(into frames: inout TouchFrameBuffer) {
+        for i in slots.indices {
+            guard case .live(let id, true) = slots[i].contact else { continue }
+            frames.appendTouch(touch(in: slots[i], id: id, phase: .stationary))
+        }
+    }
+
+    // MARK: Faults
+
+    /// Cancels every touch (device removed, events lost): appends a frame at `time` in which each
+    /// live touch is `cancelled`, unless none is live. Their contacts are ignored until they lift.
+    public mutating func cancelAll(at time: Timestamp, into frames: inout TouchFrameBuffer) {
+        var cancelled = pendingEnds
+        for i in cancelled.indices { cancelled[i].phase = .cancelled }
+        for i in slots.indices {
+            guard case .live(let id, let reported) = slots[i].contact else { continue }
+            if reported { cancelled.append(touch(in: slots[i], id: id, phase: .cancelled)) }
+            slots[i].contact = .ignored
+            slots[i].changed = false
+        }
+        pendingEnds.removeAll(keepingCapacity: true)
+        instantContacts.removeAll(keepingCapacity: true)
+        liveTouchCount = 0
+        dirty = false
+        guard !cancelled.isEmpty else { return }
+        frames.startFrame(device: device, time: time)
+        for t in cancelled { frames.appendTouch(t) }
+    }
+
+    /// The state of one slot as the kernel holds it (libevdev's view after open or a resync).
+    public struct SlotState: Hashable, Sendable {
+        public var trackingID: Int32
+        public var x: Int32
+        public var y: Int32
+        public var touchMajor: Int32
+        public var pressure: Int32
+        public var toolType: Int32
+
+        public init(
+            trackingID: Int32, x: Int32, y: Int32, touchMajor: Int32 = 0, pressure: Int32 = 0,
+            toolType: Int32 = EventCode.mtToolFinger
+        ) {
+            self.trackingID = trackingID
+            self.x = x
+            self.y = y
+            self.touchMajor = touchMajor
+            self.pressure = pressure
+            self.toolType = toolType
+        }
+    }
+
+    /// Takes the kernel's slot state (after open, or after a resync with ``cancelAll(at:into:)``
+    /// called first): contacts already down are ignored until they lift; everything else is free.
+    /// For single-touch devices pass one slot whose tracking id is 0 when the button is down.
+    public mutating func synchronize(_ states: [SlotState], currentSlot: Int = 0) {
+        precondition(liveTouchCount == 0, "synchronize(_:) after cancelAll(at:into:)")
+        for (i, state) in states.prefix(Self.maximumSlots).enumerated() {
+            if i >= slots.count { slots.append(Slot(contact: .free)) }
+            slots[i].trackingID = state.trackingID
+            slots[i].x = state.x
+            slots[i].y = state.y
+            slots[i].major = state.touchMajor
+            slots[i].pressure = state.pressure
+            slots[i].tool = state.toolType
+            slots[i].changed = false
+            if state.trackingID >= 0 {
+                slots[i].contact = .ignored
+                diagnostics.contactsIgnored += 1
+            } else {
+                slots[i].contact = .free
+            }
+        }
+        for i in states.count..<max(slots.count, states.count) { slots[i].contact = .free }
+        self.currentSlot = currentSlot >= 0 && currentSlot < slots.count ? currentSlot : 0
+    }
+}

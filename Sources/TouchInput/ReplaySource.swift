@@ -1,0 +1,71 @@
+import GestureEngine
+
+/// Plays an evemu recording through the same ``FrameAssembler`` a live device uses, with the
+/// recording's own clock: the frames are those the device would have produced.
+///
+/// Recording timestamps that go backwards (edited or concatenated files) are held at the last
+/// time so the engine's clock never runs backwards; ``timeReversals`` counts them. At the end,
+/// ``finish(into:)`` cancels contacts the recording left down.
+public struct ReplaySource {
+    public let model: TouchscreenModel
+    public let descriptor: DeviceDescriptor
+    public private(set) var assembler: FrameAssembler
+    /// Events read so far.
+    public private(set) var eventCount = 0
+    /// Events whose timestamp was earlier than the one before.
+    public private(set) var timeReversals = 0
+    /// The time of the last event read.
+    public private(set) var lastTime: Timestamp?
+    private var reader: EvemuRecording.EventReader
+
+    /// A replay of `recording` as device `id`, labelled `label` (usually the file name).
+    /// Throws the ``SkipReason`` when the recorded device is not a touchscreen this module supports.
+    public init(
+        recording: EvemuRecording, id: DeviceID, label: String, settings: DeviceSettings = DeviceSettings()
+    ) throws(SkipReason) {
+        model = try TouchscreenModel(description: recording.description, settings: settings)
+        descriptor = model.descriptor(id: id, label: label)
+        assembler = model.makeAssembler(device: id, contactsKnown: false)
+        reader = recording.events()
+    }
+
+    /// The line of the recording the next event comes from (for error messages).
+    public var line: Int { reader.line }
+
+    /// Reads events until at least one frame was appended to `frames` or the recording ended.
+    /// Returns false at the end (frames may still have been appended by the last events).
+    public mutating func next(into frames: inout TouchFrameBuffer) throws(EvemuError) -> Bool {
+        let start = frames.count
+        while let event = try reader.next() {
+            append(event, into: &frames)
+            if frames.count > start { return true }
+        }
+        return false
+    }
+
+    /// Reads up to `limit` events, appending their frames; returns false at the end of the recording.
+    /// The batch form lets a caller that clears `frames` each round read a whole file in a loop.
+    public mutating func read(events limit: Int, into frames: inout TouchFrameBuffer) throws(EvemuError) -> Bool {
+        for _ in 0..<limit {
+            guard let event = try reader.next() else { return false }
+            append(event, into: &frames)
+        }
+        return true
+    }
+
+    @inline(__always) private mutating func append(_ event: InputEvent, into frames: inout TouchFrameBuffer) {
+        var event = event
+        if let last = lastTime, event.time < last {
+            event.time = last
+            timeReversals += 1
+        }
+        lastTime = event.time
+        eventCount += 1
+        assembler.handle(event, into: &frames)
+    }
+
+    /// Ends the replay: cancels every touch still down, at the last event's time.
+    public mutating func finish(into frames: inout TouchFrameBuffer) {
+        assembler.cancelAll(at: lastTime ?? Timestamp(microseconds: 0), into: &frames)
+    }
+}

@@ -1,0 +1,50 @@
+import GestureEngine
+
+/// A caller-owned list of frames that keeps its storage, including every frame's touch array,
+/// between uses: ``removeAll()`` only resets the count, so steady-state reading and replay
+/// allocate nothing per frame (a plain `[TouchFrame]` would free each frame's touches on clear).
+///
+/// Read it like an array (`for frame in buffer`, `buffer[i]`); the frames stay valid until the
+/// next `removeAll()` and append.
+public struct TouchFrameBuffer: RandomAccessCollection, Sendable {
+    private var storage: [TouchFrame] = []
+    /// The number of frames currently held.
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public subscript(position: Int) -> TouchFrame {
+        precondition(position < count, "frame index out of range")
+        return storage[position]
+    }
+
+    /// Forgets the frames but keeps their storage for the next ones.
+    public mutating func removeAll() { count = 0 }
+
+    /// Appends a copy of `frame` (used by tests and by sources that build frames themselves).
+    public mutating func append(_ frame: TouchFrame) {
+        startFrame(device: frame.device, time: frame.time)
+        for touch in frame.touches { appendTouch(touch) }
+    }
+
+    /// Starts a new, empty frame at the end, reusing old storage when there is some.
+    mutating func startFrame(device: DeviceID, time: Timestamp) {
+        if count < storage.count {
+            storage[count].device = device
+            storage[count].time = time
+            storage[count].touches.removeAll(keepingCapacity: true)
+        } else {
+            var touches: [Touch] = []
+            touches.reserveCapacity(10)
+            storage.append(TouchFrame(device: device, time: time, touches: touches))
+        }
+        count += 1
+    }
+
+    /// Adds a touch to the frame started last.
+    mutating func appendTouch(_ touch: Touch) {
+        storage[count - 1].touches.append(touch)
+    }
+}

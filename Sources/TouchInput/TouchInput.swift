@@ -1,1 +1,0 @@
-// The TouchInput module; see docs/ and ../../README.md.

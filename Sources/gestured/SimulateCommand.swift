@@ -1,0 +1,295 @@
+import ArgumentParser
+import FoundationEssentials
+import GestureEngine
+import Glibc
+import TouchInput
+
+/// `gestured simulate`: a virtual uinput touchscreen playing a gesture script or a recording.
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Create a virtual touchscreen (uinput) and play gestures or a recording into it.",
+        discussion: """
+            The device is made from a built-in profile (--profile) or an evemu description \
+            (--device), plays a gesture script (--script, or steps given as arguments) or a \
+            recording (--recording), and is removed when the command ends. Needs write access to \
+            /dev/uinput (root, or a udev rule granting it).
+
+            Profiles:
+            \(DeviceProfile.allCases.map { "  \($0.rawValue)\n      \($0.summary)" }.joined(separator: "\n"))
+
+            Script steps (one per line in --script, or one per argument; docs/INPUT.md has the full \
+            language): tap, double-tap, long-press, pan, swipe, pinch, rotate, edge-swipe, circle, \
+            wait, down/move/up (low-level contacts), unplug. Positions are 0…1 from the top-left.
+
+            Examples:
+              gestured simulate tap "swipe left fingers=3" "pinch out"
+              gestured simulate --profile optical-2 "pan from=0.2,0.5 to=0.8,0.5"
+              gestured simulate --script demo.gesture --hold
+              gestured simulate --device panel.prop --recording session.evemu --speed 2
+              gestured simulate --start-on-signal "pan duration=2s" --unplug-after 1s
+
+            On stdout the command prints 'device <node> <name>' once the device exists, 'playing' \
+            when playback starts and 'unplugged' when the device is removed, so a test can wait for \
+            each line.
+            """
+    )
+
+    @Option(help: "A built-in device profile (see above).")
+    var profile: String?
+
+    @Option(help: ArgumentHelp("An evemu device description (evemu-describe output) to copy.", valueName: "file"))
+    var device: String?
+
+    @Option(help: "The device name (default: 'gestured virtual <profile>' or the description's name).")
+    var name: String?
+
+    @Option(help: ArgumentHelp("A gesture script file.", valueName: "file"))
+    var script: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "An evemu recording to play (its description is used unless --profile/--device).", valueName: "file"))
+    var recording: String?
+
+    @Option(help: "Playback speed factor (2 = twice as fast).")
+    var speed: Double = 1
+
+    @Option(help: "Seed of the timing jitter of scripted gestures.")
+    var seed: UInt64 = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "Wait this long after creating the device before playing (e.g. 500ms).", valueName: "duration"))
+    var startDelay: String = "300ms"
+
+    @Flag(help: "Create the device, then wait for SIGUSR1 before playing.")
+    var startOnSignal = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Unplug the device this long after playback starts, even mid-gesture.", valueName: "duration"))
+    var unplugAfter: String?
+
+    @Flag(help: "Keep the device plugged after playing, until SIGINT or SIGTERM.")
+    var hold = false
+
+    @Argument(help: "Script steps, one per argument (e.g. \"swipe left fingers=2\").")
+    var steps: [String] = []
+
+    func validate() throws {
+        if profile != nil && device != nil { throw ValidationError("give --profile or --device, not both") }
+        if let profile, DeviceProfile(rawValue: profile) == nil {
+            throw ValidationError(
+                "unknown profile '\(profile)' (one of: \(DeviceProfile.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
+        let sources = [script != nil, recording != nil, !steps.isEmpty].filter { $0 }.count
+        if sources > 1 { throw ValidationError("give a script, steps or a recording, not several") }
+        if !(speed > 0 && speed <= 1000) { throw ValidationError("--speed must be above 0 and at most 1000") }
+        if Self.duration(startDelay) == nil {
+            throw ValidationError("--start-delay: expected a duration such as 500ms")
+        }
+        if let unplugAfter, Self.duration(unplugAfter) == nil {
+            throw ValidationError("--unplug-after: expected a duration such as 1.5s")
+        }
+    }
+
+    static func duration(_ text: String) -> TimeSpan? { GestureScript.duration(text) }
+
+    func run() throws {
+        let signals = SignalWaiter()
+        // What to play, parsed before any device exists so a bad file fails cleanly.
+        var timeline: [TimelineStep] = []
+        var recorded: EvemuRecording?
+        do {
+            if let recording {
+                recorded = try EvemuRecording(bytes: try Self.read(recording))
+            } else if let script {
+                timeline = try GestureScript(parsing: String(decoding: try Self.read(script), as: UTF8.self)).timeline(
+                    seed: seed)
+            } else if !steps.isEmpty {
+                timeline = try GestureScript(steps: steps).timeline(seed: seed)
+            }
+        } catch let error as EvemuError {
+            throw Self.fail("\(recording ?? ""):\(error.line): \(error.message)")
+        } catch let error as ScriptError {
+            throw Self.fail("\(script ?? "steps"):\(error.line): \(error.message)")
+        }
+
+        var description: DeviceDescription
+        if let device {
+            do {
+                description = try EvemuRecording(bytes: try Self.read(device)).description
+            } catch let error as EvemuError {
+                throw Self.fail("\(device):\(error.line): \(error.message)")
+            }
+        } else if let recorded, profile == nil {
+            description = recorded.description
+        } else {
+            description = DeviceProfile(rawValue: profile ?? DeviceProfile.kiosk10.rawValue)!.deviceDescription()
+        }
+        if let name { description.name = name }
+
+        let touchscreen: VirtualTouchscreen
+        do {
+            touchscreen = try VirtualTouchscreen(description: description)
+        } catch {
+            throw Self.fail("cannot create the virtual device: \(error) (is uinput loaded, and writable by you?)")
+        }
+        say("device \(touchscreen.devnode ?? "?") \(description.name)")
+
+        if startOnSignal {
+            say("waiting for SIGUSR1")
+            guard signals.wait(for: [SIGUSR1], until: nil) == SIGUSR1 else { return unplug(touchscreen) }
+        } else if signals.wait(for: [], until: Self.now() + Self.duration(startDelay)!) != nil {
+            return unplug(touchscreen)
+        }
+
+        say("playing")
+        let start = Self.now()
+        let unplugAt = unplugAfter.flatMap(Self.duration).map { start + $0 }
+        let interrupted: Bool
+        if let recorded {
+            interrupted = try play(recorded, on: touchscreen, from: start, unplugAt: unplugAt, signals: signals)
+        } else {
+            interrupted = try play(timeline, on: touchscreen, from: start, unplugAt: unplugAt, signals: signals)
+        }
+        if interrupted || !touchscreen.isPlugged { return unplug(touchscreen) }
+        if hold {
+            say("holding; SIGINT or SIGTERM unplugs")
+            _ = signals.wait(for: [], until: nil)
+        }
+        unplug(touchscreen)
+    }
+
+    private func unplug(_ touchscreen: VirtualTouchscreen) {
+        if touchscreen.isPlugged { touchscreen.unplug() }
+        say("unplugged")
+    }
+
+    /// When `step` is due: its offset scaled by the speed.
+    private func deadline(_ start: Timestamp, _ offset: TimeSpan) -> Timestamp {
+        start + TimeSpan(microseconds: Int64(Double(offset.microseconds) / speed))
+    }
+
+    /// Plays scripted frames; returns true when a signal interrupted it.
+    private func play(
+        _ timeline: [TimelineStep], on touchscreen: VirtualTouchscreen, from start: Timestamp, unplugAt: Timestamp?,
+        signals: SignalWaiter
+    ) throws -> Bool {
+        for step in timeline {
+            let due = deadline(start, step.time)
+            if let unplugAt, unplugAt <= due {
+                if signals.wait(for: [], until: unplugAt) != nil { return true }
+                touchscreen.unplug()
+                say("unplugged mid-script at \(Self.format(TimeSpan(microseconds: (unplugAt - start).microseconds)))")
+                return false
+            }
+            if signals.wait(for: [], until: due) != nil { return true }
+            switch step {
+            case .frame(_, let contacts):
+                try send { () throws(InputError) in try touchscreen.send(contacts) }
+            case .unplug:
+                touchscreen.unplug()
+                return false
+            }
+        }
+        return false
+    }
+
+    /// Plays a recording's events with their original spacing; returns true when interrupted.
+    private func play(
+        _ recording: EvemuRecording, on touchscreen: VirtualTouchscreen, from start: Timestamp, unplugAt: Timestamp?,
+        signals: SignalWaiter
+    ) throws -> Bool {
+        var reader = recording.events()
+        var first: Timestamp?
+        do {
+            while let event = try reader.next() {
+                // SYN_DROPPED in a recording marks a loss on the recording machine; it is not an event to replay.
+                if event.type == EventCode.evSyn && event.code == EventCode.synDropped { continue }
+                let origin = first ?? event.time
+                first = origin
+                let due = deadline(start, event.time - origin)
+                if let unplugAt, unplugAt <= due {
+                    if signals.wait(for: [], until: unplugAt) != nil { return true }
+                    touchscreen.unplug()
+                    return false
+                }
+                if signals.wait(for: [], until: due) != nil { return true }
+                try send { () throws(InputError) in
+                    try touchscreen.write(RawEvent(event.type, event.code, event.value))
+                }
+            }
+        } catch let error as EvemuError {
+            throw Self.fail("\(self.recording ?? ""):\(error.line): \(error.message)")
+        }
+        return false
+    }
+
+    private func send(_ body: () throws(InputError) -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw Self.fail("writing to the virtual device failed: \(error)")
+        }
+    }
+
+    static func read(_ path: String) throws -> [UInt8] {
+        do {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw fail("cannot read \(path): \(error)")
+        }
+    }
+
+    static func now() -> Timestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Timestamp(microseconds: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000)
+    }
+
+    static func format(_ span: TimeSpan) -> String { "\(span.microseconds / 1000) ms" }
+
+    /// Prints `message` on stderr and returns the failure exit code to throw.
+    static func fail(_ message: String) -> ExitCode {
+        printError("error: \(message)")
+        return ExitCode.failure
+    }
+}
+
+/// Waits for signals synchronously: SIGINT, SIGTERM and SIGUSR1 are blocked from creation on and
+/// taken with sigtimedwait, so a signal interrupts a wait instead of killing the process (which
+/// would leave no chance to log the unplug).
+final class SignalWaiter {
+    private var set = sigset_t()
+
+    init() {
+        sigemptyset(&set)
+        for s in [SIGINT, SIGTERM, SIGUSR1] { sigaddset(&set, s) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Waits until `deadline` (nil: forever) for any blocked signal. Returns the signal when it
+    /// is SIGINT or SIGTERM (stop) or one of `wanted`; nil at the deadline.
+    func wait(for wanted: Set<Int32>, until deadline: Timestamp?) -> Int32? {
+        while true {
+            var info = siginfo_t()
+            let signal: Int32
+            if let deadline {
+                let remaining = max(deadline.microseconds - SimulateCommand.now().microseconds, 0)
+                if remaining == 0 { return nil }
+                var timeout = timespec(tv_sec: Int(remaining / 1_000_000), tv_nsec: Int(remaining % 1_000_000) * 1000)
+                signal = sigtimedwait(&set, &info, &timeout)
+            } else {
+                signal = sigwaitinfo(&set, &info)
+            }
+            if signal < 0 {
+                if errno == EAGAIN { return nil }
+                continue  // EINTR
+            }
+            if signal == SIGINT || signal == SIGTERM || wanted.contains(signal) { return signal }
+        }
+    }
+}

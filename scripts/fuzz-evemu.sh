@@ -1,0 +1,35 @@
+#!/bin/bash
+# fuzz-evemu.sh - run libFuzzer on the evemu parser + frame assembler.
+#
+# usage: scripts/fuzz-evemu.sh [RUNS] [extra libFuzzer flags...]
+#   RUNS defaults to 1000000 inputs. The corpus starts from the committed fixtures and is kept
+#   in scripts/cache/fuzz-corpus (git-ignored); crashes are written to scripts/cache/fuzz-crashes.
+# Builds with `swiftc -O -sanitize=fuzzer` (the toolchain's libFuzzer): GestureEngine as a static
+# library, then TouchInput's C-free sources plus scripts/fuzz/EvemuFuzzTarget.swift as one module.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-1000000}; shift || true
+OUT=scripts/cache/fuzz
+mkdir -p "$OUT" scripts/cache/fuzz-corpus scripts/cache/fuzz-crashes
+SWIFTC=${SWIFTC:-swiftc}
+
+"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name GestureEngine -emit-module \
+  -emit-module-path "$OUT/GestureEngine.swiftmodule" -emit-library -static -o "$OUT/libGestureEngine.a" \
+  Sources/GestureEngine/*.swift
+
+# The parts of TouchInput a recording goes through (no libevdev/libudev/logging).
+SOURCES=()
+for f in InputEvent DeviceDescription DeviceClassifier DeviceSettings CoordinateMapper SurfaceSize \
+         TouchscreenModel TouchFrameBuffer MtdevConverter FrameAssembler EvemuRecording ReplaySource; do
+  SOURCES+=("Sources/TouchInput/$f.swift")
+done
+"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name EvemuFuzz -I "$OUT" -I Sources/CMtdev \
+  "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lGestureEngine -lmtdev -o "$OUT/fuzz-evemu"
+
+cp -n Tests/TouchInputTests/Fixtures/*.event scripts/cache/fuzz-corpus/ 2>/dev/null || true
+{ xz -dc Tests/TouchInputTests/Fixtures/3m.event.xz || true; } | head -c 20000 > scripts/cache/fuzz-corpus/3m-head.event
+
+start=$(date +%s)
+"$OUT/fuzz-evemu" -runs="$RUNS" -max_len=16384 -artifact_prefix=scripts/cache/fuzz-crashes/ \
+  -print_final_stats=1 "$@" scripts/cache/fuzz-corpus
+echo "fuzz-evemu: $RUNS inputs in $(( $(date +%s) - start )) s, no crash"

@@ -1,0 +1,266 @@
+#!/bin/bash
+# run-vm-test.sh - run a test inside a throw-away qemu VM whose kernel has
+# (gestured's copy of the shared vm-test harness; see scripts/vm/README.md)
+# evdev + uinput, so that uinput/evdev end-to-end tests work on a host whose
+# kernel lacks uinput.
+#
+# usage: run-vm-test.sh [options] TESTDIR -- COMMAND [ARGS...]
+#   TESTDIR is copied to /test inside the guest; COMMAND runs there (cwd
+#   /test) under busybox sh, as root. Shared libraries of every ELF file in
+#   TESTDIR (and in --extra paths) are found with ldd and copied along, at the
+#   same paths (so RUNPATHs such as /opt/swift/... keep working).
+# options:
+#   --udev            also start systemd-udevd (Debian package 'udev', extracted,
+#                     not installed) + udevadm trigger/settle before COMMAND,
+#                     so libudev sees ID_INPUT_TOUCHSCREEN etc.
+#   --extra PATH      copy a host file/dir into the guest at the same path (repeatable)
+#   --mem MB          guest memory (default 1024)
+#   --smp N           guest CPUs (default 2)
+#   --accel A         tcg (default) or kvm (kvm hangs the guest on a PVM-only
+#                     host such as the one this was written on)
+#   --timeout SECS    wall-clock limit for qemu (default 900)
+#   --gzip            gzip -1 the initramfs (default: uncompressed cpio, which
+#                     boots faster under TCG: the guest's gunzip is emulated)
+#   --bzimage         boot the compressed bzImage through SeaBIOS instead of the
+#                     extracted vmlinux via PVH (PVH saves ~4 s of emulated xz)
+#   --out DIR         share host DIR read-write into the guest at /out (virtio-9p)
+#                     for test artifacts; /out/exit-status gets the exit status
+#   --keep            keep the work dir (printed)
+#   --quiet           don't echo guest console to stdout (still in the log)
+# env:
+#   VMTEST_CACHE      where the kernel/udev packages are downloaded and extracted
+#                     once (default: scripts/cache/vm in the repository, git-ignored)
+# exit status: the guest command's exit status, taken from the console line
+#   'VMTEST-EXIT-STATUS-<nonce>=N' that the guest's /init prints after COMMAND
+#   (nonce random per run, so test output can't fake it); 124 if qemu hit
+#   --timeout, 125 if the marker never appeared (guest crashed / panicked).
+# needs: root (mknod, apt-get), Debian 12 apt sources; installs qemu-system-x86,
+#   busybox-static, cpio if missing (--no-install-recommends).
+set -euo pipefail
+
+UDEV=0; MEM=1024; SMP=2; ACCEL=tcg; TIMEOUT=900; COMPRESS=0; KEEP=0; QUIET=0; PVH=1; OUTDIR=
+EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --udev) UDEV=1; shift;;
+    --extra) EXTRA+=("$2"); shift 2;;
+    --mem) MEM=$2; shift 2;;
+    --smp) SMP=$2; shift 2;;
+    --accel) ACCEL=$2; shift 2;;
+    --timeout) TIMEOUT=$2; shift 2;;
+    --gzip) COMPRESS=1; shift;;
+    --no-compress) COMPRESS=0; shift;;
+    --bzimage) PVH=0; shift;;
+    --out) OUTDIR=$2; shift 2;;
+    --keep) KEEP=1; shift;;
+    --quiet) QUIET=1; shift;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0;;
+    --) shift; break;;
+    -*) echo "unknown option $1" >&2; exit 2;;
+    *) if [ -z "${TESTDIR:-}" ]; then TESTDIR=$1; shift; else break; fi;;
+  esac
+done
+[ -n "${TESTDIR:-}" ] && [ -d "$TESTDIR" ] && [ $# -gt 0 ] || { echo "usage: $0 [options] TESTDIR -- COMMAND..." >&2; exit 2; }
+TESTDIR=$(cd "$TESTDIR" && pwd)
+if [ -n "$OUTDIR" ]; then mkdir -p "$OUTDIR"; OUTDIR=$(cd "$OUTDIR" && pwd); fi
+
+CACHE=${VMTEST_CACHE:-$(cd "$(dirname "$0")/.." && pwd)/cache/vm}
+mkdir -p "$CACHE"
+log() { echo "[run-vm-test] $*" >&2; }
+
+# ---- host tools (Debian 12 packages) ----
+need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+# a static busybox with insmod/poweroff (Debian 'busybox-static'; the dynamic 'busybox' would need its libs too)
+if ! { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x insmod >/dev/null && ! ldd /bin/busybox >/dev/null 2>&1; }; then need+=(busybox-static); fi
+command -v cpio >/dev/null || need+=(cpio)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  apt-get install -y --no-install-recommends "${need[@]}" >/dev/null || { apt-get update >/dev/null && apt-get install -y --no-install-recommends "${need[@]}" >/dev/null; }
+fi
+
+# ---- kernel: Debian's linux-image, downloaded + extracted (never installed) ----
+if [ ! -f "$CACHE/kernel.v2.ready" ]; then
+  pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+  if [ -z "$pkg" ]; then apt-get update >/dev/null; pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}'); fi
+  log "downloading $pkg"
+  rm -rf "$CACHE/kx" && mkdir -p "$CACHE/kx"
+  (cd "$CACHE" && rm -f linux-image-*.deb && apt-get download "$pkg" 2>/dev/null >/dev/null)
+  dpkg -x "$CACHE"/linux-image-*.deb "$CACHE/kx"
+  du -h "$CACHE"/linux-image-*.deb | sed "s/^/[run-vm-test] package size: /" >&2; rm -f "$CACHE"/linux-image-*.deb
+  kver=$(ls "$CACHE/kx/lib/modules" | head -1)
+  cp "$CACHE/kx/boot/vmlinuz-$kver" "$CACHE/vmlinuz"
+  rm -rf "$CACHE/modules" "$CACHE/modules9p"; mkdir -p "$CACHE/modules" "$CACHE/modules9p"
+  getmod() {  # getmod DEST path/in/kernel/tree-without-.ko ; decompresses .ko.xz/.zst/.gz
+    local f; f=$(ls "$CACHE/kx/lib/modules/$kver/kernel/$2".ko* | head -1)
+    case "$f" in
+      *.ko) cp "$f" "$1/";;
+      *.ko.xz) xz -dc "$f" > "$1/$(basename "${f%.xz}")";;
+      *.ko.zst) zstd -dcq "$f" > "$1/$(basename "${f%.zst}")";;
+      *.ko.gz) gzip -dc "$f" > "$1/$(basename "${f%.gz}")";;
+    esac
+  }
+  # evdev and uinput depend only on the input core (CONFIG_INPUT=y)
+  for m in drivers/input/evdev drivers/input/misc/uinput; do getmod "$CACHE/modules" $m; done
+  # virtio-9p for --out, in load order (deps from each .ko's modinfo 'depends=')
+  n=0
+  for m in drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev \
+           drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci fs/netfs/netfs \
+           fs/fscache/fscache net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p; do
+    getmod "$CACHE/modules9p" $m; n=$((n+1)); b=$(basename $m); mv "$CACHE/modules9p/$b.ko" "$CACHE/modules9p/$(printf %02d $n)-$b.ko"
+  done
+  # vmlinux (uncompressed ELF with a PVH entry note) out of the xz bzImage
+  off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$CACHE/vmlinuz" | head -1 | cut -d: -f1 || true)
+  rm -f "$CACHE/vmlinux"
+  if [ -n "$off" ]; then tail -c +$((off + 1)) "$CACHE/vmlinuz" | xz -dc > "$CACHE/vmlinux" 2>/dev/null || true; fi
+  if [ "$(head -c4 "$CACHE/vmlinux" 2>/dev/null | od -An -c | tr -d ' \n')" != '177ELF' ]; then rm -f "$CACHE/vmlinux"; log "no vmlinux extracted; will boot bzImage"; fi
+  # input core must be built in (evdev/uinput only depend on it)
+  grep -q '^CONFIG_INPUT=y' "$CACHE/kx/boot/config-$kver" || { log "CONFIG_INPUT is not =y in $pkg"; exit 2; }
+  echo "$kver" > "$CACHE/kver"
+  rm -rf "$CACHE/kx"   # 400 MB of modules we don't need
+  touch "$CACHE/kernel.v2.ready"
+fi
+if [ "$UDEV" = 1 ] && [ ! -f "$CACHE/udev.ready" ]; then
+  log "downloading udev"
+  rm -rf "$CACHE/udev" && mkdir -p "$CACHE/udev"
+  (cd "$CACHE" && rm -f udev_*.deb && apt-get download udev 2>/dev/null >/dev/null)
+  dpkg -x "$CACHE"/udev_*.deb "$CACHE/udev"
+  touch "$CACHE/udev.ready"
+fi
+
+# ---- stage the initramfs ----
+WORK=$(mktemp -d /tmp/vmtest.XXXXXX)
+cleanup() { [ "$KEEP" = 1 ] && log "work dir kept: $WORK" || rm -rf "$WORK"; }
+trap cleanup EXIT
+R=$WORK/root
+mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,run,etc,lib/modules,lib64,test}
+cp /bin/busybox "$R/bin/busybox"
+mknod -m 600 "$R/dev/console" c 5 1 2>/dev/null || true
+mknod -m 666 "$R/dev/null" c 1 3 2>/dev/null || true
+cp "$CACHE"/modules/*.ko "$R/lib/modules/"
+if [ -n "$OUTDIR" ]; then mkdir -p "$R/lib/modules9p" "$R/out"; cp "$CACHE"/modules9p/*.ko "$R/lib/modules9p/"; fi
+cp -a "$TESTDIR/." "$R/test/"
+printf 'root:x:0:0:root:/root:/bin/sh\n' > "$R/etc/passwd"
+cat > "$R/etc/group" <<'EOF'
+root:x:0:
+tty:x:5:
+disk:x:6:
+lp:x:7:
+kmem:x:15:
+dialout:x:20:
+cdrom:x:24:
+floppy:x:25:
+tape:x:26:
+audio:x:29:
+video:x:44:
+input:x:105:
+sgx:x:991:
+render:x:992:
+kvm:x:993:
+EOF
+
+elfs=()
+while IFS= read -r -d '' f; do
+  [ "$(head -c4 "$f" 2>/dev/null | od -An -c | tr -d ' \n')" = '177ELF' ] && elfs+=("$f")
+done < <(find "$TESTDIR" "${EXTRA[@]}" -type f -print0 2>/dev/null)
+for p in "${EXTRA[@]}"; do mkdir -p "$R$(dirname "$p")"; cp -a "$p" "$R$(dirname "$p")/"; done
+
+if [ "$UDEV" = 1 ]; then
+  cp "$CACHE/udev/bin/udevadm" "$R/bin/udevadm"
+  mkdir -p "$R/lib/systemd" "$R/lib/udev" "$R/etc/udev"
+  ln -s /bin/udevadm "$R/lib/systemd/systemd-udevd"
+  cp -a "$CACHE/udev/lib/udev/rules.d" "$R/lib/udev/"
+  cp -a "$CACHE"/udev/lib/udev/*_id "$R/lib/udev/" 2>/dev/null || true
+  [ -f "$CACHE/udev/etc/udev/udev.conf" ] && cp "$CACHE/udev/etc/udev/udev.conf" "$R/etc/udev/"
+  elfs+=("$CACHE/udev/bin/udevadm")
+fi
+
+# shared libraries (+ the dynamic loader) of every ELF we ship, at their ldd paths
+for f in "${elfs[@]}"; do
+  ldd "$f" 2>/dev/null | awk '/=> \//{print $3} /^\s*\/[^ ]*ld-linux/{print $1}' || true
+done | sort -u | while read -r lib; do
+  [ -e "$lib" ] || continue
+  mkdir -p "$R$(dirname "$lib")"
+  cp -L "$lib" "$R$lib"
+done
+[ -e /lib64/ld-linux-x86-64.so.2 ] && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
+
+# the command, quoted for sh
+{ printf 'cd /test\n'; printf '%q ' "$@" | sed 's/ $//'; printf '\n'; } > "$R/test-cmd"
+# bash's %q can emit $'..' quoting that busybox ash also understands
+
+NONCE=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+cat > "$R/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu HOME=/root TMPDIR=/tmp
+export SYSTEMD_PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm /root; mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /tmp; mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /dev/shm
+exec </dev/console >/dev/console 2>&1
+echo "VMTEST: init started at $(cut -d' ' -f1 /proc/uptime)s uptime, kernel $(uname -r)"
+insmod /lib/modules/evdev.ko || echo "VMTEST: insmod evdev failed"
+insmod /lib/modules/uinput.ko || echo "VMTEST: insmod uinput failed"
+if [ -d /lib/modules9p ]; then
+  for m in /lib/modules9p/*.ko; do insmod $m || echo "VMTEST: insmod $m failed"; done
+  mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /out || echo "VMTEST: mounting /out failed"
+fi
+if [ -x /bin/udevadm ]; then
+  mkdir -p /run/udev
+  /lib/systemd/systemd-udevd --daemon 2>/tmp/udevd.log || echo "VMTEST: udevd failed"
+  udevadm trigger --type=subsystems --action=add
+  udevadm trigger --type=devices --action=add
+  udevadm settle --timeout=60 || echo "VMTEST: settle timed out"
+  echo "VMTEST: udevd up at $(cut -d' ' -f1 /proc/uptime)s"
+fi
+echo "VMTEST: test starting at $(cut -d' ' -f1 /proc/uptime)s"
+sh /test-cmd
+rc=$?
+echo "VMTEST: test finished at $(cut -d' ' -f1 /proc/uptime)s"
+echo "VMTEST-EXIT-STATUS-@NONCE@=$rc"
+grep -q " /out 9p " /proc/mounts && { echo $rc > /out/exit-status; umount /out; }
+sync
+poweroff -f
+EOF
+sed -i "s/@NONCE@/$NONCE/" "$R/init"
+chmod 755 "$R/init"
+
+INITRD=$WORK/initramfs.cpio
+t0=$(date +%s.%N)
+if [ "$COMPRESS" = 1 ]; then
+  INITRD=$INITRD.gz
+  (cd "$R" && find . | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$INITRD"
+else
+  (cd "$R" && find . | cpio -o -H newc --quiet -R 0:0) > "$INITRD"
+fi
+t1=$(date +%s.%N)
+log "initramfs $(du -h "$INITRD" | cut -f1) (packed in $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")s)"
+
+case "$ACCEL" in
+  tcg) ACC=(-accel tcg,thread=multi);;
+  kvm) ACC=(-accel kvm);;
+  *) ACC=(-accel "$ACCEL");;
+esac
+LOG=$WORK/console.log
+set +e
+KERNEL=$CACHE/vmlinuz
+[ "$PVH" = 1 ] && [ -f "$CACHE/vmlinux" ] && KERNEL=$CACHE/vmlinux
+log "kernel $(cat "$CACHE/kver"): $KERNEL ($(stat -c %s "$KERNEL") bytes), accel $ACCEL, ${MEM} MiB, $SMP vCPUs"
+SHARE=()
+[ -n "$OUTDIR" ] && SHARE=(-fsdev "local,id=out,path=$OUTDIR,security_model=none" -device "virtio-9p-pci,fsdev=out,mount_tag=out")
+timeout --foreground -k 5 "$TIMEOUT" qemu-system-x86_64 "${ACC[@]}" -m "$MEM" -smp "$SMP" \
+  -nographic -no-reboot -nic none -fw_cfg name=etc/sercon-port,string=0 "${SHARE[@]}" -kernel "$KERNEL" -initrd "$INITRD" \
+  -append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init" </dev/null 2>&1 | tr -d '\r' | grep -av --line-buffered 'fw_cfg item names should be prefixed' | \
+  if [ "$QUIET" = 1 ]; then cat > "$LOG"; else tee "$LOG"; fi
+qrc=${PIPESTATUS[0]}
+set -e
+t2=$(date +%s.%N)
+log "qemu exited rc=$qrc after $(awk "BEGIN{printf \"%.1f\", $t2 - $t1}")s"
+rc=$(grep -a -o "VMTEST-EXIT-STATUS-$NONCE=[0-9]*" "$LOG" | tail -1 | cut -d= -f2 || true)
+if [ -n "$rc" ]; then exit "$rc"; fi
+[ "$qrc" = 124 ] && { log "timeout"; exit 124; }
+log "no exit marker in guest output"
+exit 125
