@@ -107,6 +107,8 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Helpers shared by the test targets: child processes, waiting with deadlines.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureEngineTests", dependencies: ["GestureEngine"], exclude: ["Scenarios"],
             swiftSettings: swiftSettings),
@@ -121,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "GestureServerTests",
             dependencies: [
-                "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine",
+                "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -129,6 +131,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "GestureDaemonTests", dependencies: ["GestureDaemon"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GestureDaemonTests",
+            dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "TestSupport"],
+            swiftSettings: swiftSettings),
     ]
 )

@@ -7,9 +7,8 @@
 #include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,21 +54,34 @@ const int GESTURED_SO_PEERCRED = SO_PEERCRED;
 _Static_assert(sizeof(gestured_ucred) == sizeof(struct ucred), "gestured_ucred must match struct ucred");
 _Static_assert(offsetof(gestured_ucred, gid) == offsetof(struct ucred, gid), "gestured_ucred must match struct ucred");
 
-int gestured_signalfd_for_daemon_signals(void) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
-    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+static int signal_pipe_write_end = -1;
+
+static void gestured_signal_to_pipe(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    // Async-signal-safe; a full pipe drops the byte, and an earlier byte is already waiting.
+    (void)!write(signal_pipe_write_end, &byte, 1);
+    errno = saved;
 }
 
-int gestured_signalfd_read(int fd) {
-    struct signalfd_siginfo info;
-    ssize_t n = read(fd, &info, sizeof info);
-    if (n != sizeof info) return -1;
-    return (int)info.ssi_signo;
+int gestured_signal_pipe_install(void) {
+    int fds[2];
+    if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
+    signal_pipe_write_end = fds[1];
+    struct sigaction action = {0};
+    action.sa_handler = gestured_signal_to_pipe;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    int signals[] = {SIGTERM, SIGINT, SIGHUP};
+    for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        if (sigaction(signals[i], &action, NULL) != 0) return -1;
+    }
+    return fds[0];
+}
+
+int gestured_signal_pipe_read(int fd) {
+    unsigned char byte;
+    return read(fd, &byte, 1) == 1 ? (int)byte : -1;
 }
 
 int64_t gestured_monotonic_us(void) {

@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureProtocol
 
 /// The whole configuration file (`/etc/gestured/gestured.yaml`); documented key by key in
 /// docs/CONFIGURATION.md.
@@ -44,7 +45,7 @@ public enum LogLevel: String, Hashable, Sendable, Codable, CaseIterable {
 
 /// Where and how the daemon listens.
 public struct SocketConfiguration: Hashable, Sendable {
-    public static let defaultPath = "/run/gestured/gestured.sock"
+    public static let defaultPath = GestureProtocol.defaultSocketPath
 
     public var path: String
     /// File mode of the socket node (octal in the file, e.g. `"0660"`).
@@ -54,7 +55,10 @@ public struct SocketConfiguration: Hashable, Sendable {
     /// Connections beyond this are refused with an error.
     public var maxClients: Int
 
-    public init(path: String = SocketConfiguration.defaultPath, mode: UInt32 = 0o660, group: String? = nil, maxClients: Int = 64) {
+    public init(
+        path: String = SocketConfiguration.defaultPath, mode: UInt32 = 0o660, group: String? = nil,
+        maxClients: Int = ServerLimits().maxClients
+    ) {
         self.path = path
         self.mode = mode
         self.group = group
@@ -75,10 +79,13 @@ public struct DeviceConfiguration: Hashable, Sendable {
     public var calibration: [Double]?
     /// Grab the panel and forward unclaimed touches to a mirror device (docs/PASSTHROUGH.md).
     public var passthrough: Bool
+    /// Take a device the classifier would skip as an absolute pointer (resistive panels in
+    /// mouse emulation that send BTN_LEFT instead of BTN_TOUCH).
+    public var forceTouchscreen: Bool
 
     public init(
         match: DeviceMatchSpec = DeviceMatchSpec(), enabled: Bool = true, rotation: Int = 0, size: PhysicalSize? = nil,
-        calibration: [Double]? = nil, passthrough: Bool = false
+        calibration: [Double]? = nil, passthrough: Bool = false, forceTouchscreen: Bool = false
     ) {
         self.match = match
         self.enabled = enabled
@@ -86,6 +93,7 @@ public struct DeviceConfiguration: Hashable, Sendable {
         self.size = size
         self.calibration = calibration
         self.passthrough = passthrough
+        self.forceTouchscreen = forceTouchscreen
     }
 }
 

@@ -1,4 +1,5 @@
 import GestureEngine
+import TouchInput
 
 // Strict Codable for the configuration file: unknown keys are errors, every value is checked
 // where it is read, so the loader can point at the offending line and column.
@@ -65,6 +66,7 @@ extension DeviceConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case match, enabled, rotation, calibration, passthrough
         case size = "size-mm"
+        case forceTouchscreen = "force-touchscreen"
     }
 
     enum SizeKeys: String, CodingKey, CaseIterable { case width, height }
@@ -91,6 +93,7 @@ extension DeviceConfiguration: Codable {
                 forKey: .calibration, in: c, debugDescription: "expected 6 numbers (a 2×3 matrix, row by row)")
         }
         passthrough = try c.decode(.passthrough, default: passthrough)
+        forceTouchscreen = try c.decode(.forceTouchscreen, default: forceTouchscreen)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -105,6 +108,7 @@ extension DeviceConfiguration: Codable {
         }
         try c.encodeIfPresent(calibration, for: .calibration)
         try c.encode(passthrough, forKey: .passthrough)
+        try c.encode(forceTouchscreen, forKey: .forceTouchscreen)
     }
 }
 
@@ -117,7 +121,7 @@ extension DeviceMatchSpec: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decodeIfPresent(String.self, forKey: .name)
         usb = try c.decodeIfPresent(String.self, forKey: .usb)
-        if let usb, Self.parseUSB(usb) == nil {
+        if let usb, DeviceMatch.parseVendorProduct(usb) == nil {
             throw DecodingError.dataCorruptedError(
                 forKey: .usb, in: c, debugDescription: "expected vendor:product in hex, e.g. \"0eef:72a1\"")
         }
@@ -129,14 +133,5 @@ extension DeviceMatchSpec: Codable {
         try c.encodeIfPresent(name, for: .name)
         try c.encodeIfPresent(usb, for: .usb)
         try c.encodeIfPresent(path, for: .path)
-    }
-
-    /// `vendor:product` in hex → the two ids.
-    static func parseUSB(_ text: String) -> (vendor: UInt16, product: UInt16)? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let vendor = UInt16(parts[0], radix: 16), let product = UInt16(parts[1], radix: 16) else {
-            return nil
-        }
-        return (vendor, product)
     }
 }

@@ -1,12 +1,15 @@
 import ArgumentParser
+import GestureDaemon
 
 @main
 struct Gestured: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gestured",
         abstract: "A touchscreen gesture daemon.",
+        version: gesturedVersion,
         subcommands: [
-            ListenCommand.self, DevicesCommand.self, SimulateCommand.self, ConfigCommand.self, CheckConfigCommand.self,
+            RunCommand.self, ReplayCommand.self, ListenCommand.self, DevicesCommand.self, SimulateCommand.self,
+            CheckConfigCommand.self, ConfigCommand.self,
         ]
     )
 }

@@ -18,11 +18,15 @@ struct BrokenConfiguration: CustomTestStringConvertible, Sendable {
 @Suite("Configuration file")
 struct ConfigurationLoaderTests {
     static let broken: [BrokenConfiguration] = [
-        .init(title: "YAML syntax error", yaml: "recognizers: [a, b\nsocket: {}\n", line: 2, column: 7, says: "expected"),
-        .init(title: "unknown top-level key", yaml: "socket: {}\nsokcet: {}\n", line: 2, column: 1, says: "unknown key 'sokcet'"),
+        .init(
+            title: "YAML syntax error", yaml: "recognizers: [a, b\nsocket: {}\n", line: 2, column: 7, says: "expected"),
+        .init(
+            title: "unknown top-level key", yaml: "socket: {}\nsokcet: {}\n", line: 2, column: 1,
+            says: "unknown key 'sokcet'"),
         .init(
             title: "unknown recognizer key",
-            yaml: "recognizers:\n  - name: t\n    kind: tap\n    tapz: 2\n", line: 4, column: 5, says: "unknown key 'tapz'"),
+            yaml: "recognizers:\n  - name: t\n    kind: tap\n    tapz: 2\n", line: 4, column: 5,
+            says: "unknown key 'tapz'"),
         .init(
             title: "wrong type", yaml: "recognizers:\n  - name: t\n    kind: tap\n    taps: two\n", line: 4, column: 11,
             says: "expected an integer"),
@@ -32,14 +36,22 @@ struct ConfigurationLoaderTests {
         .init(
             title: "unknown kind", yaml: "recognizers:\n  - name: t\n    kind: wiggle\n", line: 3, column: 11,
             says: "wiggle"),
-        .init(title: "missing name", yaml: "recognizers:\n  - kind: pan\n", line: 2, column: 5, says: "missing key 'name'"),
+        .init(
+            title: "missing name", yaml: "recognizers:\n  - kind: pan\n", line: 2, column: 5, says: "missing key 'name'"
+        ),
         .init(
             title: "duplicate key", yaml: "socket:\n  path: /run/a.sock\n  path: /run/b.sock\n", line: 3, column: 3,
             says: "duplicate key 'path'"),
-        .init(title: "bad rotation", yaml: "devices:\n  - rotation: 45\n", line: 2, column: 15, says: "0, 90, 180 or 270"),
-        .init(title: "bad socket mode", yaml: "socket:\n  mode: \"0999\"\n", line: 2, column: 9, says: "octal file mode"),
-        .init(title: "relative socket path", yaml: "socket:\n  path: gestured.sock\n", line: 2, column: 9, says: "absolute path"),
-        .init(title: "bad usb id", yaml: "devices:\n  - match: {usb: \"eeff\"}\n", line: 2, column: 18, says: "vendor:product"),
+        .init(
+            title: "bad rotation", yaml: "devices:\n  - rotation: 45\n", line: 2, column: 15, says: "0, 90, 180 or 270"),
+        .init(
+            title: "bad socket mode", yaml: "socket:\n  mode: \"0999\"\n", line: 2, column: 9, says: "octal file mode"),
+        .init(
+            title: "relative socket path", yaml: "socket:\n  path: gestured.sock\n", line: 2, column: 9,
+            says: "absolute path"),
+        .init(
+            title: "bad usb id", yaml: "devices:\n  - match: {usb: \"eeff\"}\n", line: 2, column: 18,
+            says: "vendor:product"),
         .init(
             title: "rect past the surface",
             yaml: "regions:\n  - name: r\n    rect: {x: 0.5, y: 0, width: 0.8, height: 1}\n", line: 3, column: 11,
@@ -67,7 +79,8 @@ struct ConfigurationLoaderTests {
     @Test("bytes that are not UTF-8 are located")
     func invalidUTF8() {
         let data = Data("socket:\n  path: /run/".utf8) + Data([0xFF, 0x41])
-        #expect(throws: ConfigurationFileError(file: "x", line: 2, column: 14, message: "the file is not valid UTF-8")) {
+        #expect(throws: ConfigurationFileError(file: "x", line: 2, column: 14, message: "the file is not valid UTF-8"))
+        {
             try ConfigurationLoader.parse(data, file: "x")
         }
     }

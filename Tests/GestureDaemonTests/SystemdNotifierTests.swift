@@ -36,7 +36,9 @@ struct SystemdNotifierTests {
             for (i, b) in path.utf8.enumerated() { p[i] = b }
         }
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         try #require(bound == 0)
         SystemdNotifier(environment: ["NOTIFY_SOCKET": path]).ready(status: "2 touchscreens")

@@ -3,6 +3,7 @@ import GestureClient
 import GestureEngine
 import GestureProtocol
 import GestureServer
+import TestSupport
 import Testing
 
 extension SocketTests {

@@ -2,6 +2,7 @@ import Foundation
 import GestureEngine
 import GestureProtocol
 import GestureServer
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import TestSupport
 import Logging
 
 /// A log handler that keeps every record, so tests can check what the server logs.

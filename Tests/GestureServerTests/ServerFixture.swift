@@ -4,6 +4,7 @@ import GestureProtocol
 import GestureServer
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 /// A delegate standing in for the daemon's engine: records what the server tells it, answers

@@ -45,11 +45,12 @@ typedef struct {
 extern const int GESTURED_SOL_SOCKET;
 extern const int GESTURED_SO_PEERCRED;
 
-/// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (threads it creates afterwards inherit
-/// the mask, so only this fd sees them) and returns signalfd(SFD_CLOEXEC | SFD_NONBLOCK) for them.
-int gestured_signalfd_for_daemon_signals(void);
-/// Reads one pending signal from that fd: its number, or -1 with errno (EAGAIN when none).
-int gestured_signalfd_read(int fd);
+/// Routes SIGTERM, SIGINT and SIGHUP into a pipe (the self-pipe trick): a handler, whichever
+/// thread the kernel picks, writes the signal's number as one byte. Returns the read end
+/// (O_NONBLOCK | O_CLOEXEC) to watch, or -1 with errno. Call once per process.
+int gestured_signal_pipe_install(void);
+/// Reads one signal number from that pipe: the number, or -1 with errno (EAGAIN when none).
+int gestured_signal_pipe_read(int fd);
 
 /// clock_gettime(CLOCK_MONOTONIC) in microseconds (the clock libevdev timestamps use)
 int64_t gestured_monotonic_us(void);

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A value that changes on other threads, and a way to wait until it satisfies a condition —
 /// with a deadline, never with a sleep standing in for synchronisation.
-final class Observed<State: Sendable>: Sendable {
+public final class Observed<State: Sendable>: Sendable {
     private struct Waiter {
         var condition: @Sendable (State) -> Bool
         var continuation: CheckedContinuation<Void, any Error>
@@ -17,14 +17,14 @@ final class Observed<State: Sendable>: Sendable {
 
     private let storage: Mutex<Storage>
 
-    init(_ value: State) {
+    public init(_ value: State) {
         storage = Mutex(Storage(value: value))
     }
 
-    var value: State { storage.withLock { $0.value } }
+    public var value: State { storage.withLock { $0.value } }
 
     /// Changes the value and wakes the waiters whose condition now holds.
-    func update(_ body: (inout State) -> Void) {
+    public func update(_ body: (inout State) -> Void) {
         let ready: [CheckedContinuation<Void, any Error>] = storage.withLock { s in
             body(&s.value)
             var ready: [CheckedContinuation<Void, any Error>] = []
@@ -38,7 +38,7 @@ final class Observed<State: Sendable>: Sendable {
     }
 
     /// Returns once `condition` holds; throws ``TimedOut`` after `within`.
-    func wait(
+    public func wait(
         for what: String, within: Duration = .seconds(20), until condition: @escaping @Sendable (State) -> Bool
     ) async throws {
         let id = storage.withLock { s in
@@ -73,7 +73,7 @@ final class Observed<State: Sendable>: Sendable {
     }
 }
 
-struct TimedOut: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "timed out waiting for \(what)" }
+public struct TimedOut: Error, CustomStringConvertible {
+    public var what: String
+    public var description: String { "timed out waiting for \(what)" }
 }

@@ -2,17 +2,17 @@ import Foundation
 
 /// A program the tests start, whose output lines arrive as they are printed, and whose end can
 /// be waited for with a deadline.
-final class ChildProcess: Sendable {
-    struct Output: Sendable {
-        var lines: [String] = []
+public final class ChildProcess: Sendable {
+    public struct Output: Sendable {
+        public var lines: [String] = []
         var partial: [UInt8] = []
-        var status: Int32?
+        public var status: Int32?
     }
 
-    let output = Observed(Output())
+    public let output = Observed(Output())
     private let process: Process
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -48,19 +48,24 @@ final class ChildProcess: Sendable {
         try process.run()
     }
 
-    func waitForLines(_ count: Int, within: Duration = .seconds(30)) async throws {
+    public func waitForLines(_ count: Int, within: Duration = .seconds(30)) async throws {
         try await output.wait(for: "\(count) lines of output", within: within) { $0.lines.count >= count }
     }
 
     /// Waits for the exit and for its output to be read to the end; the exit status.
-    func waitForExit(within: Duration = .seconds(30)) async throws -> Int32 {
+    public func waitForExit(within: Duration = .seconds(30)) async throws -> Int32 {
         try await output.wait(for: "the program to exit", within: within) { $0.status != nil }
         return output.value.status!
     }
 
-    func terminate() {
+    public func terminate() {
         if process.isRunning { process.terminate() }
     }
 
-    var lines: [String] { output.value.lines }
+    /// Sends `signal` (SIGHUP, SIGTERM, SIGKILL…) to the program while it runs.
+    public func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    public var lines: [String] { output.value.lines }
 }

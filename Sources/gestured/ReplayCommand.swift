@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import GestureDaemon
+
+/// `gestured replay FILE...`: recordings through the engine, offline and deterministic.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Play evemu recordings through the engine and print the gestures as JSON lines.",
+        discussion: """
+            No daemon, no socket, no clock: each recording is played on its own timestamps, and \
+            every gesture is printed as one `gesture` object per line in the socket protocol's \
+            schema (docs/PROTOCOL.md). The same files and configuration always print the same \
+            bytes, so the output can be diffed. Record a session with `evemu-record` (from \
+            evemu-tools) to see what the daemon would make of it.
+
+            Examples:
+              gestured replay session.evemu
+              gestured replay --config kiosk.yaml a.evemu b.evemu | jq -c '{name, state, direction}'
+              gestured replay --touches taps.evemu
+            """
+    )
+
+    @Argument(help: ArgumentHelp("evemu recordings (plain text; decompress .xz first).", valueName: "file"))
+    var files: [String]
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: the built-in one).", valueName: "file"))
+    var config: String?
+
+    @Flag(
+        name: .long, help: "Also print `touch` messages: the touches as views (raw-touch subscribers) would see them.")
+    var touches = false
+
+    func run() throws {
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try config.map { try ConfigurationLoader.load(contentsOf: $0) } ?? .builtIn
+        } catch {
+            printError("\(error)")
+            throw ExitCode.failure
+        }
+        var replay = try OfflineReplay(configuration: configuration, includeTouches: touches)
+        var failed = false
+        for file in files {
+            let input = OfflineReplay.Input(
+                label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file))
+            do {
+                try replay.play(input) { line in line.withUnsafeBytes { writeAll(1, $0) } }
+            } catch {
+                printError("gestured: \(error)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import GestureDaemon
+import TouchInput
+
+/// `gestured run`: the daemon.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the daemon: read touchscreens, recognize gestures, serve them on the socket.",
+        discussion: """
+            Without --config the built-in configuration runs (`gestured config --default` prints \
+            it). Touchscreens present at start are opened; ones plugged in later are found through \
+            udev (or, without udevd, through kernel events). With no touchscreen the daemon says so \
+            and waits. Under systemd it reports READY once the socket is bound and the devices are \
+            open, pings the watchdog, and takes the socket from gestured.socket (LISTEN_FDS).
+
+            SIGHUP reloads the configuration file (a broken file keeps the running one and logs \
+            why); SIGTERM and SIGINT cancel active gestures, tell the clients, and exit 0.
+
+            --replay plays an evemu recording in place of touchscreens, for runs without hardware.
+
+            Examples:
+              sudo gestured run
+              gestured run --config /etc/gestured/gestured.yaml
+              gestured run --socket /tmp/g.sock --replay swipe.evemu --loop
+              gestured run --socket /tmp/g.sock --replay session.evemu --speed max
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (YAML).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("The socket path (overrides the configuration).", valueName: "path"))
+    var socket: String?
+
+    @Option(
+        name: .long, help: ArgumentHelp("Play this evemu recording instead of reading touchscreens.", valueName: "file")
+    )
+    var replay: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Replay speed: a factor of real time (1 = as recorded), or 'max'.", valueName: "N|max"))
+    var speed: String = "1"
+
+    @Flag(name: .long, help: "Replay the recording again and again.")
+    var loop = false
+
+    func validate() throws {
+        if replay == nil && (loop || speed != "1") {
+            throw ValidationError("--speed and --loop go with --replay")
+        }
+        if speed != "max" {
+            guard let factor = Double(speed), factor > 0, factor.isFinite else {
+                throw ValidationError("--speed must be a positive number or 'max'")
+            }
+        }
+    }
+
+    func run() async throws {
+        var replayOptions: ReplayOptions?
+        if let replay {
+            let recording = try loadRecording(replay)
+            replayOptions = ReplayOptions(
+                recording: recording, label: URL(fileURLWithPath: replay).lastPathComponent,
+                speed: speed == "max" ? nil : Double(speed), loops: loop)
+        }
+        do {
+            try await Daemon.run(
+                DaemonOptions(
+                    configPath: config, socketPath: socket, replay: replayOptions,
+                    environment: ProcessInfo.processInfo.environment))
+        } catch {
+            printError("gestured: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Reads and parses an evemu recording, or prints why not and fails.
+func loadRecording(_ path: String) throws -> EvemuRecording {
+    if path.hasSuffix(".xz") || path.hasSuffix(".gz") || path.hasSuffix(".zst") {
+        printError(
+            "gestured: \(path): compressed recordings are not read directly; decompress it first (e.g. xz -dk \(path))")
+        throw ExitCode.failure
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        printError("gestured: \(path): cannot read the file")
+        throw ExitCode.failure
+    }
+    do {
+        return try EvemuRecording(bytes: Array(data))
+    } catch {
+        printError("gestured: \(path): \(error)")
+        throw ExitCode.failure
+    }
+}

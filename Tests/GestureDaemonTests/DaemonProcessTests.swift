@@ -1,0 +1,135 @@
+import Foundation
+import GestureProtocol
+import Glibc
+import TestSupport
+import Testing
+
+/// The real `gestured` binary as an integrator runs it without hardware: `run --replay --loop`
+/// on a temporary socket, with `gestured listen` and the Python example as clients.
+@Suite("gestured run", .timeLimit(.minutes(2)))
+struct DaemonProcessTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    /// 11 taps on a WeTab (LGPL-3.0, from the evemu project; see Tests/TouchInputTests/Fixtures).
+    static let recording = repository.appendingPathComponent("Tests/TouchInputTests/Fixtures/wetab.event").path
+    static let pythonClient = repository.appendingPathComponent("examples/clients/python/gestured_client.py").path
+
+    /// `swift build --build-tests` (and `swift test`) puts the executable next to the test bundle.
+    static func gestured() throws -> String {
+        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("gestured").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestFailure("gestured is not built at \(path); run `swift build --build-tests` first")
+        }
+        return path
+    }
+
+    /// A directory short enough for a socket path (sun_path holds 107 bytes).
+    static func temporaryDirectory() throws -> String {
+        var template = Array("/tmp/gestured-XXXXXX".utf8CString)
+        guard let path = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
+        return String(cString: path)
+    }
+
+    @Test("listen and the Python client receive gestures; a broken reload keeps it running; SIGTERM exits 0")
+    func replayLoopWithClients() async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let config = directory + "/gestured.yaml"
+        // The built-in configuration as a file, so SIGHUP has something to reload.
+        let defaultConfig = try ChildProcess([gestured, "config", "--default"])
+        #expect(try await defaultConfig.waitForExit() == 0)
+        try (defaultConfig.lines.joined(separator: "\n") + "\n").write(
+            toFile: config, atomically: true, encoding: .utf8)
+
+        let daemon = try ChildProcess([
+            gestured, "run", "--config", config, "--socket", socket, "--replay", Self.recording, "--loop", "--speed",
+            "8",
+        ])
+        defer { daemon.send(SIGKILL) }
+        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
+            o.lines.contains { $0.contains("ready") }
+        }
+
+        let listen = try ChildProcess([gestured, "listen", "--socket", socket, "--kind", "tap"])
+        defer { listen.terminate() }
+        let python = try ChildProcess([
+            "python3", Self.pythonClient, "--socket", socket, "--kind", "tap", "--count", "3",
+        ])
+        defer { python.terminate() }
+        try await listen.output.wait(for: "3 taps through gestured listen") { o in
+            o.lines.filter { $0.contains(#""type":"gesture""#) }.count >= 3
+        }
+        #expect(try await python.waitForExit() == 0, "\(python.lines)")
+        let taps = try python.lines.compactMap { line -> GestureMessage? in
+            guard case .gesture(let g) = try JSONDecoder().decode(ServerMessage.self, from: Data(line.utf8)) else {
+                return nil
+            }
+            return g
+        }
+        #expect(taps.count == 3)
+        #expect(taps.allSatisfy { $0.kind == .tap && $0.device == "wetab.event" && $0.state == .recognized })
+
+        // A broken file: the daemon says why and keeps serving the running configuration.
+        try "recognizers:\n  - name: broken\n    kind: tap\n    tapz: 2\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        try await daemon.output.wait(for: "the reload to be refused") { o in
+            o.lines.contains { $0.contains("reload failed") && $0.contains("gestured.yaml:4:5") }
+        }
+        let before = listen.lines.count
+        try await listen.output.wait(for: "gestures after the failed reload") { o in
+            o.lines.count >= before + 2
+        }
+
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(5)) == 0, "\(daemon.lines.suffix(10))")
+        // listen prints the server's `shutdown` error and ends with a failure status.
+        #expect(try await listen.waitForExit(within: .seconds(5)) == 1)
+        #expect(listen.lines.contains { $0.contains(#""code":"shutdown""#) }, "\(listen.lines.suffix(3))")
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed")
+    }
+
+    @Test("a reload with a new recognizer shows it to new clients")
+    func reloadAddsRecognizer() async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let config = directory + "/gestured.yaml"
+        try "recognizers:\n  - name: tap\n    kind: tap\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try ChildProcess([
+            gestured, "run", "--config", config, "--socket", socket, "--replay", Self.recording, "--loop",
+        ])
+        defer { daemon.send(SIGKILL) }
+        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
+            o.lines.contains { $0.contains("ready") }
+        }
+        try "recognizers:\n  - name: tap\n    kind: tap\n  - name: hold\n    kind: long-press\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        try await daemon.output.wait(for: "the reload") { o in
+            o.lines.contains { $0.contains("configuration reloaded") }
+        }
+        let probe = try ChildProcess(["python3", "-c", Self.helloProbe, socket])
+        #expect(try await probe.waitForExit() == 0, "\(probe.lines)")
+        #expect(probe.lines == ["tap,hold"])
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
+    }
+
+    /// Prints the recognizer names of the `hello` a new connection gets.
+    static let helloProbe = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+        hello = json.loads(s.makefile().readline())
+        print(",".join(r["name"] for r in hello["recognizers"]))
+        """
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
