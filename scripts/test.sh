@@ -1,0 +1,26 @@
+#!/bin/bash
+# The tests in one command (what CI runs): installs the Debian packages the tests need, builds
+# with warnings as errors, runs the host tests, checks the systemd units, and runs the real-kernel
+# suites in a qemu VM (or natively where /dev/uinput exists). Prints each stage's duration.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+stage() { echo "== $1 ($(( $(date +%s) - start )) s so far)"; }
+
+stage "setup"
+scripts/setup-debian.sh --test
+export GESTURED_STRICT=1
+
+stage "build (warnings are errors)"
+swift build --build-tests
+
+stage "host tests"
+swift test --skip-build
+
+stage "systemd units"
+scripts/check-units.sh
+
+stage "real-kernel input suite"
+scripts/vm/input-tests.sh
+
+echo "== all tests passed in $(( $(date +%s) - start )) s"
