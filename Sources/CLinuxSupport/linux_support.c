@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -73,9 +74,15 @@ int gestured_signal_pipe_install(void) {
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
     int signals[] = {SIGTERM, SIGINT, SIGHUP};
+    sigset_t set;
+    sigemptyset(&set);
     for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
+        sigaddset(&set, signals[i]);
     }
+    // A parent may have started us with them blocked (a blocked signal stays pending forever);
+    // this thread takes them.
+    if (pthread_sigmask(SIG_UNBLOCK, &set, NULL) != 0) return -1;
     return fds[0];
 }
 

@@ -1,6 +1,6 @@
-import Foundation
 import GestureProtocol
 import GestureServer
+import Glibc
 import Logging
 
 /// The daemon's version, announced in `hello` and printed by `gestured --version`.
@@ -26,9 +26,13 @@ public struct DaemonOptions: Sendable {
 
 /// The daemon's lifecycle: configuration, socket, devices, READY, the input loop, and an orderly
 /// stop (gestures cancelled, clients told, socket removed) on SIGTERM or SIGINT.
+///
+/// Synchronous on purpose: the input loop runs on the calling thread and the server on its own
+/// NIO thread, so the process never starts Swift concurrency's thread pool — on Linux its
+/// libdispatch workqueue monitor would wake an idle daemon every second.
 public enum Daemon {
-    /// Runs until SIGTERM or SIGINT. Throws only when it cannot start.
-    public static func run(_ options: DaemonOptions) async throws(DaemonError) {
+    /// Runs until SIGTERM or SIGINT, on the calling thread. Throws only when it cannot start.
+    public static func run(_ options: DaemonOptions) throws(DaemonError) {
         let configuration: DaemonConfiguration
         if let path = options.configPath {
             do {
@@ -68,33 +72,26 @@ public enum Daemon {
             loop = try InputLoop(
                 configuration: configuration, configPath: options.configPath, server: server, requests: requests,
                 notifier: notifier, logger: logger)
-            try await server.start()
+            try server.startBlocking()
         } catch let error as DaemonError {
-            await server.shutdown()
+            server.shutdownBlocking()
             throw error
         } catch {
-            await server.shutdown()
+            server.shutdownBlocking()
             throw DaemonError("\(error)")
         }
         let status: String
         do {
             status = try loop.start(options.replay.map(InputLoop.Source.replay) ?? .devices)
         } catch {
-            await server.shutdown()
+            server.shutdownBlocking()
             throw error
         }
         notifier.ready(status: status)
         logger.info("ready", metadata: ["status": "\(status)", "version": "\(gesturedVersion)"])
 
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                loop.run()
-                done.resume()
-            }
-            thread.name = "gestured-input"
-            thread.start()
-        }
-        await server.shutdown()
+        loop.run()
+        server.shutdownBlocking()
         logger.info("stopped")
     }
 }

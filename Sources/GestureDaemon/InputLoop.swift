@@ -11,9 +11,8 @@ import TouchInput
 /// It hands the server a batch of publications per iteration, and takes client requests from
 /// the ``RequestQueue``'s eventfd and signals through a self-pipe.
 ///
-/// Confined to the thread that calls ``run()``; created on another thread and handed over once,
-/// before it runs.
-final class InputLoop: @unchecked Sendable {
+/// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread).
+final class InputLoop {
     /// Where frames come from.
     enum Source {
         /// Touchscreens found (and followed) through udev or their capabilities.

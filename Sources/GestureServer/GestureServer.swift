@@ -70,8 +70,30 @@ public final class GestureServer: Sendable {
 
     /// Binds (or adopts) the socket; returns once clients can connect.
     public func start() async throws(ServerError) {
+        do {
+            try await listen().get()
+        } catch {
+            throw ServerError.wrapping(error)
+        }
+    }
+
+    /// ``start()`` for a caller that is not async: the daemon keeps Swift concurrency (and the
+    /// libdispatch thread pool, whose monitor wakes a process every second) out of its process.
+    /// Must not be called on an event loop.
+    public func startBlocking() throws(ServerError) {
+        do {
+            try listen().wait()
+        } catch {
+            throw ServerError.wrapping(error)
+        }
+    }
+
+    /// Binds or adopts the socket and hands the channel to the core; fails with a ``ServerError``.
+    private func listen() -> EventLoopFuture<Void> {
         let core = self.core
         let limits = configuration.limits
+        let logger = self.logger
+        let eventLoop = self.eventLoop
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             // A client may shut down its sending side after subscribing (`printf … | socat`);
@@ -84,36 +106,45 @@ public final class GestureServer: Sendable {
                     try pipeline.addHandler(ClientSession(core: core.value))
                 }
             }
-        let channel: any Channel
+        let bound: EventLoopFuture<any Channel>
         switch configuration.listener {
         case .path(let path):
-            try SocketFile.prepare(path)
             do {
-                channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+                try SocketFile.prepare(path)
             } catch {
-                throw ServerError("cannot listen on \(path): \(error)")
+                return eventLoop.makeFailedFuture(error)
             }
-            do {
-                try SocketFile.applyPermissions(path, mode: configuration.socketMode, group: configuration.socketGroup)
-            } catch {
-                try? await channel.close()
-                SocketFile.remove(path)
-                throw error
-            }
-            logger.info("listening", metadata: ["socket": "\(path)"])
+            let socketMode = configuration.socketMode
+            let socketGroup = configuration.socketGroup
+            bound = bootstrap.bind(unixDomainSocketPath: path)
+                .flatMapErrorThrowing { error in throw ServerError("cannot listen on \(path): \(error)") }
+                .flatMap { channel in
+                    do {
+                        try SocketFile.applyPermissions(path, mode: socketMode, group: socketGroup)
+                    } catch {
+                        SocketFile.remove(path)
+                        return channel.close().flatMapThrowing { throw error }
+                    }
+                    logger.info("listening", metadata: ["socket": "\(path)"])
+                    return eventLoop.makeSucceededFuture(channel)
+                }
         case .inherited(let descriptor):
-            try SocketFile.setCloseOnExec(descriptor)
             do {
-                channel = try await bootstrap.withBoundSocket(descriptor).get()
+                try SocketFile.setCloseOnExec(descriptor)
             } catch {
-                throw ServerError("cannot use the inherited socket (fd \(descriptor)): \(error)")
+                return eventLoop.makeFailedFuture(error)
             }
-            logger.info("listening on an inherited socket", metadata: ["fd": "\(descriptor)"])
+            bound = bootstrap.withBoundSocket(descriptor)
+                .flatMapErrorThrowing { error in
+                    throw ServerError("cannot use the inherited socket (fd \(descriptor)): \(error)")
+                }
+                .map { channel in
+                    logger.info("listening on an inherited socket", metadata: ["fd": "\(descriptor)"])
+                    return channel
+                }
         }
-        do {
-            try await eventLoop.submit { core.value.listening(on: channel) }.get()
-        } catch {
-            throw ServerError("the server's event loop is gone: \(error)")
+        return bound.flatMap { channel in
+            eventLoop.submit { core.value.listening(on: channel) }
         }
     }
 
@@ -140,20 +171,39 @@ public final class GestureServer: Sendable {
     /// at most the close timeout for clients that do not read), removes the socket file it
     /// bound, and stops the event loop. Later calls do nothing.
     public func shutdown() async {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
-        let core = self.core
-        let done = eventLoop.makePromise(of: Void.self)
-        eventLoop.execute { core.value.shutdown(done) }
-        try? await done.futureResult.get()
+        guard let closed = closeEverything() else { return }
+        try? await closed.get()
         do {
             try await group.shutdownGracefully()
         } catch {
             logger.error("the server's event loop did not stop cleanly", metadata: ["error": "\(error)"])
         }
         logger.info("server stopped")
+    }
+
+    /// ``shutdown()`` for a caller that is not async (see ``startBlocking()``).
+    public func shutdownBlocking() {
+        guard let closed = closeEverything() else { return }
+        try? closed.wait()
+        do {
+            try group.syncShutdownGracefully()
+        } catch {
+            logger.error("the server's event loop did not stop cleanly", metadata: ["error": "\(error)"])
+        }
+        logger.info("server stopped")
+    }
+
+    /// The first call tells the core to close everything and returns when that is done; later
+    /// calls return nil.
+    private func closeEverything() -> EventLoopFuture<Void>? {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return nil }
+        let core = self.core
+        let done = eventLoop.makePromise(of: Void.self)
+        eventLoop.execute { core.value.shutdown(done) }
+        return done.futureResult
     }
 }

@@ -47,6 +47,11 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    /// `error` itself when it is a ServerError, else a ServerError describing it.
+    static func wrapping(_ error: any Error) -> ServerError {
+        error as? ServerError ?? ServerError("\(error)")
+    }
 }
 
 func errnoDescription(_ code: Int32 = errno) -> String {

@@ -4,7 +4,7 @@ import GestureDaemon
 import TouchInput
 
 /// `gestured run`: the daemon.
-struct RunCommand: AsyncParsableCommand {
+struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run the daemon: read touchscreens, recognize gestures, serve them on the socket.",
@@ -58,7 +58,7 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() throws {
         var replayOptions: ReplayOptions?
         if let replay {
             let recording = try loadRecording(replay)
@@ -67,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
                 speed: speed == "max" ? nil : Double(speed), loops: loop)
         }
         do {
-            try await Daemon.run(
+            try Daemon.run(
                 DaemonOptions(
                     configPath: config, socketPath: socket, replay: replayOptions,
                     environment: ProcessInfo.processInfo.environment))

@@ -47,7 +47,8 @@ extern const int GESTURED_SO_PEERCRED;
 
 /// Routes SIGTERM, SIGINT and SIGHUP into a pipe (the self-pipe trick): a handler, whichever
 /// thread the kernel picks, writes the signal's number as one byte. Returns the read end
-/// (O_NONBLOCK | O_CLOEXEC) to watch, or -1 with errno. Call once per process.
+/// (O_NONBLOCK | O_CLOEXEC) to watch, or -1 with errno. Also unblocks them in the calling
+/// thread. Call once per process.
 int gestured_signal_pipe_install(void);
 /// Reads one signal number from that pipe: the number, or -1 with errno (EAGAIN when none).
 int gestured_signal_pipe_read(int fd);
