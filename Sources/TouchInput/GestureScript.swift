@@ -181,8 +181,10 @@ public struct GestureScript: Sendable {
 
     // MARK: Timeline
 
-    /// The frames of the script, with jitter from `seed`.
-    public func timeline(seed: UInt64 = 1) throws(ScriptError) -> [TimelineStep] {
+    /// The frames of the script, with jitter from `seed`. `aspect` is the panel's height over its
+    /// width on the glass: round shapes (pinch, rotate, circle) are drawn round on the glass, not
+    /// in surface coordinates, as fingers would draw them (radii are in surface widths).
+    public func timeline(seed: UInt64 = 1, aspect: Double = 1) throws(ScriptError) -> [TimelineStep] {
         var builder = TimelineBuilder(seed: seed)
         var previousWasGesture = false
         for step in steps {
@@ -235,7 +237,7 @@ public struct GestureScript: Sendable {
                 builder.move(fingers: fingers, duration: duration) { progress, finger in
                     let radius = (from + (to - from) * progress) / 2
                     let angle = Double(finger) * 2 * Double.pi / Double(fingers)
-                    return SurfacePoint(x: at.x + radius * cos(angle), y: at.y + radius * sin(angle))
+                    return SurfacePoint(x: at.x + radius * cos(angle), y: at.y + radius * sin(angle) / aspect)
                 }
             case .rotate:
                 let at = try a.point("at", default: SurfacePoint(x: 0.5, y: 0.5))
@@ -247,7 +249,7 @@ public struct GestureScript: Sendable {
                     // y grows downwards, so a positive angle turns clockwise on screen.
                     let start = Double(finger) * 2 * Double.pi / Double(fingers) - Double.pi / 2
                     let θ = start + angle * progress
-                    return SurfacePoint(x: at.x + radius * cos(θ), y: at.y + radius * sin(θ))
+                    return SurfacePoint(x: at.x + radius * cos(θ), y: at.y + radius * sin(θ) / aspect)
                 }
             case .edgeSwipe:
                 let edge = try a.word("edge", allowed: ["left", "right", "top", "bottom"], default: nil)
@@ -273,7 +275,7 @@ public struct GestureScript: Sendable {
                 let duration = try a.duration(default: .milliseconds(800))
                 builder.move(fingers: 1, duration: duration) { progress, _ in
                     let θ = -Double.pi / 2 + (clockwise ? 1 : -1) * 2 * Double.pi * turns * progress
-                    return SurfacePoint(x: at.x + radius * cos(θ), y: at.y + radius * sin(θ))
+                    return SurfacePoint(x: at.x + radius * cos(θ), y: at.y + radius * sin(θ) / aspect)
                 }
             case .wait:
                 builder.advance(by: try a.duration(default: nil))

@@ -28,6 +28,7 @@ struct SimulateCommand: ParsableCommand {
               gestured simulate --script demo.gesture --hold
               gestured simulate --device panel.prop --recording session.evemu --speed 2
               gestured simulate --start-on-signal "pan duration=2s" --unplug-after 1s
+              gestured simulate --record swipe.evemu "swipe right" && gestured replay swipe.evemu
 
             On stdout the command prints 'device <node> <name>' once the device exists, 'playing' \
             when playback starts and 'unplugged' when the device is removed, so a test can wait for \
@@ -74,6 +75,12 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Keep the device plugged after playing, until SIGINT or SIGTERM.")
     var hold = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the scripted gestures to this file as an evemu recording instead of playing them (no uinput needed).",
+            valueName: "file"))
+    var record: String?
+
     @Argument(help: "Script steps, one per argument (e.g. \"swipe left fingers=2\").")
     var steps: [String] = []
 
@@ -93,6 +100,9 @@ struct SimulateCommand: ParsableCommand {
         if let unplugAfter, Self.duration(unplugAfter) == nil {
             throw ValidationError("--unplug-after: expected a duration such as 1.5s")
         }
+        if record != nil && (recording != nil || hold || startOnSignal || unplugAfter != nil) {
+            throw ValidationError("--record writes a script's gestures; it does not go with --recording, --hold, --start-on-signal or --unplug-after")
+        }
     }
 
     static func duration(_ text: String) -> TimeSpan? { GestureScript.duration(text) }
@@ -100,16 +110,15 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let signals = SignalWaiter()
         // What to play, parsed before any device exists so a bad file fails cleanly.
-        var timeline: [TimelineStep] = []
+        var parsed: GestureScript?
         var recorded: EvemuRecording?
         do {
             if let recording {
                 recorded = try EvemuRecording(bytes: try Self.read(recording))
             } else if let script {
-                timeline = try GestureScript(parsing: String(decoding: try Self.read(script), as: UTF8.self)).timeline(
-                    seed: seed)
+                parsed = try GestureScript(parsing: String(decoding: try Self.read(script), as: UTF8.self))
             } else if !steps.isEmpty {
-                timeline = try GestureScript(steps: steps).timeline(seed: seed)
+                parsed = try GestureScript(steps: steps)
             }
         } catch let error as EvemuError {
             throw Self.fail("\(recording ?? ""):\(error.line): \(error.message)")
@@ -130,6 +139,15 @@ struct SimulateCommand: ParsableCommand {
             description = DeviceProfile(rawValue: profile ?? DeviceProfile.kiosk10.rawValue)!.deviceDescription()
         }
         if let name { description.name = name }
+        var timeline: [TimelineStep] = []
+        if let parsed {
+            do {
+                timeline = try parsed.timeline(seed: seed, aspect: Self.aspect(of: description))
+            } catch {
+                throw Self.fail("\(script ?? "steps"):\(error.line): \(error.message)")
+            }
+        }
+        if let record { return try write(timeline, as: description, to: record) }
 
         let touchscreen: VirtualTouchscreen
         do {
@@ -161,6 +179,38 @@ struct SimulateCommand: ParsableCommand {
             _ = signals.wait(for: [], until: nil)
         }
         unplug(touchscreen)
+    }
+
+    /// The panel's height over its width on the glass (the engine's measuring size: the real size,
+    /// or the nominal one with the axis ranges' aspect).
+    static func aspect(of description: DeviceDescription) -> Double {
+        // A description the daemon would not take as a touchscreen (the touchpad profile) is drawn square.
+        guard let model = try? TouchscreenModel(description: description, settings: DeviceSettings()) else { return 1 }
+        let size = model.descriptor(id: DeviceID(0), label: "").geometry.measuringSize
+        return size.height.value / size.width.value
+    }
+
+    /// `--record`: the frames the device would have sent, as an evemu recording (times from 1 s).
+    private func write(_ timeline: [TimelineStep], as description: DeviceDescription, to path: String) throws {
+        guard var encoder = ContactEncoder(description: description) else {
+            throw Self.fail("the device has no position axes to record")
+        }
+        var writer = EvemuWriter(device: description)
+        var events: [RawEvent] = []
+        let origin = Timestamp(microseconds: 1_000_000)
+        for step in timeline {
+            guard case .frame(let offset, let contacts) = step else { break }
+            events.removeAll(keepingCapacity: true)
+            encoder.encode(contacts, into: &events)
+            let time = origin + TimeSpan(microseconds: Int64(Double(offset.microseconds) / speed))
+            for e in events { writer.append(InputEvent(time: time, type: e.type, code: e.code, value: e.value)) }
+        }
+        do {
+            try Data(writer.text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw Self.fail("cannot write \(path): \(error)")
+        }
+        say("recorded \(timeline.count) frames to \(path)")
     }
 
     private func unplug(_ touchscreen: VirtualTouchscreen) {

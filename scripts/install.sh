@@ -1,0 +1,47 @@
+#!/bin/bash
+# Installs gestured: the binary, the systemd units, the sysusers file, the udev rules and the
+# built-in configuration (kept if one exists). Run as root from the repository:
+#
+#   sudo scripts/install.sh            build (release, static Swift stdlib) and install
+#   sudo scripts/install.sh --enable   … and enable + start gestured.socket and gestured.service
+#
+# DESTDIR=/some/root installs into a staging tree instead (packaging; nothing is started then).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ENABLE=0
+[ "${1:-}" = "--enable" ] && ENABLE=1
+DESTDIR=${DESTDIR:-}
+BIN=${GESTURED_BINARY:-}
+
+if [ -z "$BIN" ]; then
+    scripts/setup-debian.sh
+    swift build -c release --static-swift-stdlib --product gestured >&2
+    BIN=$(swift build -c release --static-swift-stdlib --show-bin-path)/gestured
+fi
+
+install -D -m 0755 "$BIN" "$DESTDIR/usr/local/bin/gestured"
+install -D -m 0644 systemd/gestured.service "$DESTDIR/etc/systemd/system/gestured.service"
+install -D -m 0644 systemd/gestured.socket "$DESTDIR/etc/systemd/system/gestured.socket"
+install -D -m 0644 systemd/gestured.sysusers "$DESTDIR/usr/lib/sysusers.d/gestured.conf"
+install -D -m 0644 udev-rules/70-gestured.rules "$DESTDIR/etc/udev/rules.d/70-gestured.rules"
+if [ ! -e "$DESTDIR/etc/gestured/gestured.yaml" ]; then
+    install -d -m 0755 "$DESTDIR/etc/gestured"
+    "$DESTDIR/usr/local/bin/gestured" config --default > "$DESTDIR/etc/gestured/gestured.yaml"
+fi
+"$DESTDIR/usr/local/bin/gestured" check-config "$DESTDIR/etc/gestured/gestured.yaml"
+
+if [ -n "$DESTDIR" ]; then
+    echo "install: staged under $DESTDIR"
+    exit 0
+fi
+systemd-sysusers /usr/lib/sysusers.d/gestured.conf
+udevadm control --reload
+udevadm trigger --subsystem-match=input --subsystem-match=misc --action=change
+systemctl daemon-reload
+if [ "$ENABLE" = 1 ]; then
+    systemctl enable --now gestured.socket gestured.service
+    echo "install: gestured is running; add the kiosk user to the 'gestured' group to connect"
+else
+    echo "install: done. Start it with: systemctl enable --now gestured.socket gestured.service"
+    echo "         clients connect as members of the 'gestured' group: usermod -aG gestured KIOSKUSER"
+fi
