@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput",
+                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

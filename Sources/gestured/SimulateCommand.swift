@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinuxSupport
 import FoundationEssentials
 import GestureEngine
 import Glibc
@@ -98,7 +99,7 @@ struct SimulateCommand: ParsableCommand {
     static func duration(_ text: String) -> TimeSpan? { GestureScript.duration(text) }
 
     func run() throws {
-        let signals = SignalWaiter()
+        let signals = try SignalWaiter()
         // What to play, parsed before any device exists so a bad file fails cleanly.
         var timeline: [TimelineStep] = []
         var recorded: EvemuRecording?
@@ -259,37 +260,32 @@ struct SimulateCommand: ParsableCommand {
     }
 }
 
-/// Waits for signals synchronously: SIGINT, SIGTERM and SIGUSR1 are blocked from creation on and
-/// taken with sigtimedwait, so a signal interrupts a wait instead of killing the process (which
-/// would leave no chance to log the unplug).
+/// Waits for signals synchronously: SIGINT, SIGTERM and SIGUSR1 are routed into a pipe from
+/// creation on (handlers, so a signal interrupts a wait instead of killing the process, which
+/// would leave no chance to log the unplug). Not a blocked mask and sigwait: the mask is per
+/// thread, and the async runtime's threads, which exist before `run()`, would take the signal
+/// with its default action and kill the process.
 final class SignalWaiter {
-    private var set = sigset_t()
+    private let pipe: Int32
 
-    init() {
-        sigemptyset(&set)
-        for s in [SIGINT, SIGTERM, SIGUSR1] { sigaddset(&set, s) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+    init() throws {
+        let signals = [SIGINT, SIGTERM, SIGUSR1]
+        pipe = gestured_signal_pipe_install_for(signals, Int32(signals.count))
+        guard pipe >= 0 else {
+            throw SimulateCommand.fail("cannot install the signal handlers: \(String(cString: strerror(errno)))")
+        }
     }
 
-    /// Waits until `deadline` (nil: forever) for any blocked signal. Returns the signal when it
-    /// is SIGINT or SIGTERM (stop) or one of `wanted`; nil at the deadline.
+    /// Waits until `deadline` (nil: forever) for any of those signals. Returns the signal when it
+    /// is SIGINT or SIGTERM (stop) or one of `wanted`; nil at the deadline. Others are dropped.
     func wait(for wanted: Set<Int32>, until deadline: Timestamp?) -> Int32? {
         while true {
-            var info = siginfo_t()
-            let signal: Int32
-            if let deadline {
-                let remaining = max(deadline.microseconds - SimulateCommand.now().microseconds, 0)
-                if remaining == 0 { return nil }
-                var timeout = timespec(tv_sec: Int(remaining / 1_000_000), tv_nsec: Int(remaining % 1_000_000) * 1000)
-                signal = sigtimedwait(&set, &info, &timeout)
-            } else {
-                signal = sigwaitinfo(&set, &info)
+            while case let signal = gestured_signal_pipe_read(pipe), signal > 0 {
+                if signal == SIGINT || signal == SIGTERM || wanted.contains(signal) { return signal }
             }
-            if signal < 0 {
-                if errno == EAGAIN { return nil }
-                continue  // EINTR
-            }
-            if signal == SIGINT || signal == SIGTERM || wanted.contains(signal) { return signal }
+            let remaining = deadline.map { max($0.microseconds - SimulateCommand.now().microseconds, 0) }
+            if remaining == 0 { return nil }
+            _ = gestured_wait_readable(pipe, remaining ?? -1)  // readable, timed out, or EINTR: look again
         }
     }
 }
