@@ -21,7 +21,7 @@ struct SimulateCommand: ParsableCommand {
 
             Script steps (one per line in --script, or one per argument; docs/INPUT.md has the full \
             language): tap, double-tap, long-press, pan, swipe, pinch, rotate, edge-swipe, circle, \
-            wait, down/move/up (low-level contacts), unplug. Positions are 0…1 from the top-left.
+            wait, down/move/up (low-level contacts), pause (until SIGUSR1), unplug. Positions are 0…1 from the top-left.
 
             Examples:
               gestured simulate tap "swipe left fingers=3" "pinch out"
@@ -29,10 +29,11 @@ struct SimulateCommand: ParsableCommand {
               gestured simulate --script demo.gesture --hold
               gestured simulate --device panel.prop --recording session.evemu --speed 2
               gestured simulate --start-on-signal "pan duration=2s" --unplug-after 1s
+              gestured simulate "down id=1 at=0.2,0.5" "move id=1 to=0.5,0.5" pause "up id=1"
 
             On stdout the command prints 'device <node> <name>' once the device exists, 'playing' \
-            when playback starts and 'unplugged' when the device is removed, so a test can wait for \
-            each line.
+            when playback starts (again after a pause), 'paused; waiting for SIGUSR1' at a pause and \
+            'unplugged' when the device is removed, so a test can wait for each line.
             """
     )
 
@@ -179,6 +180,8 @@ struct SimulateCommand: ParsableCommand {
         _ timeline: [TimelineStep], on touchscreen: VirtualTouchscreen, from start: Timestamp, unplugAt: Timestamp?,
         signals: SignalWaiter
     ) throws -> Bool {
+        var start = start
+        var unplugAt = unplugAt
         for step in timeline {
             let due = deadline(start, step.time)
             if let unplugAt, unplugAt <= due {
@@ -194,6 +197,15 @@ struct SimulateCommand: ParsableCommand {
             case .unplug:
                 touchscreen.unplug()
                 return false
+            case .pause:
+                say("paused; waiting for SIGUSR1")
+                let pausedAt = Self.now()
+                guard signals.wait(for: [SIGUSR1], until: nil) == SIGUSR1 else { return true }
+                // The rest of the script keeps its spacing: everything after the pause moves later.
+                let paused = Self.now() - pausedAt
+                start = start + paused
+                unplugAt = unplugAt.map { $0 + paused }
+                say("playing")
             }
         }
         return false
