@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput",
+                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,6 +131,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The real-kernel suite (scripts/e2e.sh): skipped where /dev/uinput is not writable.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["GestureClient", "GestureProtocol", "GestureEngine", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "TestSupport"],

@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -65,7 +66,7 @@ static void gestured_signal_to_pipe(int signo) {
     errno = saved;
 }
 
-int gestured_signal_pipe_install(void) {
+int gestured_signal_pipe_install_for(const int *signals, int count) {
     int fds[2];
     if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
     signal_pipe_write_end = fds[1];
@@ -73,10 +74,9 @@ int gestured_signal_pipe_install(void) {
     action.sa_handler = gestured_signal_to_pipe;
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
-    int signals[] = {SIGTERM, SIGINT, SIGHUP};
     sigset_t set;
     sigemptyset(&set);
-    for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    for (int i = 0; i < count; i++) {
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
         sigaddset(&set, signals[i]);
     }
@@ -84,6 +84,18 @@ int gestured_signal_pipe_install(void) {
     // this thread takes them.
     if (pthread_sigmask(SIG_UNBLOCK, &set, NULL) != 0) return -1;
     return fds[0];
+}
+
+int gestured_signal_pipe_install(void) {
+    int signals[] = {SIGTERM, SIGINT, SIGHUP};
+    return gestured_signal_pipe_install_for(signals, sizeof signals / sizeof signals[0]);
+}
+
+int gestured_wait_readable(int fd, int64_t timeout_us) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    struct timespec timeout = {.tv_sec = timeout_us / 1000000, .tv_nsec = (timeout_us % 1000000) * 1000};
+    int n = ppoll(&p, 1, timeout_us < 0 ? NULL : &timeout, NULL);
+    return n < 0 ? -1 : (n > 0 ? 1 : 0);
 }
 
 int gestured_signal_pipe_read(int fd) {

@@ -20,10 +20,13 @@ public enum TimelineStep: Hashable, Sendable {
     case frame(at: TimeSpan, contacts: [SimulatedContact])
     /// At `time` after the start, the device is unplugged (contacts still down are cut off).
     case unplug(at: TimeSpan)
+    /// At `time` after the start, playback waits for a go-ahead (SIGUSR1 in `gestured simulate`);
+    /// later steps keep their spacing. Contacts still down stay down.
+    case pause(at: TimeSpan)
 
     public var time: TimeSpan {
         switch self {
-        case .frame(let at, _), .unplug(let at): at
+        case .frame(let at, _), .unplug(let at), .pause(let at): at
         }
     }
 }
@@ -50,6 +53,7 @@ public enum TimelineStep: Hashable, Sendable {
 /// wait 1s
 /// down id=1 at=0.4,0.4         # low level: contacts that stay down across lines
 /// move id=1 to=0.6,0.4 duration=300ms
+/// pause                        # waits for a go-ahead (SIGUSR1), contacts still down
 /// unplug                       # the device disappears here, contacts still down
 /// up id=1
 /// ```
@@ -63,7 +67,7 @@ public struct GestureScript: Sendable {
 
     enum Verb: String, CaseIterable, Sendable {
         case tap, doubleTap = "double-tap", longPress = "long-press", pan, swipe, pinch, rotate
-        case edgeSwipe = "edge-swipe", circle, wait, down, move, up, unplug
+        case edgeSwipe = "edge-swipe", circle, wait, down, move, up, pause, unplug
 
         var allowedKeys: Set<String> {
             switch self {
@@ -80,14 +84,14 @@ public struct GestureScript: Sendable {
             case .down: ["id", "at", "tool"]
             case .move: ["id", "to", "duration", "tool"]
             case .up: ["id"]
-            case .unplug: []
+            case .pause, .unplug: []
             }
         }
 
         var isGesture: Bool {
             switch self {
             case .tap, .doubleTap, .longPress, .pan, .swipe, .pinch, .rotate, .edgeSwipe, .circle: true
-            case .wait, .down, .move, .up, .unplug: false
+            case .wait, .down, .move, .up, .pause, .unplug: false
             }
         }
     }
@@ -303,6 +307,8 @@ public struct GestureScript: Sendable {
                 }
                 builder.held.remove(at: index)
                 builder.emitAndStep()
+            case .pause:
+                builder.steps.append(.pause(at: TimeSpan(microseconds: builder.now.microseconds)))
             case .unplug:
                 builder.unplug()
             }

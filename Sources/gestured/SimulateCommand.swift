@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinuxSupport
 import FoundationEssentials
 import GestureEngine
 import Glibc
@@ -20,7 +21,7 @@ struct SimulateCommand: ParsableCommand {
 
             Script steps (one per line in --script, or one per argument; docs/INPUT.md has the full \
             language): tap, double-tap, long-press, pan, swipe, pinch, rotate, edge-swipe, circle, \
-            wait, down/move/up (low-level contacts), unplug. Positions are 0…1 from the top-left.
+            wait, down/move/up (low-level contacts), pause (until SIGUSR1), unplug. Positions are 0…1 from the top-left.
 
             Examples:
               gestured simulate tap "swipe left fingers=3" "pinch out"
@@ -28,11 +29,12 @@ struct SimulateCommand: ParsableCommand {
               gestured simulate --script demo.gesture --hold
               gestured simulate --device panel.prop --recording session.evemu --speed 2
               gestured simulate --start-on-signal "pan duration=2s" --unplug-after 1s
+              gestured simulate "down id=1 at=0.2,0.5" "move id=1 to=0.5,0.5" pause "up id=1"
               gestured simulate --record swipe.evemu "swipe right" && gestured replay swipe.evemu
 
             On stdout the command prints 'device <node> <name>' once the device exists, 'playing' \
-            when playback starts and 'unplugged' when the device is removed, so a test can wait for \
-            each line.
+            when playback starts (again after a pause), 'paused; waiting for SIGUSR1' at a pause and \
+            'unplugged' when the device is removed, so a test can wait for each line.
             """
     )
 
@@ -108,7 +110,7 @@ struct SimulateCommand: ParsableCommand {
     static func duration(_ text: String) -> TimeSpan? { GestureScript.duration(text) }
 
     func run() throws {
-        let signals = SignalWaiter()
+        let signals = try SignalWaiter()
         // What to play, parsed before any device exists so a bad file fails cleanly.
         var parsed: GestureScript?
         var recorded: EvemuRecording?
@@ -198,8 +200,14 @@ struct SimulateCommand: ParsableCommand {
         var writer = EvemuWriter(device: description)
         var events: [RawEvent] = []
         let origin = Timestamp(microseconds: 1_000_000)
-        for step in timeline {
-            guard case .frame(let offset, let contacts) = step else { break }
+        steps: for step in timeline {
+            let offset: TimeSpan
+            let contacts: [SimulatedContact]
+            switch step {
+            case .frame(let at, let down): (offset, contacts) = (at, down)
+            case .pause: continue  // a recording plays straight through
+            case .unplug: break steps  // nothing more comes from an unplugged device
+            }
             events.removeAll(keepingCapacity: true)
             encoder.encode(contacts, into: &events)
             let time = origin + TimeSpan(microseconds: Int64(Double(offset.microseconds) / speed))
@@ -228,6 +236,8 @@ struct SimulateCommand: ParsableCommand {
         _ timeline: [TimelineStep], on touchscreen: VirtualTouchscreen, from start: Timestamp, unplugAt: Timestamp?,
         signals: SignalWaiter
     ) throws -> Bool {
+        var start = start
+        var unplugAt = unplugAt
         for step in timeline {
             let due = deadline(start, step.time)
             if let unplugAt, unplugAt <= due {
@@ -243,6 +253,15 @@ struct SimulateCommand: ParsableCommand {
             case .unplug:
                 touchscreen.unplug()
                 return false
+            case .pause:
+                say("paused; waiting for SIGUSR1")
+                let pausedAt = Self.now()
+                guard signals.wait(for: [SIGUSR1], until: nil) == SIGUSR1 else { return true }
+                // The rest of the script keeps its spacing: everything after the pause moves later.
+                let paused = Self.now() - pausedAt
+                start = start + paused
+                unplugAt = unplugAt.map { $0 + paused }
+                say("playing")
             }
         }
         return false
@@ -309,37 +328,32 @@ struct SimulateCommand: ParsableCommand {
     }
 }
 
-/// Waits for signals synchronously: SIGINT, SIGTERM and SIGUSR1 are blocked from creation on and
-/// taken with sigtimedwait, so a signal interrupts a wait instead of killing the process (which
-/// would leave no chance to log the unplug).
+/// Waits for signals synchronously: SIGINT, SIGTERM and SIGUSR1 are routed into a pipe from
+/// creation on (handlers, so a signal interrupts a wait instead of killing the process, which
+/// would leave no chance to log the unplug). Not a blocked mask and sigwait: the mask is per
+/// thread, and the async runtime's threads, which exist before `run()`, would take the signal
+/// with its default action and kill the process.
 final class SignalWaiter {
-    private var set = sigset_t()
+    private let pipe: Int32
 
-    init() {
-        sigemptyset(&set)
-        for s in [SIGINT, SIGTERM, SIGUSR1] { sigaddset(&set, s) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+    init() throws {
+        let signals = [SIGINT, SIGTERM, SIGUSR1]
+        pipe = gestured_signal_pipe_install_for(signals, Int32(signals.count))
+        guard pipe >= 0 else {
+            throw SimulateCommand.fail("cannot install the signal handlers: \(String(cString: strerror(errno)))")
+        }
     }
 
-    /// Waits until `deadline` (nil: forever) for any blocked signal. Returns the signal when it
-    /// is SIGINT or SIGTERM (stop) or one of `wanted`; nil at the deadline.
+    /// Waits until `deadline` (nil: forever) for any of those signals. Returns the signal when it
+    /// is SIGINT or SIGTERM (stop) or one of `wanted`; nil at the deadline. Others are dropped.
     func wait(for wanted: Set<Int32>, until deadline: Timestamp?) -> Int32? {
         while true {
-            var info = siginfo_t()
-            let signal: Int32
-            if let deadline {
-                let remaining = max(deadline.microseconds - SimulateCommand.now().microseconds, 0)
-                if remaining == 0 { return nil }
-                var timeout = timespec(tv_sec: Int(remaining / 1_000_000), tv_nsec: Int(remaining % 1_000_000) * 1000)
-                signal = sigtimedwait(&set, &info, &timeout)
-            } else {
-                signal = sigwaitinfo(&set, &info)
+            while case let signal = gestured_signal_pipe_read(pipe), signal > 0 {
+                if signal == SIGINT || signal == SIGTERM || wanted.contains(signal) { return signal }
             }
-            if signal < 0 {
-                if errno == EAGAIN { return nil }
-                continue  // EINTR
-            }
-            if signal == SIGINT || signal == SIGTERM || wanted.contains(signal) { return signal }
+            let remaining = deadline.map { max($0.microseconds - SimulateCommand.now().microseconds, 0) }
+            if remaining == 0 { return nil }
+            _ = gestured_wait_readable(pipe, remaining ?? -1)  // readable, timed out, or EINTR: look again
         }
     }
 }

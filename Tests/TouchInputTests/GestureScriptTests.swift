@@ -120,6 +120,26 @@ import Testing
         #expect(palm[0].position == SurfacePoint(x: 0.4, y: 0.2))
     }
 
+    @Test("a pause keeps the contacts down and the spacing of the steps around it")
+    func pause() throws {
+        let timeline = try GestureScript(
+            parsing: """
+                down id=1 at=0.2,0.2
+                pause
+                up id=1
+                """
+        ).timeline()
+        guard timeline.count == 3, case .frame(_, let down) = timeline[0], case .pause = timeline[1],
+            case .frame(_, let up) = timeline[2]
+        else {
+            Issue.record("unexpected timeline \(timeline)")
+            return
+        }
+        #expect(down.count == 1 && up.isEmpty)
+        #expect(timeline[1].time > timeline[0].time && timeline[1].time == timeline[2].time)
+        #expect(throws: ScriptError.self) { try GestureScript(parsing: "pause 1s") }
+    }
+
     @Test(
         "errors name the line",
         arguments: [

@@ -50,6 +50,13 @@ extern const int GESTURED_SO_PEERCRED;
 /// (O_NONBLOCK | O_CLOEXEC) to watch, or -1 with errno. Also unblocks them in the calling
 /// thread. Call once per process.
 int gestured_signal_pipe_install(void);
+/// The same for the `count` signals listed (e.g. SIGINT, SIGTERM, SIGUSR1 for `gestured simulate`).
+/// Unlike blocking signals and taking them with sigwait, this works whatever threads the process
+/// already has: a signal mask is per thread, a handler is per process.
+int gestured_signal_pipe_install_for(const int *signals, int count);
+/// Waits until `fd` is readable or `timeout_us` microseconds pass (-1: no limit), with ppoll's
+/// precision: 1 readable, 0 timed out, -1 with errno (EINTR when a signal came first).
+int gestured_wait_readable(int fd, int64_t timeout_us);
 /// Reads one signal number from that pipe: the number, or -1 with errno (EAGAIN when none).
 int gestured_signal_pipe_read(int fd);
 

@@ -1,0 +1,109 @@
+#!/bin/bash
+# e2e.sh - the end-to-end suite (Tests/EndToEndTests): the real gestured daemon, real uinput
+# touchscreens made by `gestured simulate`, udev, hotplug and socket clients, on a real kernel.
+#
+# Where /dev/uinput is writable (a kiosk, a laptop; run as root) the suite runs natively. Where it
+# is not (these CI machines), it runs in a qemu VM booting Debian's kernel (scripts/vm/), booted
+# twice: with udevd for the whole suite, and without udevd for the discovery and hotplug cases
+# (the daemon's fallback: evdev capabilities and raw kernel uevents). Ends with the line
+# "N passed, M failed" and the durations; exits non-zero when anything failed.
+#
+# usage: scripts/e2e.sh [--filter REGEX] [--vm] [--verbose]
+#   --filter REGEX  cases to run in the udev boot (default: the whole suite); the second boot
+#                   runs the fallback cases that also match it
+#   --vm            use the VM even where /dev/uinput is writable
+#   --verbose       print the whole guest console / test output, not only failures
+# env: SWIFT_BUILD_FLAGS (extra flags for `swift build`), VMTEST_CACHE (see scripts/vm/README.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FILTER=EndToEndTests
+FALLBACK='EndToEndTests\.EndToEndTests/Discovery/'
+USE_VM=auto
+VERBOSE=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --filter) FILTER=$2; shift 2;;
+    --vm) USE_VM=1; shift;;
+    --verbose) VERBOSE=1; shift;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0;;
+    *) echo "unknown argument $1" >&2; exit 2;;
+  esac
+done
+if [ "$USE_VM" = auto ]; then
+  if [ -w /dev/uinput ] && [ "$(id -u)" = 0 ]; then USE_VM=0; else USE_VM=1; fi
+fi
+
+start=$(date +%s)
+# Packages: libevdev/libudev/mtdev to build; qemu, busybox-static, cpio for the VM.
+scripts/setup-debian.sh --test
+
+# The debug build: the test bundle is built that way anyway, and the daemon it tests is the
+# same code (docs/TESTING.md says why not release).
+# shellcheck disable=SC2086 # SWIFT_BUILD_FLAGS is a list of flags
+swift build --build-tests ${SWIFT_BUILD_FLAGS:-}
+# shellcheck disable=SC2086
+BIN=$(swift build --show-bin-path ${SWIFT_BUILD_FLAGS:-})
+built=$(date +%s)
+echo "e2e: build took $((built - start)) s"
+
+# Lines in swift-testing's format, one per test function (parameterised ones count once).
+count() { grep -cE "^. Test \".*\" (with [0-9]+ test cases? )?$1 after" "$2" || true; }
+
+total_passed=0
+total_failed=0
+report() {  # report NAME LOG STATUS
+  local passed failed
+  sed -i 's/\x1b\[[0-9;]*m//g' "$2"
+  passed=$(count passed "$2")
+  failed=$(count failed "$2")
+  if [ "$VERBOSE" = 1 ]; then cat "$2"; fi
+  if [ "$3" != 0 ] || [ "$failed" != 0 ]; then
+    [ "$VERBOSE" = 1 ] || grep -aE 'recorded an issue|failed after|Fatal|crash|VMTEST|run-vm-test|timed out' "$2" | head -100
+    # A crash, a timeout or a dead guest counts as a failure even if no test said so.
+    [ "$failed" = 0 ] && failed=1
+  fi
+  [ "$passed" = 0 ] && [ "$failed" = 0 ] && failed=1   # nothing ran: the filter matched no case
+  echo "e2e: $1: $passed passed, $failed failed (exit status $3)"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+}
+
+if [ "$USE_VM" = 0 ]; then
+  log=$(mktemp /tmp/gestured-e2e.XXXXXX.log)
+  trap 'rm -f "$log"' EXIT
+  set +e
+  "$BIN/gesturedPackageTests.xctest" --testing-library swift-testing --filter "$FILTER" > "$log" 2>&1
+  rc=$?
+  set -e
+  report native "$log" "$rc"
+else
+  STAGE=$(mktemp -d /tmp/gestured-e2e.XXXXXX)
+  trap 'rm -rf "$STAGE"' EXIT
+  mkdir "$STAGE/test"
+  # Debug info is most of the bundle; a smaller initramfs boots faster.
+  strip --strip-debug -o "$STAGE/test/gesturedPackageTests.xctest" "$BIN/gesturedPackageTests.xctest"
+  strip --strip-debug -o "$STAGE/test/gestured" "$BIN/gestured"
+  cp scripts/vm/guest-e2e-tests.sh "$STAGE/test/"
+  for boot in udev capabilities; do
+    filter=$FILTER
+    options=(--timeout 1500)
+    if [ "$boot" = udev ]; then
+      options+=(--udev)
+    else
+      # Only the fallback's cases, and only if the udev boot was asked for them.
+      if ! printf '%s\n' "EndToEndTests.EndToEndTests/Discovery/" | grep -qE "$FILTER"; then continue; fi
+      filter=$FALLBACK
+    fi
+    boot_start=$(date +%s)
+    set +e
+    scripts/vm/run-vm-test.sh "${options[@]}" "$STAGE/test" -- \
+      env GESTURED_VM_DISCOVERY=$boot sh ./guest-e2e-tests.sh "$filter" > "$STAGE/$boot.log" 2>&1
+    rc=$?
+    set -e
+    report "$boot boot ($(($(date +%s) - boot_start)) s)" "$STAGE/$boot.log" "$rc"
+  done
+fi
+end=$(date +%s)
+echo "e2e: took $((end - start)) s (build $((built - start)) s, tests $((end - built)) s)"
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" = 0 ]
