@@ -134,6 +134,13 @@ extension SocketTests {
                 for start in stride(from: 1, through: events, by: 50) {
                     f.server.publish(
                         (start..<start + 50).map { .gesture(Sample.gesture(UInt64($0)), owner: .configuration) })
+                    // Paced by the readers, so a reader is never more than one batch (50 < 64)
+                    // behind however loaded the machine is: only the stalled client can overflow.
+                    for client in others {
+                        try await client.received.wait(for: "batch \(start) at a reading client") {
+                            $0.lines.count >= start + 49 + 2
+                        }
+                    }
                 }
                 for client in others {
                     try await client.received.wait(for: "all events at a reading client") {

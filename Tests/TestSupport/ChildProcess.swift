@@ -7,6 +7,8 @@ public final class ChildProcess: Sendable {
         public var lines: [String] = []
         var partial: [UInt8] = []
         public var status: Int32?
+        /// Standard output and error were read to their end.
+        public var ended = false
     }
 
     public let output = Observed(Output())
@@ -28,6 +30,7 @@ public final class ChildProcess: Sendable {
                     handle.readabilityHandler = nil
                     if !o.partial.isEmpty { o.lines.append(String(decoding: o.partial, as: UTF8.self)) }
                     o.partial = []
+                    o.ended = true
                     return
                 }
                 for byte in data {
@@ -54,7 +57,8 @@ public final class ChildProcess: Sendable {
 
     /// Waits for the exit and for its output to be read to the end; the exit status.
     public func waitForExit(within: Duration = .seconds(30)) async throws -> Int32 {
-        try await output.wait(for: "the program to exit", within: within) { $0.status != nil }
+        // The exit can be reported before the last output is read: wait for both.
+        try await output.wait(for: "the program to exit", within: within) { $0.status != nil && $0.ended }
         return output.value.status!
     }
 
