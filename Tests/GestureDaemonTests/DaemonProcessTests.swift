@@ -1,4 +1,6 @@
 import Foundation
+import GestureClient
+import GestureEngine
 import GestureProtocol
 import Glibc
 import TestSupport
@@ -84,6 +86,11 @@ struct DaemonProcessTests {
             o.lines.count >= before + 2
         }
 
+        // What the real daemon sent is what the protocol's schema says.
+        let traffic = TrafficLog()
+        (listen.lines + python.lines).filter { $0.hasPrefix("{") }.forEach(traffic.received)
+        try traffic.validate()
+
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0, "\(daemon.lines.suffix(10))")
         // listen prints the server's `shutdown` error and ends with a failure status.
@@ -116,6 +123,54 @@ struct DaemonProcessTests {
         let probe = try ChildProcess(["python3", "-c", Self.helloProbe, socket])
         #expect(try await probe.waitForExit() == 0, "\(probe.lines)")
         #expect(probe.lines == ["tap,hold"])
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
+    }
+
+    @Test("a client's own recognizer fires for that client only and goes when it disconnects")
+    func defineRoundTrip() async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let daemon = try ChildProcess([
+            gestured, "run", "--socket", socket, "--replay", Self.recording, "--loop", "--speed", "8",
+        ])
+        defer { daemon.send(SIGKILL) }
+        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in o.lines.contains { $0.contains("ready") } }
+        let bystander = try ChildProcess([gestured, "listen", "--socket", socket])
+        defer { bystander.terminate() }
+        try await bystander.waitForLines(1)  // its hello: subscribed from here on
+
+        // Simultaneous with everything, so it runs beside the configuration's tap (client
+        // recognizers take part in the same arbitration, R5/R6).
+        let mine = RecognizerSpec(name: "mine", parameters: .tap(TapParameters()), simultaneousWith: ["*"])
+        let taps = try await GestureClient.connect(to: socket) { client in
+            try await client.define(Definitions(recognizers: [mine]))
+            try await client.subscribe(Subscription(gestures: ["mine", "tap"]))
+            var names: [String] = []
+            for try await message in client.messages {
+                guard case .gesture(let g) = message else { continue }
+                names.append(g.name)
+                if names.filter({ $0 == "mine" }).count == 3 { break }
+            }
+            return names
+        }
+        #expect(taps.contains("tap"), "the configuration's tap still fires beside it: \(taps)")
+        // Nobody else ever sees it, even subscribed to everything.
+        let seen = bystander.lines.count
+        try await bystander.output.wait(for: "more gestures at the bystander") { $0.lines.count >= seen + 3 }
+        #expect(!bystander.lines.contains { $0.contains(#""name":"mine""#) })
+        // Gone with its connection: the removal reaches new `hello`s once the input thread has
+        // processed the disconnect, so ask until it has (each probe is a fresh connection).
+        let deadline = ContinuousClock.now + .seconds(20)
+        var listed: [Substring] = ["mine"]
+        while listed.contains("mine") && ContinuousClock.now < deadline {
+            let probe = try ChildProcess(["python3", "-c", Self.helloProbe, socket])
+            #expect(try await probe.waitForExit() == 0, "\(probe.lines)")
+            listed = probe.lines.first?.split(separator: ",") ?? []
+        }
+        #expect(!listed.contains("mine") && listed.contains("tap"), "\(listed)")
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }

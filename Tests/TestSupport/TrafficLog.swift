@@ -4,7 +4,7 @@ import Testing
 
 /// Every line the tests send and receive, to validate against docs/protocol.schema.json with
 /// python3's jsonschema (the reference implementation, not a validator of our own).
-final class TrafficLog: Sendable {
+public final class TrafficLog: Sendable {
     private struct Lines {
         var sent: Set<String> = []
         var received: Set<String> = []
@@ -14,17 +14,19 @@ final class TrafficLog: Sendable {
 
     private let lines = Mutex(Lines())
 
-    /// A well-formed request a test sent.
-    func sent(_ line: String) { lines.withLock { _ = $0.sent.insert(line) } }
-    /// A line the server sent.
-    func received(_ line: String) { lines.withLock { _ = $0.received.insert(line) } }
-    /// A bad request the schema must refuse as well as the server.
-    func mustBeInvalid(_ line: String) { lines.withLock { _ = $0.invalid.insert(line) } }
+    public init() {}
 
-    var receivedCount: Int { lines.withLock { $0.received.count } }
+    /// A well-formed request a test sent.
+    public func sent(_ line: String) { lines.withLock { _ = $0.sent.insert(line) } }
+    /// A line the server sent.
+    public func received(_ line: String) { lines.withLock { _ = $0.received.insert(line) } }
+    /// A bad request the schema must refuse as well as the server.
+    public func mustBeInvalid(_ line: String) { lines.withLock { _ = $0.invalid.insert(line) } }
+
+    public var receivedCount: Int { lines.withLock { $0.received.count } }
 
     /// Validates everything recorded; records an issue per failing line.
-    func validate(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public func validate(sourceLocation: SourceLocation = #_sourceLocation) throws {
         let snapshot = lines.withLock { $0 }
         try SchemaValidator.validate(
             sent: snapshot.sent.sorted(), received: snapshot.received.sorted(), invalid: snapshot.invalid.sorted(),
@@ -32,10 +34,10 @@ final class TrafficLog: Sendable {
     }
 }
 
-enum SchemaValidator {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+public enum SchemaValidator {
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
-    static let schemaPath = repositoryRoot.appendingPathComponent("docs/protocol.schema.json").path
+    public static let schemaPath = repositoryRoot.appendingPathComponent("docs/protocol.schema.json").path
 
     private static let script = """
         import json, sys
@@ -64,7 +66,7 @@ enum SchemaValidator {
         sys.exit(1 if failures else 0)
         """
 
-    static func validate(
+    public static func validate(
         sent: [String], received: [String], invalid: [String], sourceLocation: SourceLocation
     ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gestured-schema-\(UUID())")
@@ -84,7 +86,7 @@ enum SchemaValidator {
     }
 
     /// Runs a command to completion; its exit status and its stdout and stderr together.
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (Int32, String) {
+    public static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
