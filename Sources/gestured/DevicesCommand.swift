@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import GestureDaemon
 import Logging
 import TouchInput
 
@@ -17,11 +18,18 @@ struct DevicesCommand: ParsableCommand {
               gestured devices
               gestured devices --json | jq '.touchscreens[].devnode'
               gestured devices --discovery capabilities
+              gestured devices --config /etc/gestured/gestured.yaml
             """
     )
 
     @Flag(help: "Print JSON (keys sorted) instead of text.")
     var json = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Apply this configuration's device entries (enabled, rotation, size, force-touchscreen).",
+            valueName: "file"))
+    var config: String?
 
     @Option(
         help: ArgumentHelp(
@@ -35,12 +43,20 @@ struct DevicesCommand: ParsableCommand {
     }
 
     func run() throws {
+        let rules: [DeviceRule]
+        do {
+            rules = try config.map { try ConfigurationLoader.load(contentsOf: $0).deviceRules } ?? []
+        } catch {
+            printError("\(error)")
+            throw ExitCode.failure
+        }
         var logger = Logger(label: "gestured.devices")
         logger.logLevel = .error
         let report: DeviceReport
         do {
-            let finder = try DeviceDiscovery(mode: discovery.flatMap(Discovery.init(rawValue:)), logger: logger)
-            report = try DeviceReport(discovery: finder, rules: [], logger: logger)
+            let finder = try DeviceDiscovery(
+                mode: discovery.flatMap(Discovery.init(rawValue:)), rules: rules, logger: logger)
+            report = try DeviceReport(discovery: finder, rules: rules, logger: logger)
         } catch {
             printError("error: cannot list input devices: \(error)")
             throw ExitCode.failure
