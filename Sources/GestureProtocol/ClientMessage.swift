@@ -63,13 +63,13 @@ public struct ClientMessage: Hashable, Sendable {
 
 extension ClientMessage: Codable {
     public init(from decoder: any Decoder) throws {
-        let object: KeyedDecodingContainer<AnyKey>
+        let object: KeyedDecodingContainer<AnyCodingKey>
         do {
-            object = try decoder.container(keyedBy: AnyKey.self)
+            object = try decoder.container(keyedBy: AnyCodingKey.self)
         } catch {
             throw ErrorMessage(code: .invalidMessage, message: "a request must be a JSON object")
         }
-        let idKey = AnyKey("id")
+        let idKey = AnyCodingKey(stringValue: "id")
         if object.contains(idKey) {
             do {
                 id = try object.decode(RequestID.self, forKey: idKey)
@@ -79,7 +79,7 @@ extension ClientMessage: Codable {
         } else {
             id = nil
         }
-        let typeKey = AnyKey("type")
+        let typeKey = AnyCodingKey(stringValue: "type")
         guard object.contains(typeKey) else {
             throw ErrorMessage(code: .invalidMessage, message: "a request needs a 'type'", id: id)
         }
@@ -115,9 +115,9 @@ extension ClientMessage: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: AnyKey.self)
-        try c.encode(type, forKey: AnyKey("type"))
-        try c.encodeIfPresent(id, forKey: AnyKey("id"))
+        var c = encoder.container(keyedBy: AnyCodingKey.self)
+        try c.encode(type, forKey: AnyCodingKey(stringValue: "type"))
+        try c.encodeIfPresent(id, forKey: AnyCodingKey(stringValue: "id"))
         switch body {
         case .subscribe(let subscription): try subscription.encode(into: &c)
         case .define(let definitions): try definitions.encode(into: &c)

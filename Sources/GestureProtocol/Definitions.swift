@@ -24,11 +24,14 @@ public struct Definitions: Hashable, Sendable {
 extension Definitions {
     /// Decodes the lists from a `define` object; every problem is an `invalid-definition` error
     /// whose `path` is a JSON pointer to the value at fault.
-    init(from object: KeyedDecodingContainer<AnyKey>, id: RequestID?) throws(ErrorMessage) {
+    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
         do {
-            regions = try object.decodeIfPresent([RegionSpec].self, forKey: AnyKey(Keys.regions.rawValue)) ?? []
+            regions =
+                try object.decodeIfPresent([RegionSpec].self, forKey: AnyCodingKey(stringValue: Keys.regions.rawValue))
+                ?? []
             recognizers =
-                try object.decodeIfPresent([RecognizerSpec].self, forKey: AnyKey(Keys.recognizers.rawValue)) ?? []
+                try object.decodeIfPresent(
+                    [RecognizerSpec].self, forKey: AnyCodingKey(stringValue: Keys.recognizers.rawValue)) ?? []
         } catch let error as DecodingError {
             throw ErrorMessage(definitionError: error, id: id)
         } catch {
@@ -36,9 +39,9 @@ extension Definitions {
         }
     }
 
-    func encode(into c: inout KeyedEncodingContainer<AnyKey>) throws {
-        try c.encode(regions, forKey: AnyKey(Keys.regions.rawValue))
-        try c.encode(recognizers, forKey: AnyKey(Keys.recognizers.rawValue))
+    func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
+        try c.encode(regions, forKey: AnyCodingKey(stringValue: Keys.regions.rawValue))
+        try c.encode(recognizers, forKey: AnyCodingKey(stringValue: Keys.recognizers.rawValue))
     }
 }
 

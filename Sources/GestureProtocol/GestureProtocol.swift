@@ -114,15 +114,3 @@ enum OwnerSpelling {
         return .client(id)
     }
 }
-
-/// Keys of any name, for strict decoding (listing which keys a mapping really has).
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(_ string: String) { self.stringValue = string }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) {
-        self.stringValue = String(intValue)
-        self.intValue = intValue
-    }
-}

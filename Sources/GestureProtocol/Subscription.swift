@@ -53,12 +53,12 @@ public struct Subscription: Hashable, Sendable {
 extension Subscription {
     /// Decodes the filters from a `subscribe` object, strictly: every problem is an
     /// `invalid-filter` error naming the key (and the entry) at fault.
-    init(from object: KeyedDecodingContainer<AnyKey>, id: RequestID?) throws(ErrorMessage) {
+    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
         func fail(_ message: String, _ path: String) -> ErrorMessage {
             ErrorMessage(code: .invalidFilter, message: message, id: id, path: path)
         }
         func list(_ key: Keys) throws(ErrorMessage) -> [String]? {
-            let k = AnyKey(key.rawValue)
+            let k = AnyCodingKey(stringValue: key.rawValue)
             guard object.contains(k) else { return nil }
             guard let list = try? object.decode([String].self, forKey: k) else {
                 throw fail("'\(key.rawValue)' must be a list of strings", "/\(key.rawValue)")
@@ -107,7 +107,7 @@ extension Subscription {
         } else {
             devices = nil
         }
-        let touchesKey = AnyKey(Keys.touches.rawValue)
+        let touchesKey = AnyCodingKey(stringValue: Keys.touches.rawValue)
         if object.contains(touchesKey) {
             guard let on = try? object.decode(Bool.self, forKey: touchesKey) else {
                 throw fail("'touches' must be true or false", "/touches")
@@ -119,15 +119,15 @@ extension Subscription {
     }
 
     /// Writes the filters into a `subscribe` object; lists are sorted so the line is stable.
-    func encode(into c: inout KeyedEncodingContainer<AnyKey>) throws {
+    func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
         func put(_ key: Keys, _ values: [String]?) throws {
-            if let values { try c.encode(values.sorted(), forKey: AnyKey(key.rawValue)) }
+            if let values { try c.encode(values.sorted(), forKey: AnyCodingKey(stringValue: key.rawValue)) }
         }
         try put(.gestures, gestures.map(Array.init))
         try put(.kinds, kinds?.map(\.rawValue))
         try put(.states, states?.map(\.rawValue))
         try put(.regions, regions.map(Array.init))
         try put(.devices, devices.map(Array.init))
-        try c.encode(touches, forKey: AnyKey(Keys.touches.rawValue))
+        try c.encode(touches, forKey: AnyCodingKey(stringValue: Keys.touches.rawValue))
     }
 }

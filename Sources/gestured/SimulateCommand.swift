@@ -103,7 +103,9 @@ struct SimulateCommand: ParsableCommand {
             throw ValidationError("--unplug-after: expected a duration such as 1.5s")
         }
         if record != nil && (recording != nil || hold || startOnSignal || unplugAfter != nil) {
-            throw ValidationError("--record writes a script's gestures; it does not go with --recording, --hold, --start-on-signal or --unplug-after")
+            throw ValidationError(
+                "--record writes a script's gestures; it does not go with --recording, --hold, --start-on-signal or --unplug-after"
+            )
         }
     }
 

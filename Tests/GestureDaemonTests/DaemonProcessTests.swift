@@ -137,7 +137,9 @@ struct DaemonProcessTests {
             gestured, "run", "--socket", socket, "--replay", Self.recording, "--loop", "--speed", "8",
         ])
         defer { daemon.send(SIGKILL) }
-        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in o.lines.contains { $0.contains("ready") } }
+        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
+            o.lines.contains { $0.contains("ready") }
+        }
         let bystander = try ChildProcess([gestured, "listen", "--socket", socket])
         defer { bystander.terminate() }
         try await bystander.waitForLines(1)  // its hello: subscribed from here on
