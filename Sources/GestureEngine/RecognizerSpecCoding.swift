@@ -34,9 +34,16 @@ private extension KeyedDecodingContainer {
         return Millimeters(mm)
     }
 
-    /// `min-fingers` / `max-fingers`, checked against each other.
-    func decodeFingerRange(min minKey: Key, max maxKey: Key, defaults: (Int, Int)) throws -> (Int, Int) {
+    /// `min-fingers` / `max-fingers`, checked against each other and against the kind's own
+    /// minimum (`what` names the gesture in the error: "a pinch").
+    func decodeFingerRange(
+        min minKey: Key, max maxKey: Key, defaults: (Int, Int), atLeast minimum: Int = 1, for what: String = ""
+    ) throws -> (Int, Int) {
         let lower = try decodeFingers(minKey, default: defaults.0)
+        guard lower >= minimum else {
+            throw DecodingError.dataCorruptedError(
+                forKey: minKey, in: self, debugDescription: "expected at least \(minimum) fingers for \(what)")
+        }
         let upper = try decodeFingers(maxKey, default: Swift.max(defaults.1, lower))
         guard upper >= lower else {
             throw DecodingError.dataCorruptedError(
@@ -205,11 +212,7 @@ extension PinchParameters: ParameterSet {
         self.init()
         let c = try decoder.container(keyedBy: Keys.self)
         (minFingers, maxFingers) = try c.decodeFingerRange(
-            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers))
-        guard minFingers >= 2 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .minFingers, in: c, debugDescription: "expected at least 2 fingers for a pinch")
-        }
+            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers), atLeast: 2, for: "a pinch")
         minScaleChange = try c.decode(
             .minScaleChange, default: minScaleChange, expect: "a ratio above 0 and below 1"
         ) { $0 > 0 && $0 < 1 }
@@ -232,11 +235,7 @@ extension RotateParameters: ParameterSet {
         self.init()
         let c = try decoder.container(keyedBy: Keys.self)
         (minFingers, maxFingers) = try c.decodeFingerRange(
-            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers))
-        guard minFingers >= 2 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .minFingers, in: c, debugDescription: "expected at least 2 fingers for a rotation")
-        }
+            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers), atLeast: 2, for: "a rotation")
         minRotation = try c.decode(
             .minRotation, default: minRotation, expect: "degrees above 0 and below 180"
         ) { $0 > 0 && $0 < 180 }

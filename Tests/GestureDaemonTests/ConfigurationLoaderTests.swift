@@ -193,3 +193,18 @@ struct ConfigurationReferenceTests {
         #expect(one.engineConfiguration.recognizers.map(\.name) == ["p"])
     }
 }
+
+@Suite("Configuration: kinds with a finger minimum")
+struct FingerMinimumTests {
+    @Test("a pinch or rotation of fewer than two fingers is refused at its key", arguments: ["pinch", "rotate"])
+    func twoFingerKinds(kind: String) {
+        let yaml = "recognizers:\n  - name: x\n    kind: \(kind)\n    min-fingers: 1\n"
+        #expect(throws: ConfigurationFileError.self) { try ConfigurationLoader.parse(Data(yaml.utf8), file: "f.yaml") }
+        do {
+            _ = try ConfigurationLoader.parse(Data(yaml.utf8), file: "f.yaml")
+        } catch {
+            #expect((error.line, error.column) == (4, 18), "\(error)")
+            #expect(error.message.contains("at least 2 fingers"), "\(error)")
+        }
+    }
+}
