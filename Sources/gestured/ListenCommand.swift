@@ -17,6 +17,12 @@ struct ListenCommand: AsyncParsableCommand {
             readable lines with --pretty. Filters may be repeated; absent filters let everything \
             through. Exits non-zero when the socket cannot be reached or the server ends the \
             connection with an error.
+
+            Examples:
+              gestured listen --pretty
+              gestured listen --kind swipe --kind tap | jq -c '{name, direction}'
+              gestured listen --socket /tmp/g.sock --touches --region keypad
+              gestured listen --gesture admin-menu --state recognized --state began
             """
     )
 
