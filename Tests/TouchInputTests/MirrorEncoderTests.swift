@@ -103,6 +103,76 @@ import Testing
         #expect(rig.mirror.diagnostics == MirrorDiagnostics())
     }
 
+    /// One stroke through the engine with an edge swipe from the top (R8), the views' events through
+    /// the mirror: what the panel reported and what a reader of the mirror saw, in order.
+    static func stroke(
+        from start: SurfacePoint, by step: SurfaceVector, delaysTouchesBegan: Bool
+    ) throws -> (panel: [String], mirror: [String], gestures: [GestureEvent]) {
+        var rig = try Rig(.kiosk10)
+        var parameters = EdgeSwipeParameters()
+        parameters.edges = [.top]
+        var engine = try GestureEngine(
+            configuration: EngineConfiguration(
+                regions: [],
+                recognizers: [
+                    RecognizerSpec(
+                        name: "admin", parameters: .edgeSwipe(parameters), delaysTouchesBegan: delaysTouchesBegan)
+                ]))
+        engine.addDevice(rig.source.descriptor(id: DeviceID(1), label: "event1"))
+        var panel: [String] = []
+        var mirror: [String] = []
+        var gestures: [GestureEvent] = []
+        var events: [EngineEvent] = []
+        func feed(_ frames: [TouchFrame]) {
+            panel += frames.flatMap(\.touches).filter { $0.phase != .stationary }.map(Self.describe)
+            for frame in frames { engine.process(frame, into: &events) }
+            let views = events.compactMap { if case .touch(let t) = $0 { t } else { nil } }
+            gestures += events.compactMap { if case .gesture(let g) = $0 { g } else { nil } }
+            events.removeAll()
+            mirror += rig.mirrored(views).frames.flatMap(\.touches).filter { $0.phase != .stationary }.map(
+                Self.describe)
+        }
+        for i in 0..<15 {
+            feed(rig.panelFrames([SimulatedContact(id: 1, position: start + step * Double(i))]))
+        }
+        feed(rig.panelFrames([]))
+        return (panel, mirror, gestures)
+    }
+
+    static func describe(_ touch: Touch) -> String {
+        let r = touch.raw.map { "\($0.position.x),\($0.position.y)" } ?? "?"
+        return "\(touch.phase) \(r)"
+    }
+
+    @Test("R8 through the mirror: a claimed touch delayed from the views never reaches it")
+    func delayedAndClaimed() throws {
+        let (panel, mirror, gestures) = try Self.stroke(
+            from: SurfacePoint(x: 0.5, y: 0.005), by: SurfaceVector(dx: 0, dy: 0.01), delaysTouchesBegan: true)
+        #expect(gestures.first?.state == .began && gestures.last?.state == .ended)
+        #expect(panel.count == 16)
+        #expect(mirror.isEmpty, "\(mirror)")
+    }
+
+    @Test("R8 through the mirror: a delayed touch whose recognizer fails arrives whole, in order, unchanged")
+    func delayedAndReleased() throws {
+        // Along the edge, not away from it: the edge swipe fails after 10 mm, releasing what it held.
+        let (panel, mirror, gestures) = try Self.stroke(
+            from: SurfacePoint(x: 0.3, y: 0.005), by: SurfaceVector(dx: 0.01, dy: 0), delaysTouchesBegan: true)
+        #expect(gestures.isEmpty)
+        #expect(mirror == panel)
+        #expect(mirror.first?.hasPrefix("began") == true && mirror.last?.hasPrefix("ended") == true)
+    }
+
+    @Test("R8 through the mirror: a claimed touch the views already saw is cancelled on it")
+    func cancelledWhenClaimed() throws {
+        let (panel, mirror, gestures) = try Self.stroke(
+            from: SurfacePoint(x: 0.5, y: 0.005), by: SurfaceVector(dx: 0, dy: 0.01), delaysTouchesBegan: false)
+        #expect(gestures.first?.state == .began)
+        let claimedAt = try #require(mirror.firstIndex { $0.hasPrefix("cancelled") })
+        #expect(Array(mirror[..<claimedAt]) == Array(panel[..<claimedAt]))
+        #expect(claimedAt >= 2 && claimedAt == mirror.count - 1, "\(mirror)")
+    }
+
     @Test("a cancelled touch is a palm in its own frame, then a lift; the next touch in the slot is a finger again")
     func cancel() throws {
         var rig = try Rig(.kiosk10)
