@@ -21,14 +21,16 @@ extension EndToEndTests {
     /// compositor would. The panels are `kiosk-10`: 0…32767 on both axes at 64 × 114 units/mm.
     @Suite("passthrough", .timeLimit(.minutes(3)))
     struct Passthrough {
-        /// An admin edge swipe from the top that claims its touches, and an observing pan that
-        /// claims nothing (the subscriber gets a gesture, the mirror the whole touch).
+        /// An admin edge swipe from the top that claims its touches (and preempts the pan, which
+        /// begins first: R5), and an observing pan that claims nothing (the subscriber gets a
+        /// gesture, the mirror the whole touch).
         static func recognizers(delaysTouchesBegan: Bool = false) -> String {
             """
             recognizers:
               - name: admin
                 kind: edge-swipe
                 edges: [top]
+                preempts: ["*"]
                 delays-touches-began: \(delaysTouchesBegan)
               - name: watch
                 kind: pan
