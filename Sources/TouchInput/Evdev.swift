@@ -262,22 +262,30 @@ struct EvdevUinput: ~Copyable {
         guard rc == 0 else { throw InputError(call: "libevdev_uinput_write_event", errno: -rc) }
     }
 
-    /// Writes `events` with one write(2) on the uinput fd (libevdev's call makes one per event;
-    /// uinput takes any number of whole `input_event`s). The kernel stamps each when it arrives.
-    func write(_ events: [RawEvent]) throws(InputError) {
-        guard let uinput else { throw InputError(call: "write", path: "/dev/uinput", errno: ENODEV) }
-        try Self.write(events, to: libevdev_uinput_get_fd(uinput))
+    /// The uinput fd, to write batches of events with an ``EventWriter`` (libevdev's call makes
+    /// one write(2) per event); nil once destroyed.
+    var fileDescriptor: Int32? { uinput.map { libevdev_uinput_get_fd($0) } }
+}
+
+/// Writes batches of events to an event-device fd (a uinput device; a pipe in the benchmark) as
+/// `struct input_event`s with time zero (the kernel stamps them): one write(2) per batch, retried
+/// on EINTR and continued after a partial write. uinput takes any number of whole events per
+/// write. The conversion buffer is kept between batches, so steady state allocates nothing.
+public struct EventWriter {
+    public let fileDescriptor: Int32
+    private var buffer: [input_event] = []
+
+    public init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+        buffer.reserveCapacity(128)
     }
 
-    /// `events` as `struct input_event`s (time zero: the kernel sets it), written to `fd` in one
-    /// write(2), retried on EINTR and continued after a partial write.
-    static func write(_ events: [RawEvent], to fd: Int32) throws(InputError) {
+    public mutating func write(_ events: [RawEvent]) throws(InputError) {
         guard !events.isEmpty else { return }
-        let failure: Int32? = withUnsafeTemporaryAllocation(of: input_event.self, capacity: events.count) { buffer in
-            for (i, e) in events.enumerated() {
-                buffer[i] = input_event(time: timeval(), type: e.type, code: e.code, value: e.value)
-            }
-            let bytes = UnsafeRawBufferPointer(buffer)
+        buffer.removeAll(keepingCapacity: true)
+        for e in events { buffer.append(input_event(time: timeval(), type: e.type, code: e.code, value: e.value)) }
+        let fd = fileDescriptor
+        let failure: Int32? = buffer.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -290,6 +298,6 @@ struct EvdevUinput: ~Copyable {
             }
             return nil
         }
-        if let failure { throw InputError(call: "write", path: "/dev/uinput", errno: failure) }
+        if let failure { throw InputError(call: "write", errno: failure) }
     }
 }

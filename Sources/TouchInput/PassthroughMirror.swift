@@ -38,6 +38,7 @@ public final class PassthroughMirror {
     public private(set) var isActive = true
 
     private var uinput: EvdevUinput
+    private var writer: EventWriter
     private var encoder: MirrorEncoder
     private var events: [RawEvent] = []
 
@@ -53,8 +54,10 @@ public final class PassthroughMirror {
             uinput.destroy()
             throw error
         }
+        guard let fd = uinput.fileDescriptor else { throw InputError(call: "libevdev_uinput_get_fd", errno: EBADF) }
         self.source = device
         self.devnode = uinput.devnode
+        self.writer = EventWriter(fileDescriptor: fd)
         self.uinput = uinput
         self.encoder = encoder
         events.reserveCapacity(64)
@@ -70,7 +73,8 @@ public final class PassthroughMirror {
     public func flush() throws(InputError) {
         encoder.finish(into: &events)
         defer { events.removeAll(keepingCapacity: true) }
-        try uinput.write(events)
+        guard isActive else { throw InputError(call: "write", path: devnode, errno: ENODEV) }
+        try writer.write(events)
     }
 
     /// Removes the mirror, then releases the panel's grab (if the panel is still open; closing it
@@ -81,11 +85,5 @@ public final class PassthroughMirror {
         isActive = false
         uinput.destroy()
         if source.isOpen && source.isGrabbed { try source.grab(false) }
-    }
-
-    /// What ``flush()`` does to the uinput fd: `events` as `struct input_event`s in one write(2)
-    /// to `fd`. Public for the forwarding benchmark, which writes to a pipe.
-    public static func write(_ events: [RawEvent], to fd: Int32) throws(InputError) {
-        try EvdevUinput.write(events, to: fd)
     }
 }

@@ -41,7 +41,7 @@ extension EndToEndTests {
         }
 
         @Test(
-            "an unclaimed one-finger pan reaches the mirror as down, motion, up with the panel's values; forwarding latency",
+            "an unclaimed one-finger pan reaches the mirror as down, motion, up with the panel's values",
             .enabled(if: Libinput.available, "needs libinput-tools and udevd (scripts/e2e.sh's udev boot)"))
         func unclaimedPan() async throws {
             try await EndToEndFixture.run { fixture in
@@ -76,7 +76,8 @@ extension EndToEndTests {
                 for (event, expected) in zip(seen, Self.distinct(drawn)) {
                     // libinput prints mm with two decimals: within 0.32 (x) and 0.57 (y) units.
                     #expect(
-                        abs(event.mm.x * 64 - Double(expected.x)) < 0.5 && abs(event.mm.y * 114 - Double(expected.y)) < 0.6,
+                        abs(event.mm.x * 64 - Double(expected.x)) < 0.5
+                            && abs(event.mm.y * 114 - Double(expected.y)) < 0.6,
                         "libinput \(event.mm) mm for \(expected)")
                 }
                 let first = try #require(touches.first)
@@ -84,18 +85,10 @@ extension EndToEndTests {
                 #expect(abs(first.position.x - 0.2) < 0.001 && abs(first.position.y - 0.5) < 0.001)
                 #expect(abs(last.position.x - 0.8) < 0.001 && abs(last.position.y - 0.5) < 0.001)
 
-                // A libevdev reader of the mirror gets the panel's exact values, frame for frame;
-                // its kernel time against the panel's report's is what forwarding costs.
+                // A libevdev reader of the mirror gets the panel's exact values, frame for frame.
                 let frames = try await reader.stop(expecting: touches.count)
                 #expect(frames.map(\.phase) == touches.map(\.phase))
                 #expect(frames.map(\.raw) == touches.map { Optional(Self.raw($0)) })
-                let latencies = zip(frames, touches).map { $0.time - $1.timeUS }.sorted()
-                #expect(latencies.allSatisfy { $0 >= 0 }, "a mirror event older than its source: \(latencies.prefix(3))")
-                print(
-                    "passthrough latency, panel report → mirror event (kernel times, µs): n=\(latencies.count) "
-                        + "min=\(latencies.first ?? 0) p50=\(Self.percentile(latencies, 0.5)) "
-                        + "p90=\(Self.percentile(latencies, 0.9)) p99=\(Self.percentile(latencies, 0.99)) "
-                        + "max=\(latencies.last ?? 0)")
                 try await panel.unplug()
                 try await fixture.finish(daemon)
                 libinput.process.send(SIGTERM)
@@ -134,6 +127,42 @@ extension EndToEndTests {
                 try await panel.unplug()
                 try await fixture.finish(daemon)
                 libinput.process.send(SIGTERM)
+            }
+        }
+
+        /// Issue 6, "must show" 3: what forwarding adds, measured and printed, never asserted (a
+        /// duration in a test would only measure the machine). The kernel's time of each report
+        /// of the panel (the frame's time, which every `touch` message carries) against the
+        /// kernel's time of the same touch's frame on the mirror, read through libevdev; beside
+        /// it, for scale, the same touches' way to a socket client (reception on the monotonic
+        /// clock). docs/PERFORMANCE.md ("Passthrough") has the numbers.
+        @Test("forwarding latency: panel report → mirror event, against panel report → socket client")
+        func latency() async throws {
+            try await EndToEndFixture.run { fixture in
+                try fixture.writePassthroughConfiguration(Self.recognizers())
+                let daemon = try await fixture.startDaemon()
+                let panel = try await fixture.panel(steps: ["pan from=0.1,0.5 to=0.9,0.5 duration=4s"])
+                let client = try await fixture.subscribe(Subscription(gestures: [], touches: true))
+                let device = try await client.device(named: panel.name)
+                let mirror = try await fixture.mirror(of: device.label, daemon: daemon)
+                let reader = try await MirrorReader.start(mirror.devnode)
+                panel.play()
+                try await client.wait(for: "the touch's end") { received in
+                    received.contains { if case .touch(let t) = $0.message { t.phase == .ended } else { false } }
+                }
+                let received = client.received.compactMap { r -> (TouchMessage, Int64)? in
+                    if case .touch(let t) = r.message { (t, r.at) } else { nil }
+                }
+                let frames = try await reader.stop(expecting: received.count)
+                #expect(frames.count == received.count && frames.map(\.phase) == received.map(\.0.phase))
+                let mirrored = zip(frames, received).map { $0.time - $1.0.timeUS }.sorted()
+                let published = received.map { $1 - $0.timeUS }.sorted()
+                #expect(mirrored.allSatisfy { $0 >= 0 }, "a mirror event older than its source: \(mirrored.prefix(3))")
+                print("passthrough latency (µs, kernel time of the panel's report →)")
+                print("  mirror event (kernel time):  \(Self.summary(mirrored))")
+                print("  socket client (reception):   \(Self.summary(published))")
+                try await panel.unplug()
+                try await fixture.finish(daemon)
             }
         }
 
@@ -201,8 +230,12 @@ extension EndToEndTests {
             points.enumerated().filter { $0.offset == 0 || points[$0.offset - 1] != $0.element }.map(\.element)
         }
 
-        static func percentile(_ sorted: [Int64], _ p: Double) -> Int64 {
-            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+        /// `n`, min, p50, p90, p99, max of sorted values.
+        static func summary(_ sorted: [Int64]) -> String {
+            func p(_ q: Double) -> Int64 {
+                sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
+            }
+            return "n=\(sorted.count) min=\(p(0)) p50=\(p(0.5)) p90=\(p(0.9)) p99=\(p(0.99)) max=\(p(1))"
         }
     }
 }
@@ -354,7 +387,9 @@ final class LibinputReader: Sendable {
         try await process.output.wait(for: what, within: EndToEndFixture.patience) { o in
             condition(o.lines.compactMap(Event.init(line:))) || o.status != nil
         }
-        guard condition(events) else { throw FixtureError("libinput ended before \(what): \(process.lines.suffix(10))") }
+        guard condition(events) else {
+            throw FixtureError("libinput ended before \(what): \(process.lines.suffix(10))")
+        }
     }
 }
 

@@ -306,7 +306,8 @@ import Testing
             RawEvent(EventCode.evAbs, EventCode.absMTSlot, 3), RawEvent(EventCode.evAbs, EventCode.absMTTrackingID, -1),
             RawEvent(EventCode.evSyn, EventCode.synReport, 0),
         ]
-        try PassthroughMirror.write(events, to: fds[1])
+        var writer = EventWriter(fileDescriptor: fds[1])
+        try writer.write(events)
         var read = [input_event](repeating: input_event(), count: 4)
         let n = read.withUnsafeMutableBytes { Glibc.read(fds[0], $0.baseAddress, $0.count) }
         #expect(n == 3 * MemoryLayout<input_event>.stride)
