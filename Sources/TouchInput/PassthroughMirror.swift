@@ -13,7 +13,7 @@ import Glibc
 /// mirror. Not Sendable: one owner.
 public final class PassthroughMirror {
     /// The start of a mirror's phys (EVIOCGPHYS, sysfs `phys`), followed by the panel's phys or
-    /// node: a marker that does not depend on the name.
+    /// node's name (`event5`): a marker that does not depend on the name.
     public static let physPrefix = "gestured-passthrough/"
 
     /// Whether a device with this name and phys is a passthrough mirror (of any gestured
@@ -46,7 +46,7 @@ public final class PassthroughMirror {
     /// holds it) the mirror is removed again and the error thrown.
     public init(of device: TouchDevice) throws(InputError) {
         let encoder = MirrorEncoder(source: device.model.description, touchProtocol: device.model.touchProtocol)
-        let phys = Self.physPrefix + (device.identity.phys ?? device.identity.devnode ?? device.descriptor.label)
+        let phys = Self.physPrefix + (device.identity.phys ?? device.descriptor.label)
         var uinput = try EvdevUinput(description: encoder.description, phys: phys)
         do {
             try device.grab()
