@@ -162,9 +162,6 @@ public struct MirrorEncoder {
     /// Whether a device called `name` is a passthrough mirror.
     public static func isMirror(name: String) -> Bool { name.hasSuffix(nameSuffix) }
 
-    /// Touches currently down on the mirror.
-    public var liveContacts: Int { contacts.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
-
     // MARK: - Encoding
 
     /// Appends the events for one view event; a frame may stay open for more events of the same
