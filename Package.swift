@@ -134,7 +134,11 @@ let package = Package(
         // The real-kernel suite (scripts/e2e.sh): skipped where /dev/uinput is not writable.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["GestureClient", "GestureProtocol", "GestureEngine", "TestSupport"],
+            dependencies: [
+                "GestureClient", "GestureProtocol", "GestureEngine", "TestSupport",
+                // The passthrough cases read and grab event nodes (PassthroughTests.swift).
+                "TouchInput", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureDaemonTests",

@@ -46,5 +46,16 @@ let package = Package(
             path: "Benchmarks/ReplayBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Encode + write of the passthrough mirror's frames (docs/PERFORMANCE.md, "Passthrough").
+        .executableTarget(
+            name: "PassthroughBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "GestureEngine", package: "gestured"),
+                .product(name: "TouchInput", package: "gestured"),
+            ],
+            path: "Benchmarks/PassthroughBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

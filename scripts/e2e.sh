@@ -84,9 +84,16 @@ else
   strip --strip-debug -o "$STAGE/test/gesturedPackageTests.xctest" "$BIN/gesturedPackageTests.xctest"
   strip --strip-debug -o "$STAGE/test/gestured" "$BIN/gestured"
   cp scripts/vm/guest-e2e-tests.sh "$STAGE/test/"
+  # Passthrough cases (Tests/EndToEndTests/PassthroughTests.swift): libinput reads the mirror device
+  # as a compositor would. The tool, its helper and its quirks files go to the same paths in the
+  # guest (their libraries follow through ldd); without them those cases are skipped.
+  LIBINPUT=()
+  for f in /usr/bin/libinput /usr/libexec/libinput/libinput-debug-events /usr/share/libinput; do
+    if [ -e "$f" ]; then LIBINPUT+=(--extra "$f"); fi
+  done
   for boot in udev capabilities; do
     filter=$FILTER
-    options=(--timeout 1500)
+    options=(--timeout 1500 "${LIBINPUT[@]}")
     if [ "$boot" = udev ]; then
       options+=(--udev)
     else

@@ -11,9 +11,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/uinput.h>
 
 const uint32_t GESTURED_EPOLLIN = EPOLLIN;
 const uint32_t GESTURED_EPOLLERR = EPOLLERR;
@@ -107,4 +109,8 @@ int64_t gestured_monotonic_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int gestured_uinput_set_phys(int fd, const char *phys) {
+    return ioctl(fd, UI_SET_PHYS, phys);
 }

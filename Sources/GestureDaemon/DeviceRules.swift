@@ -11,7 +11,7 @@ extension DaemonConfiguration {
                 settings: DeviceSettings(
                     enabled: entry.enabled, rotation: Rotation(rawValue: entry.rotation) ?? .none, size: entry.size,
                     calibration: entry.calibration.flatMap(CalibrationMatrix.init),
-                    forceTouchscreen: entry.forceTouchscreen))
+                    forceTouchscreen: entry.forceTouchscreen, passthrough: entry.passthrough))
         }
     }
 }

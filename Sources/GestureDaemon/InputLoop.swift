@@ -45,6 +45,8 @@ final class InputLoop {
 
     private var discovery: DeviceDiscovery?
     private var devices: [DeviceID: TouchDevice] = [:]
+    /// Mirrors of the panels with `passthrough` (docs/PASSTHROUGH.md).
+    private var passthrough = PassthroughRouter()
     private var replay: ReplayDriver?
     private var replayFrames: [TouchFrame] = []
     private var nextDeviceID: UInt32 = 1
@@ -238,6 +240,7 @@ final class InputLoop {
         }
         devices[device.id] = device
         engine.addDevice(device.descriptor)
+        if device.settings.passthrough { passthrough.attach(device, logger: logger) }
         publisher.deviceAdded(
             device.descriptor, model: device.model, vendor: device.identity.id.vendor,
             product: device.identity.id.product)
@@ -265,6 +268,7 @@ final class InputLoop {
         processFrames()
         engine.removeDevice(device.id, at: time, into: &events)
         publishEvents()
+        passthrough.detach(device.id, logger: logger)
         devices[device.id] = nil
         publisher.deviceRemoved(
             device.descriptor, model: device.model, vendor: device.identity.id.vendor,
@@ -372,8 +376,11 @@ final class InputLoop {
         publishEvents()
     }
 
+    /// Mirrors first, synchronously (what the application sees must not wait for the server),
+    /// then the server's batch.
     private func publishEvents() {
         guard !events.isEmpty else { return }
+        passthrough.forward(events, logger: logger)
         publisher.add(events)
         events.removeAll(keepingCapacity: true)
     }

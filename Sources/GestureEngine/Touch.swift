@@ -56,24 +56,51 @@ public enum ToolType: String, Hashable, Sendable, CaseIterable, Codable {
     case palm
 }
 
+/// A contact's values in the device's own units, exactly as the kernel reported them.
+///
+/// The frame assembler fills ``Touch/raw`` for contacts it reads; the engine never looks at it and
+/// hands it on unchanged in view events (held ones included), so the passthrough mirror device
+/// forwards the panel's original values instead of inverting calibration and rotation
+/// (docs/PASSTHROUGH.md).
+public struct RawContact: Hashable, Sendable {
+    /// ABS_MT_POSITION_X/Y (ABS_X/Y on single-touch panels).
+    public var position: DevicePoint
+    /// ABS_MT_TOUCH_MAJOR; 0 when the device has none.
+    public var touchMajor: Int32
+    /// ABS_MT_PRESSURE (ABS_PRESSURE on single-touch panels); 0 when the device has none.
+    public var pressure: Int32
+
+    @inlinable public init(position: DevicePoint, touchMajor: Int32 = 0, pressure: Int32 = 0) {
+        self.position = position
+        self.touchMajor = touchMajor
+        self.pressure = pressure
+    }
+}
+
 /// One contact in one frame.
+///
+/// The stored properties are declared in the order that packs them into 64 bytes (the small
+/// fields fill the padding after the optional doubles): touches are copied on every frame.
 public struct Touch: Hashable, Sendable {
-    public var id: TouchID
-    public var phase: TouchPhase
     /// Calibrated and rotated surface position.
     public var position: SurfacePoint
-    public var tool: ToolType
     /// The contact's major axis (ABS_MT_TOUCH_MAJOR) when the device reports one and its size is
     /// known; palm rejection filters on it.
     public var contactSize: Millimeters?
+    public var phase: TouchPhase
+    public var tool: ToolType
+    public var id: TouchID
     /// Pressure normalised to 0…1 when the device reports it.
     public var pressure: Double?
+    /// The device's own values (nil for touches not read from a device: tests, synthesized input).
+    public var raw: RawContact?
 
     @inlinable public init(
         id: TouchID, phase: TouchPhase, position: SurfacePoint, tool: ToolType = .finger,
-        contactSize: Millimeters? = nil, pressure: Double? = nil
+        contactSize: Millimeters? = nil, pressure: Double? = nil, raw: RawContact? = nil
     ) {
         self.id = id
+        self.raw = raw
         self.phase = phase
         self.position = position
         self.tool = tool

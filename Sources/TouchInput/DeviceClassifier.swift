@@ -37,6 +37,9 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
     case disabledByConfiguration
     /// The event node could not be opened or read.
     case cannotOpen(String)
+    /// A passthrough mirror made by gestured (docs/PASSTHROUGH.md): reading it would feed the
+    /// daemon its own output.
+    case passthroughMirror
 
     public var description: String {
         switch self {
@@ -50,6 +53,7 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
         case .notATouchscreen(let udevType): "not a touchscreen according to udev (\(udevType))"
         case .disabledByConfiguration: "disabled by configuration"
         case .cannotOpen(let why): "cannot open: \(why)"
+        case .passthroughMirror: "a gestured passthrough mirror (never read back)"
         }
     }
 
@@ -65,6 +69,7 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
         case .notATouchscreen: "not-a-touchscreen"
         case .disabledByConfiguration: "disabled"
         case .cannotOpen: "cannot-open"
+        case .passthroughMirror: "passthrough-mirror"
         }
     }
 }

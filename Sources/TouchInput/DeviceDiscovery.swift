@@ -120,7 +120,10 @@ public final class DeviceDiscovery {
         var device = DiscoveredDevice(
             devnode: devnode, syspath: info.syspath, identity: identity, udev: hints, decidedBy: .capabilities,
             verdict: .touchscreen)
-        if !settings.enabled {
+        if PassthroughMirror.isMirror(name: identity.name, phys: identity.phys) {
+            // Before any rule: a mirror carries its panel's name, so the panel's entry would match.
+            device.verdict = .skipped(.passthroughMirror)
+        } else if !settings.enabled {
             device.verdict = .skipped(.disabledByConfiguration)
         } else if mode == .udev && info.isInitialized && !settings.forceTouchscreen {
             device.decidedBy = .udev

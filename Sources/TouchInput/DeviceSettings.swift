@@ -14,16 +14,20 @@ public struct DeviceSettings: Hashable, Sendable {
     /// Accept a device the classifier would skip as an absolute pointer or an indirect device
     /// (resistive panels in mouse emulation that send BTN_LEFT instead of BTN_TOUCH).
     public var forceTouchscreen: Bool
+    /// Grab the panel and forward the touches no recognizer claims to a mirror device
+    /// (``PassthroughMirror``, docs/PASSTHROUGH.md).
+    public var passthrough: Bool
 
     public init(
         enabled: Bool = true, rotation: Rotation = .none, size: PhysicalSize? = nil,
-        calibration: CalibrationMatrix? = nil, forceTouchscreen: Bool = false
+        calibration: CalibrationMatrix? = nil, forceTouchscreen: Bool = false, passthrough: Bool = false
     ) {
         self.enabled = enabled
         self.rotation = rotation
         self.size = size
         self.calibration = calibration
         self.forceTouchscreen = forceTouchscreen
+        self.passthrough = passthrough
     }
 }
 

@@ -1,4 +1,5 @@
 import CEvdev
+import CLinuxSupport
 import GestureEngine
 import Glibc
 
@@ -180,9 +181,13 @@ struct EvdevHandle: ~Copyable {
 /// destroying it (deinit) unplugs the device.
 struct EvdevUinput: ~Copyable {
     private var uinput: OpaquePointer?
+    /// /dev/uinput when opened here (to set a phys, which libevdev cannot); -1 when libevdev
+    /// manages its own.
+    private var ownedFD: Int32 = -1
 
-    /// Creates the device through /dev/uinput.
-    init(description: DeviceDescription) throws(InputError) {
+    /// Creates the device through /dev/uinput; `phys` sets its physical path (EVIOCGPHYS, sysfs
+    /// `phys`).
+    init(description: DeviceDescription, phys: String? = nil) throws(InputError) {
         guard let device = libevdev_new() else { throw InputError(call: "libevdev_new", errno: ENOMEM) }
         defer { libevdev_free(device) }
         libevdev_set_name(device, description.name)
@@ -210,16 +215,29 @@ struct EvdevUinput: ~Copyable {
                 }
             }
         }
+        var fd = LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue
+        if let phys {
+            fd = Glibc.open("/dev/uinput", O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { throw InputError(call: "open", path: "/dev/uinput", errno: Glibc.errno) }
+            guard gestured_uinput_set_phys(fd, phys) == 0 else {
+                let error = InputError(call: "ioctl(UI_SET_PHYS)", path: "/dev/uinput", errno: Glibc.errno)
+                Glibc.close(fd)
+                throw error
+            }
+        }
         var created: OpaquePointer?
-        let rc = libevdev_uinput_create_from_device(device, LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue, &created)
+        let rc = libevdev_uinput_create_from_device(device, fd, &created)
         guard rc == 0, let created else {
+            if phys != nil { Glibc.close(fd) }
             throw InputError(call: "libevdev_uinput_create_from_device", path: "/dev/uinput", errno: -rc)
         }
         uinput = created
+        if phys != nil { ownedFD = fd }
     }
 
     deinit {
         if let uinput { libevdev_uinput_destroy(uinput) }
+        if ownedFD >= 0 { Glibc.close(ownedFD) }
     }
 
     /// Destroys the device now (an unplug); later writes fail with ENODEV.
@@ -227,6 +245,8 @@ struct EvdevUinput: ~Copyable {
         guard let uinput else { return }
         libevdev_uinput_destroy(uinput)
         self.uinput = nil
+        if ownedFD >= 0 { Glibc.close(ownedFD) }
+        ownedFD = -1
     }
 
     /// The event node of the new device (`/dev/input/eventN`), when the kernel made one.
@@ -240,5 +260,44 @@ struct EvdevUinput: ~Copyable {
         guard let uinput else { throw InputError(call: "libevdev_uinput_write_event", errno: ENODEV) }
         let rc = libevdev_uinput_write_event(uinput, UInt32(type), UInt32(code), value)
         guard rc == 0 else { throw InputError(call: "libevdev_uinput_write_event", errno: -rc) }
+    }
+
+    /// The uinput fd, to write batches of events with an ``EventWriter`` (libevdev's call makes
+    /// one write(2) per event); nil once destroyed.
+    var fileDescriptor: Int32? { uinput.map { libevdev_uinput_get_fd($0) } }
+}
+
+/// Writes batches of events to an event-device fd (a uinput device; a pipe in the benchmark) as
+/// `struct input_event`s with time zero (the kernel stamps them): one write(2) per batch, retried
+/// on EINTR and continued after a partial write. uinput takes any number of whole events per
+/// write. The conversion buffer is kept between batches, so steady state allocates nothing.
+public struct EventWriter {
+    public let fileDescriptor: Int32
+    private var buffer: [input_event] = []
+
+    public init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+        buffer.reserveCapacity(128)
+    }
+
+    public mutating func write(_ events: [RawEvent]) throws(InputError) {
+        guard !events.isEmpty else { return }
+        buffer.removeAll(keepingCapacity: true)
+        for e in events { buffer.append(input_event(time: timeval(), type: e.type, code: e.code, value: e.value)) }
+        let fd = fileDescriptor
+        let failure: Int32? = buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    return Glibc.errno
+                }
+                guard n > 0 else { return EIO }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw InputError(call: "write", errno: failure) }
     }
 }

@@ -366,7 +366,9 @@ public struct FrameAssembler {
         return Touch(
             id: id, phase: phase, position: mapper.surfacePoint(x: slot.x, y: slot.y), tool: tool,
             contactSize: majorScale.map { Millimeters(Double(slot.major) * $0) },
-            pressure: pressureScale.map { min(max((Double(slot.pressure) - pressureMinimum) * $0, 0), 1) })
+            pressure: pressureScale.map { min(max((Double(slot.pressure) - pressureMinimum) * $0, 0), 1) },
+            raw: RawContact(
+                position: DevicePoint(x: slot.x, y: slot.y), touchMajor: slot.major, pressure: slot.pressure))
     }
 
     private mutating func flush(at time: Timestamp, into frames: inout TouchFrameBuffer) {

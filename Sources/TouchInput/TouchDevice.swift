@@ -12,6 +12,8 @@ public final class TouchDevice {
     public let id: DeviceID
     public let identity: DeviceIdentity
     public let model: TouchscreenModel
+    /// The configuration's settings for it (the first matching rule's).
+    public let settings: DeviceSettings
     /// What the engine gets (``GestureEngine/addDevice(_:)``).
     public let descriptor: DeviceDescriptor
     public private(set) var isGrabbed = false
@@ -65,6 +67,7 @@ public final class TouchDevice {
         self.id = id
         self.identity = identity
         self.model = model
+        self.settings = settings
         self.fileDescriptor = handle.fd
         self.descriptor = model.descriptor(id: id, label: Self.label(of: path))
         var logger = logger

@@ -63,4 +63,8 @@ int gestured_signal_pipe_read(int fd);
 /// clock_gettime(CLOCK_MONOTONIC) in microseconds (the clock libevdev timestamps use)
 int64_t gestured_monotonic_us(void);
 
+/// ioctl(fd, UI_SET_PHYS, phys) on an open /dev/uinput before the device is created: libevdev's
+/// uinput API has no call for it, and passthrough mirrors carry a phys marker (docs/PASSTHROUGH.md)
+int gestured_uinput_set_phys(int fd, const char *phys);
+
 #endif

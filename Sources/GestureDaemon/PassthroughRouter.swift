@@ -1,0 +1,89 @@
+import GestureEngine
+import Logging
+import TouchInput
+
+/// The passthrough mirrors of the open touchscreens (docs/PASSTHROUGH.md), owned by the input
+/// thread: one is made when a panel whose configuration says `passthrough: true` opens, gets the
+/// engine's view events of its panel synchronously, before the batch goes to the server, and is
+/// released when the panel goes (removal, stop, a reload that reopens the devices).
+///
+/// A mirror that cannot be made or written never takes the daemon down: it is released, the
+/// panel ungrabbed (so the application reads the panel itself again) and the reason logged.
+struct PassthroughRouter {
+    private var mirrors: [DeviceID: PassthroughMirror] = [:]
+    /// Mirrors that got events since their last flush.
+    private var written: [DeviceID] = []
+
+    /// Grabs `device` and makes its mirror, or logs why not (the device is then used without
+    /// passthrough).
+    mutating func attach(_ device: TouchDevice, logger: Logger) {
+        let label = device.descriptor.label
+        let mirror: PassthroughMirror
+        do {
+            mirror = try PassthroughMirror(of: device)
+        } catch {
+            logger.error(
+                "passthrough unavailable: other programs still read the panel",
+                metadata: ["device": "\(label)", "reason": "\(error)"])
+            return
+        }
+        mirrors[device.id] = mirror
+        logger.notice(
+            "passthrough: panel grabbed, unclaimed touches go to its mirror",
+            metadata: [
+                "device": "\(label)", "mirror": "\(mirror.devnode ?? "?")", "mirror-name": "\(mirror.name)",
+            ])
+        if !mirror.omittedAxes.isEmpty {
+            logger.info(
+                "passthrough: the mirror leaves out axes gestured does not follow",
+                metadata: ["device": "\(label)", "axes": "\(mirror.omittedAxes.joined(separator: ","))"])
+        }
+        if case .singleTouch = device.model.touchProtocol {
+            logger.warning(
+                "passthrough of a single-touch panel: a claimed touch can only be lifted on the mirror, not cancelled; use delays-touches-began to keep claimed touches from the application",
+                metadata: ["device": "\(label)"])
+        }
+    }
+
+    /// Sends the view events of mirrored panels to their mirrors, one write per mirror.
+    mutating func forward(_ events: [EngineEvent], logger: Logger) {
+        guard !mirrors.isEmpty else { return }
+        for event in events {
+            guard case .touch(let touch) = event, let mirror = mirrors[touch.device] else { continue }
+            mirror.add(touch)
+            if !written.contains(touch.device) { written.append(touch.device) }
+        }
+        for id in written {
+            guard let mirror = mirrors[id] else { continue }
+            do {
+                try mirror.flush()
+            } catch {
+                logger.error(
+                    "passthrough: the mirror cannot be written; released, the panel is no longer grabbed",
+                    metadata: ["device": "\(mirror.source.descriptor.label)", "reason": "\(error)"])
+                detach(id, logger: logger)
+            }
+        }
+        written.removeAll(keepingCapacity: true)
+    }
+
+    /// Removes the mirror of `id` and releases its panel's grab, if it has one.
+    mutating func detach(_ id: DeviceID, logger: Logger) {
+        guard let mirror = mirrors.removeValue(forKey: id) else { return }
+        let label = mirror.source.descriptor.label
+        do {
+            try mirror.release()
+        } catch {
+            logger.error(
+                "passthrough: the panel's grab could not be released",
+                metadata: ["device": "\(label)", "reason": "\(error)"])
+        }
+        let lost = mirror.diagnostics
+        logger.info(
+            "passthrough: mirror removed",
+            metadata: [
+                "device": "\(label)", "dropped-touches": "\(lost.droppedTouches)",
+                "untracked-events": "\(lost.untrackedEvents)", "cancels-sent-as-lifts": "\(lost.cancelsSentAsLifts)",
+            ])
+    }
+}
