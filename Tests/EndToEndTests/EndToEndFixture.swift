@@ -32,16 +32,17 @@ struct EndToEndTests {}
 ///
 /// ```swift
 /// try await EndToEndFixture.run { fixture in
-/// let daemon = try await fixture.startDaemon()
-/// let panel = try await fixture.panel(steps: ["tap at=0.3,0.6"])
-/// let client = try await fixture.subscribe(Subscription(kinds: [.tap]))
-/// let device = try await client.device(named: panel.name)     // the daemon opened it
-/// panel.play()                                                 // SIGUSR1: the script runs
-/// let tap = try await client.gesture("a tap") { $0.name == "tap" }
-/// try await fixture.finish(daemon)                             // SIGTERM: exit 0
+///     let daemon = try await fixture.startDaemon()
+///     let panel = try await fixture.panel(steps: ["tap at=0.3,0.6"])   // held, waiting
+///     let client = try await fixture.subscribe(Subscription(kinds: [.tap]))
+///     let device = try await client.device(named: panel.name)   // the daemon opened it
+///     panel.play()                                               // SIGUSR1: the script runs
+///     let tap = try await client.gesture("a tap") { $0.name == "tap" }
+///     try await panel.unplug()
+///     try await fixture.finish(daemon)                           // SIGTERM: exit 0
 /// }
 /// ```
-final class EndToEndFixture: @unchecked Sendable {
+final class EndToEndFixture: Sendable {
     /// Generous: code in the VM runs ~10× slower than on the host, and waits are event-driven,
     /// so a long deadline only costs time when something is broken.
     static let patience = Duration.seconds(60)
@@ -120,8 +121,8 @@ final class EndToEndFixture: @unchecked Sendable {
 
     /// Starts `gestured run` on this case's socket and configuration (written with
     /// ``writeConfiguration(_:)`` first unless it exists) and waits for it to be ready.
-    /// `wrapper` goes before the command (e.g. `["su", "-s", "/bin/sh", "-c", …]` is built by
-    /// the caller through `command`); `environment` is added to the test's.
+    /// `command` turns the `gestured run …` arguments into the command line to start (to run it
+    /// through `su`, for instance); `environment` is added to the test's.
     @discardableResult
     func startDaemon(
         command: (([String]) -> [String])? = nil, environment: [String: String] = [:]
