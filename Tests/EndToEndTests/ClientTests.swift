@@ -14,8 +14,8 @@ extension EndToEndTests {
         /// hold up another. The fast client's latency (its reception time minus the kernel time
         /// of the input, both CLOCK_MONOTONIC) is measured for a pan without and then with the
         /// stalled client; a blocked fan-out would delay it by seconds (until the server gives
-        /// up on the slow client), so the bound is generous: one second over the quiet run, on
-        /// a VM that runs ~10× slower than the host.
+        /// up on the slow client), so the bounds are generous, on a VM that runs ~10× slower than
+        /// the host on a shared machine.
         @Test("a client that never reads does not delay a fast one")
         func slowClient() async throws {
             try await EndToEndFixture.run { fixture in
@@ -45,9 +45,14 @@ extension EndToEndTests {
                     "slow client: fast client's latency without \(Self.describe(quiet)), with \(Self.describe(stalled))"
                 )
                 #expect(stalled.count > 50 && quiet.count > 50)
-                #expect(
-                    stalled.max()! < quiet.max()! + 1_000_000, "with: \(stalled.max()!) µs, without: \(quiet.max()!) µs"
-                )
+                // Most messages (p90): within half a second of the quiet run; a fan-out that waits
+                // for the stalled client would hold nearly all of them for seconds. Every message:
+                // within the 5 s the server gives a client that does not read before closing it,
+                // the least a fan-out blocked on it would cost. (A single message can be late by a
+                // second when the host starves the VM: seen once here.)
+                let p90 = (quiet: Self.percentile(90, quiet), stalled: Self.percentile(90, stalled))
+                #expect(p90.stalled < p90.quiet + 500_000, "p90 with: \(p90.stalled) µs, without: \(p90.quiet) µs")
+                #expect(stalled.max()! < 5_000_000, "the latest message with the stalled client: \(stalled.max()!) µs")
 
                 // The slow client was really behind: its backlog shows gaps in `seq` (the server
                 // coalesced its `moved` touches and `changed` pans), or it was dropped (`overflow`).
@@ -81,10 +86,15 @@ extension EndToEndTests {
             }
         }
 
+        static func percentile(_ p: Int, _ values: [Int64]) -> Int64 {
+            let sorted = values.sorted()
+            return sorted[min(sorted.count - 1, sorted.count * p / 100)]
+        }
+
         static func describe(_ latencies: [Int64]) -> String {
-            let sorted = latencies.sorted()
-            guard !sorted.isEmpty else { return "(none)" }
-            return "median \(sorted[sorted.count / 2]) µs, max \(sorted.last!) µs over \(sorted.count)"
+            guard !latencies.isEmpty else { return "(none)" }
+            return "median \(percentile(50, latencies)) µs, p90 \(percentile(90, latencies)) µs, "
+                + "max \(latencies.max()!) µs over \(latencies.count)"
         }
 
         @Test("socket activation: the daemon serves a listening socket passed as fd 3 (LISTEN_FDS, LISTEN_PID)")
