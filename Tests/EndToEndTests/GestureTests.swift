@@ -124,8 +124,9 @@ extension EndToEndTests {
             // The default minimum duration is 500 ms of kernel time; the finger lifted after 1 s.
             let landed = try #require(played.touches.first { $0.phase == .began })
             #expect(began.timeUS - landed.timeUS >= 500_000, "began \(began.timeUS - landed.timeUS) µs after landing")
+            // Ended at the lift, 1 s after landing (later only if the host starved the VM mid-press).
             let held = press.last!.timeUS - landed.timeUS
-            #expect(held >= 900_000 && held < 1_300_000, "ended \(held) µs after landing")
+            #expect(held >= 900_000 && held < 2_500_000, "ended \(held) µs after landing")
             // R8 (cancels-touches): raw-touch clients see the touch cancelled when the press begins.
             #expect(played.touches.last?.phase == .cancelled && played.touches.last?.timeUS == began.timeUS)
             #expect(played.gestures.allSatisfy { $0.name == "long-press" }, "\(played.gestures.map(\.name))")
