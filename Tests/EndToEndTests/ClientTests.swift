@@ -28,14 +28,14 @@ extension EndToEndTests {
                 let panel = try await fixture.panel(steps: [pan, "pause", pan])
                 try await fast.device(named: panel.name)
                 panel.play()
-                try await fast.wait(for: "the first pan to end", where: Self.isPanEnd)
+                try await fast.waitFor("the first pan to end", where: Self.isPanEnd)
                 try await panel.waitForPause()
 
                 // Subscribed to everything, reading nothing, with the smallest receive buffer.
                 let slow = try RawClient(fixture.socket, receiveBuffer: 1)
                 try slow.send(#"{"type":"subscribe","id":1,"touches":true}"# + "\n")
                 panel.play()
-                try await fast.wait(for: "the second pan to end", count: 2, where: Self.isPanEnd)
+                try await fast.waitFor("the second pan to end", count: 2, where: Self.isPanEnd)
 
                 let received = fast.received
                 let split = received.firstIndex { Self.isPanEnd($0.message) }!

@@ -319,12 +319,25 @@ final class Subscriber: Sendable {
         messages.compactMap { if case .device(let d) = $0 { d } else { nil } }
     }
 
-    /// Waits until `count` of the messages received satisfy `match`; those messages. Each
-    /// message is looked at once, however many arrive (a raw-touch client gets thousands), and
-    /// the connection ending first fails the wait.
-    @discardableResult
+    /// Waits until `condition` holds for everything received so far (or the connection ends,
+    /// which fails the wait). The condition runs again on every message: for clients that get
+    /// thousands (raw touches), ``waitFor(_:count:within:where:)`` looks at each message once.
     func wait(
-        for what: String, count: Int = 1, within: Duration = EndToEndFixture.patience,
+        for what: String, within: Duration = EndToEndFixture.patience,
+        until condition: @escaping @Sendable ([Received]) -> Bool
+    ) async throws {
+        try await state.wait(for: what, within: within) { $0.ended != nil || condition($0.received) }
+        if !condition(state.value.received) {
+            throw FixtureError("the connection ended (\(state.value.ended ?? "?")) before \(what)")
+        }
+    }
+
+    /// Waits until `count` of the messages received satisfy `match`; those messages. Each
+    /// message is looked at once, however many arrive, and the connection ending first fails
+    /// the wait.
+    @discardableResult
+    func waitFor(
+        _ what: String, count: Int = 1, within: Duration = EndToEndFixture.patience,
         where match: @escaping @Sendable (ServerMessage) -> Bool
     ) async throws -> [Received] {
         let scan = Scan<[Received]>([])
@@ -361,7 +374,7 @@ final class Subscriber: Sendable {
 
     /// Waits for a `device` `removed` message for `label`.
     func removal(of label: String) async throws {
-        try await wait(for: "'\(label)' to be removed") {
+        try await waitFor("'\(label)' to be removed") {
             if case .device(let d) = $0 { d.event == .removed && d.device.label == label } else { false }
         }
     }
@@ -372,7 +385,7 @@ final class Subscriber: Sendable {
         _ what: String, within: Duration = EndToEndFixture.patience,
         where match: @escaping @Sendable (GestureMessage) -> Bool
     ) async throws -> GestureMessage {
-        let found = try await wait(for: what, within: within) {
+        let found = try await waitFor(what, within: within) {
             if case .gesture(let g) = $0 { match(g) } else { false }
         }
         guard case .gesture(let g) = found[0].message else { preconditionFailure("matched a gesture") }

@@ -33,7 +33,7 @@ extension EndToEndTests {
                 let client = try await fixture.subscribe(subscription)
                 let device = try await client.device(named: panel.name)
                 let start = panel.play()
-                try await client.wait(for: what, count: count) {
+                try await client.waitFor(what, count: count) {
                     if case .gesture(let g) = $0 { match(g) } else { false }
                 }
                 try await panel.waitUntilPlayed()
