@@ -63,9 +63,12 @@ count() { grep -cE "^. Test \".*\" (with [0-9]+ test cases? )?$1 after" "$2" || 
 
 total_passed=0
 total_failed=0
+# Every run's full output is kept in .e2e-out/ (git-ignored) for a look after a failure.
+rm -rf .e2e-out && mkdir -p .e2e-out
 report() {  # report NAME LOG STATUS
   local passed failed
   sed -i 's/\x1b\[[0-9;]*m//g' "$2"
+  cp "$2" ".e2e-out/$(basename "$2")"
   passed=$(count passed "$2")
   failed=$(count failed "$2")
   if [ "$VERBOSE" = 1 ]; then cat "$2"; fi
@@ -81,8 +84,9 @@ report() {  # report NAME LOG STATUS
 }
 
 if [ "$USE_VM" = 0 ]; then
-  log=$(mktemp /tmp/gestured-e2e.XXXXXX.log)
-  trap 'rm -f "$log"' EXIT
+  STAGE=$(mktemp -d /tmp/gestured-e2e.XXXXXX)
+  trap 'rm -rf "$STAGE"' EXIT
+  log=$STAGE/native.log
   set +e
   GESTURED_BIN=$DAEMON "$BIN/gesturedPackageTests.xctest" --testing-library swift-testing --filter "$FILTER" \
     > "$log" 2>&1

@@ -71,7 +71,12 @@ extension EndToEndTests {
                 panel.play()
                 let tap = try await client.gesture("a tap after the resync") { $0.name == "tap" }
                 #expect(tap.fingers == 1 && tap.device == device.label && Gestures.near(tap.position, 0.5, 0.5))
-                // No stuck touch: every touch that began has ended or was cancelled.
+                // No stuck touch: every touch that began ends or is cancelled, the tap's finger too
+                // (its end may follow the tap: R8 holds it until the recognizers have decided).
+                // The panel stays plugged, so nothing but the daemon's own reading can end them.
+                try await client.waitFor("the tap's finger to end", count: 2) {
+                    if case .touch(let t) = $0 { t.phase == .ended || t.phase == .cancelled } else { false }
+                }
                 let touches = client.touches
                 let began = Set(touches.filter { $0.phase == .began }.map(\.touch))
                 let over = Set(touches.filter { $0.phase == .ended || $0.phase == .cancelled }.map(\.touch))
