@@ -8,10 +8,15 @@
 # (the daemon's fallback: evdev capabilities and raw kernel uevents). Ends with the line
 # "N passed, M failed" and the durations; exits non-zero when anything failed.
 #
-# usage: scripts/e2e.sh [--filter REGEX] [--vm] [--verbose]
+# The daemon under test is the static release binary (`swift build -c release
+# --static-swift-stdlib`), as shipped; the test bundle is the debug build of `swift build
+# --build-tests`.
+#
+# usage: scripts/e2e.sh [--filter REGEX] [--vm] [--debug-daemon] [--verbose]
 #   --filter REGEX  cases to run in the udev boot (default: the whole suite); the second boot
 #                   runs the fallback cases that also match it
 #   --vm            use the VM even where /dev/uinput is writable
+#   --debug-daemon  test the debug build of gestured (skips the release build; for iterating)
 #   --verbose       print the whole guest console / test output, not only failures
 # env: SWIFT_BUILD_FLAGS (extra flags for `swift build`), VMTEST_CACHE (see scripts/vm/README.md)
 set -euo pipefail
@@ -20,12 +25,14 @@ FILTER=EndToEndTests
 FALLBACK='EndToEndTests\.EndToEndTests/Discovery/'
 USE_VM=auto
 VERBOSE=0
+RELEASE=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --filter) FILTER=$2; shift 2;;
     --vm) USE_VM=1; shift;;
+    --debug-daemon) RELEASE=0; shift;;
     --verbose) VERBOSE=1; shift;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -37,12 +44,17 @@ start=$(date +%s)
 # Packages: libevdev/libudev/mtdev to build; qemu, busybox-static, cpio for the VM.
 scripts/setup-debian.sh --test
 
-# The debug build: the test bundle is built that way anyway, and the daemon it tests is the
-# same code (docs/TESTING.md says why not release).
 # shellcheck disable=SC2086 # SWIFT_BUILD_FLAGS is a list of flags
 swift build --build-tests ${SWIFT_BUILD_FLAGS:-}
 # shellcheck disable=SC2086
 BIN=$(swift build --show-bin-path ${SWIFT_BUILD_FLAGS:-})
+DAEMON=$BIN/gestured
+if [ "$RELEASE" = 1 ]; then
+  # shellcheck disable=SC2086
+  swift build -c release --product gestured --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}
+  # shellcheck disable=SC2086
+  DAEMON=$(swift build -c release --show-bin-path ${SWIFT_BUILD_FLAGS:-})/gestured
+fi
 built=$(date +%s)
 echo "e2e: build took $((built - start)) s"
 
@@ -51,9 +63,12 @@ count() { grep -cE "^. Test \".*\" (with [0-9]+ test cases? )?$1 after" "$2" || 
 
 total_passed=0
 total_failed=0
+# Every run's full output is kept in .e2e-out/ (git-ignored) for a look after a failure.
+rm -rf .e2e-out && mkdir -p .e2e-out
 report() {  # report NAME LOG STATUS
   local passed failed
   sed -i 's/\x1b\[[0-9;]*m//g' "$2"
+  cp "$2" ".e2e-out/$(basename "$2")"
   passed=$(count passed "$2")
   failed=$(count failed "$2")
   if [ "$VERBOSE" = 1 ]; then cat "$2"; fi
@@ -69,10 +84,12 @@ report() {  # report NAME LOG STATUS
 }
 
 if [ "$USE_VM" = 0 ]; then
-  log=$(mktemp /tmp/gestured-e2e.XXXXXX.log)
-  trap 'rm -f "$log"' EXIT
+  STAGE=$(mktemp -d /tmp/gestured-e2e.XXXXXX)
+  trap 'rm -rf "$STAGE"' EXIT
+  log=$STAGE/native.log
   set +e
-  "$BIN/gesturedPackageTests.xctest" --testing-library swift-testing --filter "$FILTER" > "$log" 2>&1
+  GESTURED_BIN=$DAEMON "$BIN/gesturedPackageTests.xctest" --testing-library swift-testing --filter "$FILTER" \
+    > "$log" 2>&1
   rc=$?
   set -e
   report native "$log" "$rc"
@@ -82,7 +99,7 @@ else
   mkdir "$STAGE/test"
   # Debug info is most of the bundle; a smaller initramfs boots faster.
   strip --strip-debug -o "$STAGE/test/gesturedPackageTests.xctest" "$BIN/gesturedPackageTests.xctest"
-  strip --strip-debug -o "$STAGE/test/gestured" "$BIN/gestured"
+  strip --strip-debug -o "$STAGE/test/gestured" "$DAEMON"
   cp scripts/vm/guest-e2e-tests.sh "$STAGE/test/"
   # Passthrough cases (Tests/EndToEndTests/PassthroughTests.swift): libinput reads the mirror device
   # as a compositor would. The tool, its helper and its quirks files go to the same paths in the

@@ -32,16 +32,17 @@ struct EndToEndTests {}
 ///
 /// ```swift
 /// try await EndToEndFixture.run { fixture in
-/// let daemon = try await fixture.startDaemon()
-/// let panel = try await fixture.panel(steps: ["tap at=0.3,0.6"])
-/// let client = try await fixture.subscribe(Subscription(kinds: [.tap]))
-/// let device = try await client.device(named: panel.name)     // the daemon opened it
-/// panel.play()                                                 // SIGUSR1: the script runs
-/// let tap = try await client.gesture("a tap") { $0.name == "tap" }
-/// try await fixture.finish(daemon)                             // SIGTERM: exit 0
+///     let daemon = try await fixture.startDaemon()
+///     let panel = try await fixture.panel(steps: ["tap at=0.3,0.6"])   // held, waiting
+///     let client = try await fixture.subscribe(Subscription(kinds: [.tap]))
+///     let device = try await client.device(named: panel.name)   // the daemon opened it
+///     panel.play()                                               // SIGUSR1: the script runs
+///     let tap = try await client.gesture("a tap") { $0.name == "tap" }
+///     try await panel.unplug()
+///     try await fixture.finish(daemon)                           // SIGTERM: exit 0
 /// }
 /// ```
-final class EndToEndFixture: @unchecked Sendable {
+final class EndToEndFixture: Sendable {
     /// Generous: code in the VM runs ~10× slower than on the host, and waits are event-driven,
     /// so a long deadline only costs time when something is broken.
     static let patience = Duration.seconds(60)
@@ -67,16 +68,22 @@ final class EndToEndFixture: @unchecked Sendable {
     }
 
     /// Runs a case with a fresh fixture. When it throws (a wait timed out, a process failed),
-    /// the output of every process it started is recorded with the issue, then the fixture is
-    /// torn down.
-    static func run(_ body: (EndToEndFixture) async throws -> Void) async throws {
+    /// the output of every process it started is recorded with the issue before the error goes
+    /// on; the processes are killed when the fixture goes away.
+    @discardableResult
+    static func run<T>(_ body: (EndToEndFixture) async throws -> T) async throws -> T {
         let fixture = try EndToEndFixture()
         do {
-            try await body(fixture)
+            return try await body(fixture)
         } catch {
-            let transcripts = fixture.processes.withLock { $0 }.map { $0.process.transcript($0.label) }
-            Issue.record("\(error)\n\(transcripts.joined(separator: "\n"))")
+            Issue.record("\(error)\n\(fixture.transcripts())")
+            throw error
         }
+    }
+
+    /// The last lines of every process this case started.
+    func transcripts() -> String {
+        processes.withLock { $0 }.map { $0.process.transcript($0.label) }.joined(separator: "\n")
     }
 
     deinit {
@@ -114,8 +121,8 @@ final class EndToEndFixture: @unchecked Sendable {
 
     /// Starts `gestured run` on this case's socket and configuration (written with
     /// ``writeConfiguration(_:)`` first unless it exists) and waits for it to be ready.
-    /// `wrapper` goes before the command (e.g. `["su", "-s", "/bin/sh", "-c", …]` is built by
-    /// the caller through `command`); `environment` is added to the test's.
+    /// `command` turns the `gestured run …` arguments into the command line to start (to run it
+    /// through `su`, for instance); `environment` is added to the test's.
     @discardableResult
     func startDaemon(
         command: (([String]) -> [String])? = nil, environment: [String: String] = [:]
@@ -223,14 +230,20 @@ struct SimulatedPanel: Sendable {
         #expect(status == 0, "simulate's exit status; its output: \(process.lines)")
     }
 
-    /// Waits for a line simulate prints (`holding…`, `unplugged`, `paused…`).
-    func waitFor(line prefix: String) async throws {
+    /// Waits until simulate has printed a line starting with `prefix` `count` times (`holding…`,
+    /// `unplugged`, `paused; waiting for SIGUSR1` at a `pause` step).
+    func waitFor(line prefix: String, count: Int = 1) async throws {
         try await process.output.wait(for: "simulate to print '\(prefix)'", within: EndToEndFixture.patience) { o in
-            o.lines.contains { $0.hasPrefix(prefix) } || o.status != nil
+            o.lines.count { $0.hasPrefix(prefix) } >= count || o.status != nil
         }
-        guard process.lines.contains(where: { $0.hasPrefix(prefix) }) else {
-            throw FixtureError("simulate ended without printing '\(prefix)': \(process.lines)")
+        guard process.lines.count(where: { $0.hasPrefix(prefix) }) >= count else {
+            throw FixtureError("simulate ended without printing '\(prefix)' \(count) times: \(process.lines)")
         }
+    }
+
+    /// Waits until the script reached its `number`th `pause` step.
+    func waitForPause(_ number: Int = 1) async throws {
+        try await waitFor(line: "paused", count: number)
     }
 
     /// Unplugs the device (SIGTERM: simulate removes it and exits 0).
@@ -306,8 +319,9 @@ final class Subscriber: Sendable {
         messages.compactMap { if case .device(let d) = $0 { d } else { nil } }
     }
 
-    /// Waits until `condition` holds for what was received so far (or the connection ends, which
-    /// fails the wait).
+    /// Waits until `condition` holds for everything received so far (or the connection ends,
+    /// which fails the wait). The condition runs again on every message: for clients that get
+    /// thousands (raw touches), ``waitFor(_:count:within:where:)`` looks at each message once.
     func wait(
         for what: String, within: Duration = EndToEndFixture.patience,
         until condition: @escaping @Sendable ([Received]) -> Bool
@@ -318,33 +332,51 @@ final class Subscriber: Sendable {
         }
     }
 
+    /// Waits until `count` of the messages received satisfy `match`; those messages. Each
+    /// message is looked at once, however many arrive, and the connection ending first fails
+    /// the wait.
+    @discardableResult
+    func waitFor(
+        _ what: String, count: Int = 1, within: Duration = EndToEndFixture.patience,
+        where match: @escaping @Sendable (ServerMessage) -> Bool
+    ) async throws -> [Received] {
+        let scan = Scan<[Received]>([])
+        let found: @Sendable (State) -> [Received] = { state in
+            scan.advance(state.received) { matches, r in if match(r.message) { matches.append(r) } }
+        }
+        try await state.wait(for: what, within: within) { $0.ended != nil || found($0).count >= count }
+        let matches = found(state.value)
+        if matches.count < count {
+            throw FixtureError("the connection ended (\(state.value.ended ?? "?")) before \(what)")
+        }
+        return Array(matches.prefix(count))
+    }
+
     /// Waits for the daemon to have opened the panel named `name` (listed in `hello` or announced
     /// `added` since, and not removed after); its info.
     @discardableResult
     func device(named name: String, within: Duration = EndToEndFixture.patience) async throws -> DeviceInfo {
-        let present = hello.devices.filter { $0.name == name }
-        try await wait(for: "the daemon to open '\(name)'", within: within) { received in
-            Self.current(name, present: present, received) != nil
+        let scan = Scan<DeviceInfo?>(hello.devices.last { $0.name == name })
+        let current: @Sendable (State) -> DeviceInfo? = { state in
+            scan.advance(state.received) { device, r in
+                guard case .device(let d) = r.message, d.device.name == name else { return }
+                device = d.event == .added ? d.device : nil
+            }
         }
-        return Self.current(name, present: present, received)!
+        try await state.wait(for: "the daemon to open '\(name)'", within: within) {
+            $0.ended != nil || current($0) != nil
+        }
+        guard let device = current(state.value) else {
+            throw FixtureError("the connection ended (\(state.value.ended ?? "?")) before '\(name)' was opened")
+        }
+        return device
     }
 
     /// Waits for a `device` `removed` message for `label`.
     func removal(of label: String) async throws {
-        try await wait(for: "'\(label)' to be removed") { received in
-            received.contains {
-                if case .device(let d) = $0.message { d.event == .removed && d.device.label == label } else { false }
-            }
+        try await waitFor("'\(label)' to be removed") {
+            if case .device(let d) = $0 { d.event == .removed && d.device.label == label } else { false }
         }
-    }
-
-    private static func current(_ name: String, present: [DeviceInfo], _ received: [Received]) -> DeviceInfo? {
-        var device = present.last
-        for r in received {
-            guard case .device(let d) = r.message, d.device.name == name else { continue }
-            device = d.event == .added ? d.device : nil
-        }
-        return device
     }
 
     /// Waits for a gesture that satisfies `match`; the first such.
@@ -353,10 +385,11 @@ final class Subscriber: Sendable {
         _ what: String, within: Duration = EndToEndFixture.patience,
         where match: @escaping @Sendable (GestureMessage) -> Bool
     ) async throws -> GestureMessage {
-        try await wait(for: what, within: within) { received in
-            received.contains { if case .gesture(let g) = $0.message { match(g) } else { false } }
+        let found = try await waitFor(what, within: within) {
+            if case .gesture(let g) = $0 { match(g) } else { false }
         }
-        return gestures.first(where: match)!
+        guard case .gesture(let g) = found[0].message else { preconditionFailure("matched a gesture") }
+        return g
     }
 
     /// Closes the connection and waits until it is closed.
@@ -367,6 +400,25 @@ final class Subscriber: Sendable {
 
     /// Closes the connection without waiting (fixture teardown).
     func cancel() { task.cancel() }
+}
+
+/// A fold over a growing list of received messages that looks at each message once: waits
+/// re-evaluate their condition on every message, which must not cost the whole list each time.
+private final class Scan<Value: Sendable>: Sendable {
+    private let progress: Mutex<(next: Int, value: Value)>
+
+    init(_ initial: Value) { progress = Mutex((0, initial)) }
+
+    /// Folds the messages after those already seen into the value; the value.
+    func advance(_ received: [Subscriber.Received], _ fold: (inout Value, Subscriber.Received) -> Void) -> Value {
+        progress.withLock { p in
+            while p.next < received.count {
+                fold(&p.value, received[p.next])
+                p.next += 1
+            }
+            return p.value
+        }
+    }
 }
 
 /// CLOCK_MONOTONIC in microseconds: the clock of the kernel's event times and of `time_us`.
