@@ -23,4 +23,7 @@ scripts/check-units.sh
 stage "real-kernel input suite"
 scripts/vm/input-tests.sh
 
+stage "end-to-end suite"
+scripts/e2e.sh
+
 echo "== all tests passed in $(( $(date +%s) - start )) s"
