@@ -99,6 +99,9 @@ struct DeviceArena {
     let maxContactSize: [Double]
     /// R3: whether `when.devices` lets the recognizer begin on this device.
     let deviceMayBegin: [Bool]
+    /// Each recognizer's gesture event with what never changes filled in (name, kind, owner,
+    /// device, region); `emit` copies it and sets the rest.
+    let gestureTemplates: [GestureEvent]
     var delayed: [DelayedViewEvent] = []
     /// Scratch: each tracked touch of the frame being processed and its phase, in frame order.
     var frameEntries: [(slot: Int, phase: TouchPhase)] = []
@@ -119,6 +122,7 @@ struct DeviceArena {
         var tools: [UInt8] = []
         var sizes: [Double] = []
         var mayBegin: [Bool] = []
+        var templates: [GestureEvent] = []
         for r in 0..<c.count {
             switch c.parameters[r] {
             case .tap(let p):
@@ -150,11 +154,17 @@ struct DeviceArena {
             tools.append(DeviceNamePattern.matchesAny(filter.devices, device.name) ? filter.tools : 0)
             sizes.append(filter.maxContactSize ?? Double.infinity)
             mayBegin.append(DeviceNamePattern.matchesAny(c.when[r].devices, device.name))
+            templates.append(
+                GestureEvent(
+                    name: c.names[r], kind: c.kinds[r], owner: c.owners[r], state: .began, device: device.id,
+                    region: c.regionNames[c.regionOf[r]], fingers: 0, touches: TouchIDList(),
+                    time: Timestamp(microseconds: 0), position: SurfacePoint(x: 0, y: 0)))
         }
         kindSlot = slots
         acceptedTools = tools
         maxContactSize = sizes
         deviceMayBegin = mayBegin
+        gestureTemplates = templates
         delayed.reserveCapacity(64)
         frameEntries.reserveCapacity(TouchTable.capacity)
     }

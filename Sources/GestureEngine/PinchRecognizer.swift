@@ -27,8 +27,8 @@ struct PinchRecognizer: Recognizer {
     private var accumulated = 1.0
     private var currentScale = 1.0
     private var tracker = CentroidTracker()
+    /// The translation (x, y) and the scale (z).
     private var velocity = VelocityTracker()
-    private var scaleVelocity = VelocityTracker()
 
     init(_ parameters: PinchParameters, scale: MeasuringScale) {
         self.parameters = parameters
@@ -60,8 +60,7 @@ struct PinchRecognizer: Recognizer {
         }
         tracker.update(live, touches)
         let t = tracker.translation
-        velocity.add(input.time, x: t.dx, y: t.dy)
-        scaleVelocity.add(input.time, x: currentScale, y: 0)
+        velocity.add(input.time, x: t.dx, y: t.dy, z: currentScale)
         let down = live.count
         if down > 0 { fingers = down }
         switch state {
@@ -91,7 +90,7 @@ struct PinchRecognizer: Recognizer {
         let v = velocity.velocity(at: time)
         r.velocity = SurfaceVector(dx: v.x, dy: v.y)
         r.scale = currentScale
-        r.scaleVelocity = scaleVelocity.velocity(at: time).x
+        r.scaleVelocity = v.z
         return r
     }
 
@@ -100,7 +99,7 @@ struct PinchRecognizer: Recognizer {
         return .fail
     }
 
-    /// Back to the start, keeping the velocity buffers (a reset must not allocate).
+    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
     mutating func reset() {
         state = .tracking
         started = false
@@ -111,6 +110,5 @@ struct PinchRecognizer: Recognizer {
         currentScale = 1
         tracker.reset()
         velocity.reset()
-        scaleVelocity.reset()
     }
 }
