@@ -181,40 +181,21 @@ extension DeviceArena {
     mutating func emit(
         _ r: Int, _ state: GestureState, _ report: Report, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
-        guard let index = report.shape else {
-            events.append(.gesture(gestureEvent(r, state, report)))
-            return
-        }
-        var event = gestureEvent(r, state, report)
-        event.shape = c.shapes[r]?.templates[index].name
-        events.append(.gesture(event))
-    }
-
-    /// Recognizer `r`'s event template with the report's fields filled in. Starting from the
-    /// template (rather than `GestureEvent.init`) matters on the per-frame path: the optimizer
-    /// turns the copy into the caller's buffer into a move only when the optional `shape` string
-    /// is left alone; otherwise every event is copied and the copy destroyed (about 200
-    /// instructions of retains, releases and memcpy per event).
-    @inline(__always) private func gestureEvent(_ r: Int, _ state: GestureState, _ report: Report) -> GestureEvent {
         let geometry = device.geometry
-        var event = gestureTemplates[r]
-        event.state = state
-        event.fingers = report.fingers
-        event.touches = instances[r].touchIDs
-        event.time = report.time
-        event.position = report.position
-        event.positionMM = geometry.physical(report.position)
-        event.translation = report.translation
-        event.translationMM = geometry.physical(report.translation)
-        event.velocity = report.velocity
-        event.velocityMM = geometry.physical(report.velocity)
-        event.scale = report.scale
-        event.rotation = report.rotation
-        event.scaleVelocity = report.scaleVelocity
-        event.rotationVelocity = report.rotationVelocity
-        event.direction = report.direction
-        event.edge = report.edge
-        event.score = report.score
-        return event
+        var shape: String?
+        if let index = report.shape { shape = c.shapes[r]?.templates[index].name }
+        // The memberwise initializer (see GestureEvent): the event is assembled in place, with no
+        // copy of it made and destroyed on the way into the caller's buffer.
+        events.append(
+            .gesture(
+                GestureEvent(
+                    name: c.names[r], kind: c.kinds[r], state: state, owner: c.owners[r], device: device.id,
+                    region: c.regionNames[c.regionOf[r]], fingers: report.fingers, touches: instances[r].touchIDs,
+                    time: report.time, position: report.position, positionMM: geometry.physical(report.position),
+                    translation: report.translation, translationMM: geometry.physical(report.translation),
+                    velocity: report.velocity, velocityMM: geometry.physical(report.velocity), scale: report.scale,
+                    rotation: report.rotation, scaleVelocity: report.scaleVelocity,
+                    rotationVelocity: report.rotationVelocity, direction: report.direction, edge: report.edge,
+                    shape: shape, score: report.score)))
     }
 }
