@@ -35,8 +35,9 @@ struct PinchRecognizer: Recognizer {
         self.scale = scale
     }
 
-    /// Mean distance of the touches from their centroid, in millimetres.
-    private func spread(_ mask: UInt64, _ touches: borrowing TouchTable) -> Double {
+    /// Mean distance of the touches from their centroid, in millimetres. Static, so that calling
+    /// it from `update` does not copy the whole recognizer to lend it out while it is being changed.
+    private static func spread(_ mask: UInt64, _ touches: borrowing TouchTable, _ scale: MeasuringScale) -> Double {
         let c = scale.mm(touches.centroid(mask))
         var sum = 0.0
         for slot in SlotBits(mask) { sum += (scale.mm(touches.positions[slot]) - c).length }
@@ -51,12 +52,16 @@ struct PinchRecognizer: Recognizer {
         }
         let live = input.live
         if live != mask {
-            if mask != 0 && baseSpread >= Self.minSpread { accumulated *= spread(mask, touches) / baseSpread }
+            if mask != 0 && baseSpread >= Self.minSpread {
+                accumulated *= Self.spread(mask, touches, scale) / baseSpread
+            }
             mask = live
-            baseSpread = spread(live, touches)
+            baseSpread = Self.spread(live, touches, scale)
         }
         if live != 0 {
-            currentScale = baseSpread >= Self.minSpread ? accumulated * spread(live, touches) / baseSpread : accumulated
+            currentScale =
+                baseSpread >= Self.minSpread
+                ? accumulated * Self.spread(live, touches, scale) / baseSpread : accumulated
         }
         tracker.update(live, touches)
         let t = tracker.translation
