@@ -184,11 +184,12 @@ extension DeviceArena {
         let geometry = device.geometry
         var shape: String?
         if let index = report.shape { shape = c.shapes[r]?.templates[index].name }
-        // Built in place in the caller's buffer: a gesture event is a few hundred bytes.
+        // The memberwise initializer (see GestureEvent): the event is assembled in place, with no
+        // copy of it made and destroyed on the way into the caller's buffer.
         events.append(
             .gesture(
                 GestureEvent(
-                    name: c.names[r], kind: c.kinds[r], owner: c.owners[r], state: state, device: device.id,
+                    name: c.names[r], kind: c.kinds[r], state: state, owner: c.owners[r], device: device.id,
                     region: c.regionNames[c.regionOf[r]], fingers: report.fingers, touches: instances[r].touchIDs,
                     time: report.time, position: report.position, positionMM: geometry.physical(report.position),
                     translation: report.translation, translationMM: geometry.physical(report.translation),

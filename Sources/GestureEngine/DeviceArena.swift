@@ -100,8 +100,11 @@ struct DeviceArena {
     /// R3: whether `when.devices` lets the recognizer begin on this device.
     let deviceMayBegin: [Bool]
     var delayed: [DelayedViewEvent] = []
-    /// Scratch: each tracked touch of the frame being processed and its phase, in frame order.
+    /// Scratch: each tracked touch of the frame being processed and its phase, in frame order:
+    /// the first `frameEntryCount` entries. The array keeps its length between frames, so a frame
+    /// overwrites entries instead of emptying and refilling it.
     var frameEntries: [(slot: Int, phase: TouchPhase)] = []
+    var frameEntryCount = 0
     /// The latest time seen on this device: time never runs backwards inside the arena.
     var now = Timestamp(microseconds: Int64.min)
     /// Connected clients, for `when: client-connected` (R3).
@@ -168,7 +171,7 @@ struct DeviceArena {
         var moved: UInt64 = 0
         var lifted: UInt64 = 0
         var cancelled: UInt64 = 0
-        frameEntries.removeAll(keepingCapacity: true)
+        frameEntryCount = 0
 
         for touch in frame.touches {
             let known = table.slot(of: touch.id)
@@ -182,14 +185,14 @@ struct DeviceArena {
                         table.orphans &= ~.bit(slot)
                         table.lastTouch[slot].phase = .cancelled
                         cancelled |= .bit(slot)
-                        frameEntries.append((slot, .cancelled))
+                        recordEntry(slot, .cancelled)
                     } else {
                         guard table.orphans & .bit(slot) == 0 else { continue }
                         table.positions[slot] = touch.position
                         table.lastTouch[slot] = touch
                         if touch.phase == .moved {
                             moved |= .bit(slot)
-                            frameEntries.append((slot, .moved))
+                            recordEntry(slot, .moved)
                         }
                         continue
                     }
@@ -200,7 +203,7 @@ struct DeviceArena {
                 landing.phase = .began
                 guard let slot = land(landing, at: time, c) else { continue }
                 added |= .bit(slot)
-                frameEntries.append((slot, .began))
+                recordEntry(slot, .began)
             case .ended, .cancelled:
                 guard let slot = known else { continue }
                 table.live &= ~.bit(slot)
@@ -211,7 +214,7 @@ struct DeviceArena {
                 table.positions[slot] = touch.position
                 table.lastTouch[slot] = touch
                 if touch.phase == .ended { lifted |= .bit(slot) } else { cancelled |= .bit(slot) }
-                frameEntries.append((slot, touch.phase))
+                recordEntry(slot, touch.phase)
             }
         }
 
@@ -225,7 +228,7 @@ struct DeviceArena {
             for r in c.order {
                 let seen = instances[r].seen
                 let newlyAdded = instances[r].added
-                instances[r].added = 0
+                if newlyAdded != 0 { instances[r].added = 0 }
                 guard seen & changed != 0 else { continue }
                 switch instances[r].phase {
                 case .possible, .active: break
@@ -241,9 +244,21 @@ struct DeviceArena {
             if lifted != 0 { failStranded(at: time, c, into: &events) }
         }
 
-        for entry in frameEntries { viewEvent(entry.slot, entry.phase, at: time, c, into: &events) }
+        for i in 0..<frameEntryCount {
+            let entry = frameEntries[i]
+            viewEvent(entry.slot, entry.phase, at: time, c, into: &events)
+        }
         if table.viewPending != 0 { settleViews(at: time, c, into: &events) }
         finishCycle(c, landed: added)
+    }
+
+    @inline(__always) private mutating func recordEntry(_ slot: Int, _ phase: TouchPhase) {
+        if frameEntryCount < frameEntries.count {
+            frameEntries[frameEntryCount] = (slot, phase)
+        } else {
+            frameEntries.append((slot, phase))
+        }
+        frameEntryCount += 1
     }
 
     /// Hit-tests and delivers a landing touch (R1); nil when no slot is free.

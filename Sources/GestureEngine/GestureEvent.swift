@@ -109,11 +109,19 @@ public struct TouchIDList: Sendable, Sequence, Equatable {
 
 /// One report of a recognizer: what the protocol's `gesture` message carries.
 public struct GestureEvent: Sendable, Equatable {
+    // The stored properties are declared in a different order from the public initializer's
+    // parameters (`state` before `owner`) on purpose: the public initializer lives in an extension,
+    // so Swift also synthesizes the internal memberwise initializer, and the two do not clash. The
+    // engine builds its events with the memberwise one on the per-frame path: it assembles the
+    // event directly, whereas the assignments to `self` of a hand-written initializer make the
+    // optimizer copy the whole event and destroy the original (the optional `shape` string defeats
+    // it), about 200 instructions per event (docs/PERFORMANCE.md, "Engine").
+
     /// The recognizer's name from the configuration or the client's `define`.
     public var name: String
     public var kind: GestureKind
-    public var owner: Owner
     public var state: GestureState
+    public var owner: Owner
     public var device: DeviceID
     /// The region the recognizer is attached to.
     public var region: String
@@ -147,7 +155,9 @@ public struct GestureEvent: Sendable, Equatable {
     /// Shape: the template that matched and its score (0…1, higher is better).
     public var shape: String?
     public var score: Double?
+}
 
+extension GestureEvent {
     public init(
         name: String, kind: GestureKind, owner: Owner, state: GestureState, device: DeviceID, region: String,
         fingers: Int, touches: TouchIDList, time: Timestamp, position: SurfacePoint,

@@ -27,16 +27,17 @@ struct PinchRecognizer: Recognizer {
     private var accumulated = 1.0
     private var currentScale = 1.0
     private var tracker = CentroidTracker()
+    /// The translation (x, y) and the scale (z).
     private var velocity = VelocityTracker()
-    private var scaleVelocity = VelocityTracker()
 
     init(_ parameters: PinchParameters, scale: MeasuringScale) {
         self.parameters = parameters
         self.scale = scale
     }
 
-    /// Mean distance of the touches from their centroid, in millimetres.
-    private func spread(_ mask: UInt64, _ touches: borrowing TouchTable) -> Double {
+    /// Mean distance of the touches from their centroid, in millimetres. Static, so that calling
+    /// it from `update` does not copy the whole recognizer to lend it out while it is being changed.
+    private static func spread(_ mask: UInt64, _ touches: borrowing TouchTable, _ scale: MeasuringScale) -> Double {
         let c = scale.mm(touches.centroid(mask))
         var sum = 0.0
         for slot in SlotBits(mask) { sum += (scale.mm(touches.positions[slot]) - c).length }
@@ -51,17 +52,20 @@ struct PinchRecognizer: Recognizer {
         }
         let live = input.live
         if live != mask {
-            if mask != 0 && baseSpread >= Self.minSpread { accumulated *= spread(mask, touches) / baseSpread }
+            if mask != 0 && baseSpread >= Self.minSpread {
+                accumulated *= Self.spread(mask, touches, scale) / baseSpread
+            }
             mask = live
-            baseSpread = spread(live, touches)
+            baseSpread = Self.spread(live, touches, scale)
         }
         if live != 0 {
-            currentScale = baseSpread >= Self.minSpread ? accumulated * spread(live, touches) / baseSpread : accumulated
+            currentScale =
+                baseSpread >= Self.minSpread
+                ? accumulated * Self.spread(live, touches, scale) / baseSpread : accumulated
         }
         tracker.update(live, touches)
         let t = tracker.translation
-        velocity.add(input.time, x: t.dx, y: t.dy)
-        scaleVelocity.add(input.time, x: currentScale, y: 0)
+        velocity.add(input.time, x: t.dx, y: t.dy, z: currentScale)
         let down = live.count
         if down > 0 { fingers = down }
         switch state {
@@ -91,7 +95,7 @@ struct PinchRecognizer: Recognizer {
         let v = velocity.velocity(at: time)
         r.velocity = SurfaceVector(dx: v.x, dy: v.y)
         r.scale = currentScale
-        r.scaleVelocity = scaleVelocity.velocity(at: time).x
+        r.scaleVelocity = v.z
         return r
     }
 
@@ -100,7 +104,7 @@ struct PinchRecognizer: Recognizer {
         return .fail
     }
 
-    /// Back to the start, keeping the velocity buffers (a reset must not allocate).
+    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
     mutating func reset() {
         state = .tracking
         started = false
@@ -111,6 +115,5 @@ struct PinchRecognizer: Recognizer {
         currentScale = 1
         tracker.reset()
         velocity.reset()
-        scaleVelocity.reset()
     }
 }

@@ -32,8 +32,8 @@ struct RotateRecognizer: Recognizer {
     private var angles: [Double]
     private var rotation = 0.0
     private var tracker = CentroidTracker()
+    /// The translation (x, y) and the rotation (z).
     private var velocity = VelocityTracker()
-    private var rotationVelocity = VelocityTracker()
 
     init(_ parameters: RotateParameters, scale: MeasuringScale) {
         self.parameters = parameters
@@ -74,8 +74,7 @@ struct RotateRecognizer: Recognizer {
         if live != 0 { measure(live, touches) }
         tracker.update(live, touches)
         let t = tracker.translation
-        velocity.add(input.time, x: t.dx, y: t.dy)
-        rotationVelocity.add(input.time, x: rotation, y: 0)
+        velocity.add(input.time, x: t.dx, y: t.dy, z: rotation)
         let down = live.count
         if down > 0 { fingers = down }
         switch state {
@@ -103,7 +102,7 @@ struct RotateRecognizer: Recognizer {
         let v = velocity.velocity(at: time)
         r.velocity = SurfaceVector(dx: v.x, dy: v.y)
         r.rotation = rotation
-        r.rotationVelocity = rotationVelocity.velocity(at: time).x
+        r.rotationVelocity = v.z
         return r
     }
 
@@ -122,6 +121,5 @@ struct RotateRecognizer: Recognizer {
         rotation = 0
         tracker.reset()
         velocity.reset()
-        rotationVelocity.reset()
     }
 }

@@ -2,10 +2,16 @@ import Benchmark
 import GestureEngine
 import TouchInput
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // Replay throughput (docs/PERFORMANCE.md, "Replay"): an evemu recording of at least one million
 // events, generated once from the project's own gesture scripts and contact encoder (a kiosk-10
-// panel: taps, pans, pinches, rotations, swipes, up to five fingers), is parsed and assembled into
-// frames per iteration. The engine stage is added when the engine is merged.
+// panel: taps, a double tap, long presses, pans, pinches, rotations, swipes, edge swipes, circles,
+// up to five fingers), replayed per iteration: parsed, assembled into frames and run through the
+// engine with the default recognizer set, as `gestured replay` does. Two more benchmarks measure
+// the input half alone (parse + assemble) and the parser alone, to show where the time goes.
 
 /// The generated recording's text and event count.
 let recording: (bytes: [UInt8], events: Int) = {
@@ -14,13 +20,16 @@ let recording: (bytes: [UInt8], events: Int) = {
     var encoder = ContactEncoder(description: description)!
     let script = try! GestureScript(
         parsing: """
+            tap 0.3,0.4
+            double-tap 0.6,0.4
             tap fingers=2
+            long-press at=0.5,0.5 duration=800ms
             pan from=0.1,0.2 to=0.9,0.7 fingers=3 duration=800ms
             pinch out fingers=2
             rotate fingers=3 angle=-90
             swipe up-left fingers=4
             edge-swipe bottom
-            circle turns=2
+            circle
             long-press fingers=5 duration=400ms
             """)
     var raw: [RawEvent] = []
@@ -47,10 +56,102 @@ let recording: (bytes: [UInt8], events: Int) = {
     return (Array(writer.text.utf8), events)
 }()
 
+/// One replay of the recording through the engine: what every iteration of the end-to-end
+/// benchmark does, and (with `tally`) what the check before the benchmarks uses.
+struct EngineReplay {
+    private var engine: GestureEngine
+    private var events: [EngineEvent] = []
+    /// Events the engine emitted (gestures and view touches).
+    private(set) var emitted = 0
+    /// With a tally (the check only, not the benchmark: building the keys costs more than the
+    /// engine), every gesture event is also counted by `name state`, and view touches as `(touch)`.
+    private var tally: [String: Int]?
+
+    init(_ source: ReplaySource, tally: Bool = false) {
+        engine = try! GestureEngine(configuration: .default)
+        engine.addDevice(source.descriptor)
+        events.reserveCapacity(256)
+        self.tally = tally ? [:] : nil
+    }
+
+    /// A replay's clock is the recording's: time moves to each frame (timers due by then fire,
+    /// R7), then the frame is processed.
+    mutating func run(_ frames: inout TouchFrameBuffer) {
+        for frame in frames {
+            engine.advance(to: frame.time, into: &events)
+            engine.process(frame, into: &events)
+            drain()
+        }
+        frames.removeAll()
+    }
+
+    /// The end of the recording: the timers still running (a tap waiting for a double tap) fire.
+    mutating func finish() {
+        while let deadline = engine.nextDeadline {
+            engine.advance(to: deadline, into: &events)
+            drain()
+        }
+    }
+
+    private mutating func drain() {
+        emitted &+= events.count
+        if tally != nil {
+            for event in events {
+                switch event {
+                case .gesture(let g): tally!["\(g.name) \(g.state.rawValue)", default: 0] += 1
+                case .touch: tally!["(touch)", default: 0] += 1
+                }
+            }
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    var counts: [String: Int] { tally ?? [:] }
+}
+
+/// Replays the whole recording through the engine.
+func replayThroughEngine(tally: Bool = false) -> EngineReplay {
+    let parsed = try! EvemuRecording(bytes: recording.bytes)
+    var source = try! ReplaySource(recording: parsed, id: DeviceID(1), label: "bench")
+    var replay = EngineReplay(source, tally: tally)
+    var frames = TouchFrameBuffer()
+    while try! source.read(events: 4096, into: &frames) { replay.run(&frames) }
+    replay.run(&frames)
+    source.finish(into: &frames)
+    replay.run(&frames)
+    replay.finish()
+    precondition(source.eventCount == recording.events)
+    return replay
+}
+
+/// The engine must really work on this recording: every gesture of the script is recognized.
+/// Runs once, before the benchmarks, and lists what the engine reported on stderr.
+let engineCheck: Void = {
+    let replay = replayThroughEngine(tally: true)
+    let counts = replay.counts
+    var report = "ReplayBenchmarks: \(recording.events) evdev events → \(replay.emitted) engine events per replay:\n"
+    for key in counts.keys.sorted() { report += "  \(key): \(counts[key]!)\n" }
+    _ = report.withCString { write(2, $0, strlen($0)) }
+    for name in [
+        "tap", "double-tap", "two-finger-tap", "long-press", "pan", "pinch", "rotate", "swipe", "edge-swipe", "circle",
+    ] {
+        precondition(
+            counts.keys.contains { $0.hasPrefix(name + " ") }, "the engine recognized no \(name) in the recording")
+    }
+}()
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
         warmupIterations: 1, maxDuration: .seconds(20), maxIterations: 20)
+
+    _ = engineCheck
+
+    Benchmark("Replay parse+assemble+engine, \(recording.events) events per iteration") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(replayThroughEngine().emitted)
+        }
+    }
 
     Benchmark("Replay parse+assemble, \(recording.events) events per iteration") { benchmark in
         for _ in benchmark.scaledIterations {

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Instructions per engine frame (callgrind), and a digest of everything the engine emitted, for
+# the frame cycles of EngineBenchmarks. Usage: Benchmarks/Profiling/engine-callgrind.sh [REPO]
+# (default: this repository). Compiles the engine as its own module the way a release build does
+# (-O, whole module), links FrameDriver.swift to it, then for 1, 2 and 10 fingers counts the
+# instructions of 12 200 frames (100 cycles) after 2 000 warm-up frames, minus a run with none.
+# The counts include the driver's share (clearing the caller's event buffer, class accesses).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=${1:-$here/../..}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cd "$out"
+swiftc -O -wmo -parse-as-library -module-name GestureEngine -emit-module -emit-library -static \
+    -o libGestureEngine.a "$repo"/Sources/GestureEngine/*.swift
+swiftc -O -wmo -I . -L . -lGestureEngine "$here/FrameDriver.swift" -o driver
+instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null ./driver "$1" "$2" 2>&1 >/dev/null \
+        | sed -n 's/.*refs: *//p' | tr -d ,
+}
+for fingers in 1 2 10; do
+    base=$(instructions "$fingers" 0)
+    total=$(instructions "$fingers" 12200)
+    echo "$fingers finger(s): $(((total - base) / 12200)) instructions per frame; digest $(./driver "$fingers" 24400 digest)"
+done
