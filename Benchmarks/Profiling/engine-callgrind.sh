@@ -2,7 +2,7 @@
 # Instructions per engine frame (callgrind), and a digest of everything the engine emitted, for
 # the frame cycles of EngineBenchmarks. Usage: Benchmarks/Profiling/engine-callgrind.sh [REPO]
 # (default: this repository). Compiles the engine as its own module the way a release build does
-# (-O, whole module), links FrameDriver.swift to it, then for 1, 2 and 10 fingers counts the
+# (-O, whole module), links FrameDriver.swift (with the benchmarks' FrameCycle.swift) to it, then for 1, 2 and 10 fingers counts the
 # instructions of 12 200 frames (100 cycles) after 2 000 warm-up frames, minus a run with none.
 # The counts include the driver's share (clearing the caller's event buffer, class accesses).
 set -eu
@@ -13,7 +13,9 @@ trap 'rm -rf "$out"' EXIT
 cd "$out"
 swiftc -O -wmo -parse-as-library -module-name GestureEngine -emit-module -emit-library -static \
     -o libGestureEngine.a "$repo"/Sources/GestureEngine/*.swift
-swiftc -O -wmo -I . -L . -lGestureEngine "$here/FrameDriver.swift" -o driver
+# The driver has top-level code, which swiftc takes only from a file named main.swift.
+cp "$here/FrameDriver.swift" main.swift
+swiftc -O -wmo -I . -L . -lGestureEngine main.swift "$here/../Benchmarks/EngineBenchmarks/FrameCycle.swift" -o driver
 instructions() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null ./driver "$1" "$2" 2>&1 >/dev/null \
         | sed -n 's/.*refs: *//p' | tr -d ,

@@ -27,16 +27,7 @@ struct CorpusReplayTests {
         }
         #expect(Self.expectedRefusals[file] == nil, "\(file) should have been refused")
         var replay = source
-        var frames = TouchFrameBuffer()
-        var checker = FrameStreamChecker()
-        while try replay.read(events: 4096, into: &frames) {
-            checker.check(frames)
-            frames.removeAll()
-        }
-        checker.check(frames)
-        frames.removeAll()
-        replay.finish(into: &frames)
-        checker.check(frames)
+        let checker = try FrameStreamChecker.checking(&replay, batch: 4096)
         #expect(checker.problems.isEmpty, "\(file): \(checker.problems)")
         #expect(checker.live.isEmpty)
         #expect(checker.began > 0, "\(file) produced no touches")

@@ -68,16 +68,7 @@ import Testing
                 _ = try recording.allEvents()
                 return (true, nil)
             }
-            var frames = TouchFrameBuffer()
-            var checker = FrameStreamChecker()
-            while try replay.read(events: 256, into: &frames) {
-                checker.check(frames)
-                frames.removeAll()
-            }
-            checker.check(frames)
-            frames.removeAll()
-            replay.finish(into: &frames)
-            checker.check(frames)
+            let checker = try FrameStreamChecker.checking(&replay, batch: 256)
             if !checker.problems.isEmpty || !checker.live.isEmpty { return (true, "\(checker.problems)") }
             return (true, nil)
         } catch {

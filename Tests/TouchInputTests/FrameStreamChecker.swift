@@ -45,6 +45,21 @@ struct FrameStreamChecker {
         for frame in buffer { check(frame) }
     }
 
+    /// Plays `replay` to its end (`batch` events at a time, then its closing cancellations) and
+    /// checks every frame it produces.
+    static func checking(_ replay: inout ReplaySource, batch: Int) throws(EvemuError) -> FrameStreamChecker {
+        var frames = TouchFrameBuffer()
+        var checker = FrameStreamChecker()
+        var more = true
+        while more {
+            more = try replay.read(events: batch, into: &frames)
+            if !more { replay.finish(into: &frames) }
+            checker.check(frames)
+            frames.removeAll()
+        }
+        return checker
+    }
+
     private mutating func problem(_ text: String) {
         if problems.count < 20 { problems.append("frame \(frames): \(text)") }
     }

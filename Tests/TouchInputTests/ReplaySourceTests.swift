@@ -38,16 +38,7 @@ import Testing
     func fixtures(_ name: String, _ touches: Int) throws {
         var replay = try ReplaySource(
             recording: EvemuRecording(bytes: Fixture.bytes(name)), id: DeviceID(1), label: name)
-        var frames = TouchFrameBuffer()
-        var checker = FrameStreamChecker()
-        while try replay.read(events: 1000, into: &frames) {
-            checker.check(frames)
-            frames.removeAll()
-        }
-        checker.check(frames)
-        frames.removeAll()
-        replay.finish(into: &frames)
-        checker.check(frames)
+        let checker = try FrameStreamChecker.checking(&replay, batch: 1000)
         #expect(checker.problems.isEmpty, "\(checker.problems)")
         #expect(checker.began == touches)
         #expect(checker.live.isEmpty)
