@@ -110,7 +110,7 @@ let package = Package(
         // Helpers shared by the test targets: child processes, waiting with deadlines.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
-            name: "GestureEngineTests", dependencies: ["GestureEngine"], exclude: ["Scenarios"],
+            name: "GestureEngineTests", dependencies: ["GestureEngine", "TestSupport"], exclude: ["Scenarios"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TouchInputTests",

@@ -31,7 +31,7 @@ public struct OfflineReplay {
     private var engine: GestureEngine
     private let rules: [DeviceRule]
     private let includeTouches: Bool
-    private let encoder = GestureProtocol.makeEncoder()
+    private var encoder = LineEncoder()
     private var seq: UInt64 = 0
     private var nextDevice: UInt32 = 1
 
@@ -42,7 +42,7 @@ public struct OfflineReplay {
     }
 
     /// Plays `input`, handing each output line (with its newline) to `write`.
-    public mutating func play(_ input: Input, write: (Data) -> Void) throws(Failure) {
+    public mutating func play(_ input: Input, write: ([UInt8]) -> Void) throws(Failure) {
         let id = DeviceID(nextDevice)
         nextDevice += 1
         var source: ReplaySource
@@ -79,7 +79,7 @@ public struct OfflineReplay {
     }
 
     private mutating func emit(
-        _ events: inout [EngineEvent], device: DeviceDescriptor, label: String, write: (Data) -> Void
+        _ events: inout [EngineEvent], device: DeviceDescriptor, label: String, write: ([UInt8]) -> Void
     ) throws(Failure) {
         for event in events {
             let message: ServerMessage
@@ -93,7 +93,7 @@ public struct OfflineReplay {
                 message = .touch(TouchMessage(t, device: device, seq: seq))
             }
             do {
-                write(try GestureProtocol.encodeLine(message, with: encoder))
+                write(try encoder.encode(message))
             } catch {
                 throw Failure(label: label, message: "cannot encode \(message.type) #\(seq): \(error)")
             }

@@ -10,7 +10,7 @@ final class ServerCore {
     let configuration: GestureServer.Configuration
     let logger: Logger
     let delegate: (any GestureServerDelegate)?
-    private let encoder = GestureProtocol.makeEncoder()
+    private var encoder = LineEncoder()
     private let allocator = ByteBufferAllocator()
 
     /// Open connections, in the order they were accepted (fan-out order).
@@ -38,11 +38,7 @@ final class ServerCore {
     /// number from a faulty publisher) is logged and yields nil.
     func encode(_ message: ServerMessage) -> ByteBuffer? {
         do {
-            let data = try encoder.encode(message)
-            var line = allocator.buffer(capacity: data.count + 1)
-            line.writeBytes(data)
-            line.writeInteger(UInt8(ascii: "\n"))
-            return line
+            return allocator.buffer(bytes: try encoder.encode(message))
         } catch {
             logger.error("cannot encode a \(message.type) message, not sent", metadata: ["error": "\(error)"])
             return nil

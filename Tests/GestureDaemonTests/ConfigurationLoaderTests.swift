@@ -64,14 +64,14 @@ struct ConfigurationLoaderTests {
     ]
 
     @Test("a broken configuration fails at its file:line:column", arguments: broken)
-    func brokenConfiguration(_ case_: BrokenConfiguration) {
+    func brokenConfiguration(_ example: BrokenConfiguration) {
         do {
-            let config = try ConfigurationLoader.parse(Data(case_.yaml.utf8), file: "test.yaml")
+            let config = try ConfigurationLoader.parse(Data(example.yaml.utf8), file: "test.yaml")
             Issue.record("accepted: \(config)")
         } catch {
             #expect(error.file == "test.yaml")
-            #expect((error.line, error.column) == (case_.line, case_.column), "\(error)")
-            #expect(error.message.contains(case_.says), "\(error)")
+            #expect((error.line, error.column) == (example.line, example.column), "\(error)")
+            #expect(error.message.contains(example.says), "\(error)")
             #expect(error.description.hasPrefix("test.yaml:\(error.line):\(error.column): "))
         }
     }
@@ -166,13 +166,13 @@ struct ConfigurationReferenceTests {
     ]
 
     @Test("a configuration with a bad reference fails at its file:line:column", arguments: broken)
-    func brokenReference(_ case_: BrokenConfiguration) {
+    func brokenReference(_ example: BrokenConfiguration) {
         do {
-            let config = try ConfigurationLoader.parse(Data(case_.yaml.utf8), file: "refs.yaml")
+            let config = try ConfigurationLoader.parse(Data(example.yaml.utf8), file: "refs.yaml")
             Issue.record("accepted: \(config)")
         } catch {
-            #expect((error.line, error.column) == (case_.line, case_.column), "\(error)")
-            #expect(error.message.contains(case_.says), "\(error)")
+            #expect((error.line, error.column) == (example.line, example.column), "\(error)")
+            #expect(error.message.contains(example.says), "\(error)")
         }
     }
 

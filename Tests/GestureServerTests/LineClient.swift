@@ -1,9 +1,9 @@
-import TestSupport
 import Foundation
 import GestureProtocol
 import NIOCore
 import NIOPosix
 import Synchronization
+import TestSupport
 
 @testable import GestureServer
 

@@ -1,5 +1,5 @@
-import TestSupport
 import Logging
+import TestSupport
 
 /// A log handler that keeps every record, so tests can check what the server logs.
 struct LogCapture: LogHandler {

@@ -19,17 +19,38 @@ import Glibc
 #endif
 
 let benchmarks: @Sendable () -> Void = {
-    // Where the time of a line goes: the server encodes each published message once with
-    // Foundation's JSONEncoder (GestureProtocol.makeEncoder), shared by every client that wants it.
-    Benchmark(
-        "encode one gesture line (pinch changed)",
-        configuration: .init(
-            metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 100, maxDuration: .seconds(3),
-            maxIterations: 20_000)
-    ) { benchmark in
+    // Where the time of a line goes: the server encodes each published message once
+    // (GestureProtocol's LineEncoder, which writes `gesture` and `touch` by hand), shared by every
+    // client that wants it; Foundation's JSONEncoder, which it replaced for these, for comparison.
+    let encodeConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 100,
+        maxDuration: .seconds(3), maxIterations: 20_000)
+    Benchmark("encode one gesture line (pinch changed), LineEncoder", configuration: encodeConfiguration) {
+        benchmark in
+        var encoder = LineEncoder()
+        let message = ServerMessage.gesture(sampleGesture)
+        for _ in benchmark.scaledIterations { blackHole(try! encoder.encode(message).count) }
+    }
+    Benchmark("encode one gesture line (pinch changed), JSONEncoder", configuration: encodeConfiguration) {
+        benchmark in
         let encoder = GestureProtocol.makeEncoder()
         let message = ServerMessage.gesture(sampleGesture)
         for _ in benchmark.scaledIterations { blackHole(try! encoder.encode(message)) }
+    }
+
+    // The machine's floor, with no code of ours: one thread wakes another through a pipe and
+    // sleeps until it answers — the two thread wake-ups every frame → line iteration also has (the
+    // server's event loop, then the reading client). On a shared VM this depends on whether the
+    // two threads share a CPU (docs/PERFORMANCE.md).
+    Benchmark(
+        "baseline: thread ping-pong over pipes",
+        configuration: .init(
+            metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 200, maxDuration: .seconds(5),
+            maxIterations: 20_000)
+    ) { _, pingPong in
+        pingPong.roundTrip()
+    } setup: {
+        try PingPong()
     }
 
     for fingers in [1, 2] {
@@ -122,7 +143,7 @@ struct GestureStream {
 }
 
 /// The engine with the default set in front of a server on a temporary socket, and `clients`
-/// connections subscribed to every gesture (blocking POSIX sockets read with poll(2) — the
+/// connections subscribed to every gesture (blocking POSIX sockets read one after the other — the
 /// simplest client any language would write).
 final class Rig: @unchecked Sendable {
     nonisolated(unsafe) static var current: Rig?
@@ -135,8 +156,6 @@ final class Rig: @unchecked Sendable {
     var fds: [Int32] = []
     var seq: UInt64 = 0
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    /// Lines each client still has to read in the current iteration.
-    var missing: [Int] = []
 
     init(clients: Int, fingers: Int) async throws {
         var template = Array("/tmp/gbench.XXXXXX".utf8CString)
@@ -173,7 +192,6 @@ final class Rig: @unchecked Sendable {
             guard write(fd, subscribe, subscribe.count) == subscribe.count else { throw RigError("write failed") }
             try readLines(1, from: fd)  // ok
         }
-        missing = Array(repeating: 0, count: clients)
         Rig.current = self
     }
 
@@ -193,20 +211,16 @@ final class Rig: @unchecked Sendable {
         precondition(
             lines == stream.active.count, "expected \(stream.active.sorted()) to change, got \(lines) gestures")
         server.publish(batch)
-        var pending = fds.count
-        for i in missing.indices { missing[i] = lines }
-        var polls = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        while pending > 0 {
-            guard poll(&polls, nfds_t(polls.count), 10_000) > 0 else { fatalError("no line within 10 s") }
-            for i in polls.indices where polls[i].revents != 0 && missing[i] > 0 {
-                let n = read(polls[i].fd, &buffer, buffer.count)
+        // Each client in turn, blocking until it has read all of the frame's lines. No poll(2)
+        // over all the sockets: polling 100 descriptors again for every line that arrives would
+        // cost the reader O(clients²) per frame and measure the benchmark's own client instead.
+        for fd in fds {
+            var missing = lines
+            while missing > 0 {
+                let n = read(fd, &buffer, buffer.count)
                 precondition(n > 0, "the server closed a connection")
-                missing[i] -= buffer[0..<n].count { $0 == UInt8(ascii: "\n") }
-                precondition(missing[i] >= 0, "a client got more lines than the frame made")
-                if missing[i] == 0 {
-                    polls[i].events = 0
-                    pending -= 1
-                }
+                missing -= buffer[0..<n].count { $0 == UInt8(ascii: "\n") }
+                precondition(missing >= 0, "a client got more lines than the frame made")
             }
         }
     }
@@ -241,6 +255,40 @@ final class Rig: @unchecked Sendable {
         }
         guard fd >= 0, result == 0 else { throw RigError("cannot connect to \(path)") }
         return fd
+    }
+}
+
+/// Two pipes and a thread that answers every byte written to the first with a byte on the second.
+/// The thread and its pipes live until the benchmark process ends.
+final class PingPong: Sendable {
+    let ping: (read: Int32, write: Int32)
+    let pong: (read: Int32, write: Int32)
+
+    init() throws {
+        var a: [Int32] = [0, 0]
+        var b: [Int32] = [0, 0]
+        guard pipe(&a) == 0, pipe(&b) == 0 else { throw RigError("pipe failed") }
+        ping = (a[0], a[1])
+        pong = (b[0], b[1])
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        guard
+            pthread_create(&thread, nil, { Unmanaged<PingPong>.fromOpaque($0!).takeRetainedValue().echo() }, context)
+                == 0
+        else { throw RigError("pthread_create failed") }
+    }
+
+    private func echo() -> UnsafeMutableRawPointer? {
+        var byte: UInt8 = 0
+        while read(ping.read, &byte, 1) == 1 {
+            guard write(pong.write, &byte, 1) == 1 else { break }
+        }
+        return nil
+    }
+
+    func roundTrip() {
+        var byte: UInt8 = 1
+        precondition(write(ping.write, &byte, 1) == 1 && read(pong.read, &byte, 1) == 1, "the echo thread is gone")
     }
 }
 

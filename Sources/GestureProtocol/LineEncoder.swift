@@ -1,0 +1,264 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Turns server messages into lines: the JSON object followed by `\n`, the same bytes for the
+/// same message every time (keys sorted).
+///
+/// `gesture` and `touch` — the messages sent for every frame, to every subscriber — are written
+/// by hand, straight into a reused buffer; every other message goes through Foundation's
+/// `JSONEncoder` (``GestureProtocol/makeEncoder()``). The hand-written lines are byte for byte
+/// what `JSONEncoder` gives (a property test compares the two on random messages), about ten
+/// times faster (docs/PERFORMANCE.md, "Socket"). A number JSON cannot carry (NaN, infinity) is
+/// an `EncodingError`, as with `JSONEncoder`.
+///
+/// Not thread-safe: one per thread or per event loop.
+public struct LineEncoder {
+    private let json = GestureProtocol.makeEncoder()
+    private var writer = JSONWriter()
+
+    public init() {}
+
+    /// `message` as one line, newline included. The buffer is reused by the next call: copy what
+    /// must outlive it.
+    public mutating func encode(_ message: ServerMessage) throws -> [UInt8] {
+        writer.reset()
+        switch message {
+        case .gesture(let gesture): try writer.write(gesture)
+        case .touch(let touch): try writer.write(touch)
+        default: writer.bytes.append(contentsOf: try json.encode(message))
+        }
+        writer.bytes.append(UInt8(ascii: "\n"))
+        return writer.bytes
+    }
+}
+
+/// Appends JSON to a byte array the way `JSONEncoder` with `.sortedKeys` and
+/// `.withoutEscapingSlashes` does: no spaces, the keys given in sorted order by the caller,
+/// numbers as Swift prints them (an integral `Double` without its `.0`), strings with `"`, `\`
+/// and control characters escaped and everything else as UTF-8.
+struct JSONWriter {
+    var bytes: [UInt8] = []
+    /// Whether the object being written already has a member (a comma comes before the next).
+    private var hasMember = false
+
+    init() {
+        bytes.reserveCapacity(1024)
+    }
+
+    /// Empties the buffer, keeping its capacity.
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        hasMember = false
+    }
+
+    mutating func beginObject() {
+        bytes.append(UInt8(ascii: "{"))
+        hasMember = false
+    }
+
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        hasMember = true
+    }
+
+    /// `"key":` — `key` is one of the protocol's own keys, which need no escaping.
+    mutating func key(_ key: StaticString) {
+        if hasMember { bytes.append(UInt8(ascii: ",")) }
+        hasMember = true
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape(byte)
+                case 0x08: escape(UInt8(ascii: "b"))
+                case 0x09: escape(UInt8(ascii: "t"))
+                case 0x0A: escape(UInt8(ascii: "n"))
+                case 0x0C: escape(UInt8(ascii: "f"))
+                case 0x0D: escape(UInt8(ascii: "r"))
+                case 0..<0x20:
+                    // `\u00XX`, lower-case hex digits.
+                    escape(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    for nibble in [byte >> 4, byte & 0xF] {
+                        bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+                    }
+                default: bytes.append(byte)
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(byte)
+    }
+
+    mutating func integer(_ value: some BinaryInteger) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The magnitude's digits, least significant first, then reversed in place.
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            let (quotient, digit) = magnitude.quotientAndRemainder(dividingBy: 10)
+            bytes.append(UInt8(ascii: "0") + UInt8(digit))
+            magnitude = quotient
+        } while magnitude != 0
+        bytes[start...].reverse()
+    }
+
+    /// Swift's shortest round-tripping spelling, as `JSONEncoder` writes it: `1` for `1.0`,
+    /// `1e-07`, `1.5e+20`. NaN and infinity are errors.
+    mutating func number(_ value: Double) throws {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(
+                value, EncodingError.Context(codingPath: [], debugDescription: "\(value) is not valid in JSON"))
+        }
+        var text = value.description
+        text.withUTF8 { utf8 in
+            let n = utf8.count
+            let integral = n > 2 && utf8[n - 2] == UInt8(ascii: ".") && utf8[n - 1] == UInt8(ascii: "0")
+            bytes.append(contentsOf: integral ? UnsafeBufferPointer(rebasing: utf8[..<(n - 2)]) : utf8)
+        }
+    }
+
+    mutating func null() {
+        let null: StaticString = "null"
+        null.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func xy(_ value: XY) throws {
+        beginObject()
+        key("x")
+        try number(value.x)
+        key("y")
+        try number(value.y)
+        endObject()
+    }
+
+    mutating func xy(_ value: XY?) throws {
+        if let value { try xy(value) } else { null() }
+    }
+
+    // The members of each message in the order `.sortedKeys` puts them; optional ones are left
+    // out when nil, except the `_mm` points, which are `null` (GestureMessage's `encode(to:)`).
+
+    mutating func write(_ m: GestureMessage) throws {
+        beginObject()
+        key("device")
+        string(m.device)
+        if let direction = m.direction {
+            key("direction")
+            string(direction.rawValue)
+        }
+        if let edge = m.edge {
+            key("edge")
+            string(edge.rawValue)
+        }
+        key("fingers")
+        integer(m.fingers)
+        key("kind")
+        string(m.kind.rawValue)
+        key("name")
+        string(m.name)
+        key("position")
+        try xy(m.position)
+        key("position_mm")
+        try xy(m.positionMM)
+        key("region")
+        string(m.region)
+        if let rotation = m.rotation {
+            key("rotation")
+            try number(rotation)
+        }
+        if let rotationVelocity = m.rotationVelocity {
+            key("rotation_velocity")
+            try number(rotationVelocity)
+        }
+        if let scale = m.scale {
+            key("scale")
+            try number(scale)
+        }
+        if let scaleVelocity = m.scaleVelocity {
+            key("scale_velocity")
+            try number(scaleVelocity)
+        }
+        if let score = m.score {
+            key("score")
+            try number(score)
+        }
+        key("seq")
+        integer(m.seq)
+        if let shape = m.shape {
+            key("shape")
+            string(shape)
+        }
+        key("state")
+        string(m.state.rawValue)
+        key("time_us")
+        integer(m.timeUS)
+        key("touches")
+        bytes.append(UInt8(ascii: "["))
+        for (i, touch) in m.touches.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            integer(touch)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        key("translation")
+        try xy(m.translation)
+        key("translation_mm")
+        try xy(m.translationMM)
+        key("type")
+        string(GestureMessage.type)
+        key("velocity")
+        try xy(m.velocity)
+        key("velocity_mm")
+        try xy(m.velocityMM)
+        endObject()
+    }
+
+    mutating func write(_ m: TouchMessage) throws {
+        beginObject()
+        key("device")
+        string(m.device)
+        key("phase")
+        string(TouchMessage.spelling(m.phase))
+        key("position")
+        try xy(m.position)
+        key("position_mm")
+        try xy(m.positionMM)
+        if let pressure = m.pressure {
+            key("pressure")
+            try number(pressure)
+        }
+        key("region")
+        string(m.region)
+        key("seq")
+        integer(m.seq)
+        if let sizeMM = m.sizeMM {
+            key("size_mm")
+            try number(sizeMM)
+        }
+        key("time_us")
+        integer(m.timeUS)
+        key("tool")
+        string(m.tool.rawValue)
+        key("touch")
+        integer(m.touch)
+        key("type")
+        string(TouchMessage.type)
+        endObject()
+    }
+}

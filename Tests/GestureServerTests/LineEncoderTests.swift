@@ -1,0 +1,145 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import TestSupport
+import Testing
+
+/// The hand-written lines of `gesture` and `touch` are the bytes `JSONEncoder` gives: compared on
+/// random messages whose strings need every kind of escaping and whose numbers take every form
+/// Swift prints (integral, exponent, negative zero, subnormal, the extremes).
+@Suite struct LineEncoderTests {
+    /// The reference: Foundation's encoder as the protocol configures it, plus the newline.
+    static func reference(_ message: ServerMessage) throws -> [UInt8] {
+        Array(try GestureProtocol.makeEncoder().encode(message)) + [UInt8(ascii: "\n")]
+    }
+
+    struct Random {
+        var rng: SplitMix64
+
+        mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }
+
+        mutating func string() -> String {
+            let pieces = [
+                "", "root", "event5", "swipe", "a\"b", "back\\slash", "/path/", "é", "日本", "😀", "\u{7F}", "\u{2028}",
+                "tab\there", "new\nline", "\u{0}", "\u{8}\u{C}\r", "\u{1F}", "\u{1B}[0m", "keyboard-area",
+            ]
+            var s = ""
+            for _ in 0..<Int.random(in: 0...4, using: &rng) {
+                if chance(0.3) {
+                    // Any scalar of the basic plane below the surrogates, control characters too.
+                    s.unicodeScalars.append(Unicode.Scalar(UInt32.random(in: 0...0xD7FF, using: &rng))!)
+                } else {
+                    s += pieces.randomElement(using: &rng)!
+                }
+            }
+            return s
+        }
+
+        mutating func number() -> Double {
+            switch Int.random(in: 0..<9, using: &rng) {
+            case 0: return Double.random(in: 0...1, using: &rng)
+            case 1: return Double(Int.random(in: -5000...5000, using: &rng))
+            case 2: return (Double.random(in: -1000...1000, using: &rng) * 10).rounded() / 10
+            case 3:
+                return [0.0, -0.0, 1, -1, 0.1, 1e-7, 1e16, 1e17, 2.5e15, .leastNonzeroMagnitude].randomElement(
+                    using: &rng)!
+            case 4:
+                return [
+                    .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude, 9_007_199_254_740_992,
+                ]
+                .randomElement(using: &rng)!
+            default:
+                // Any finite bit pattern: subnormals, huge exponents, every digit count.
+                while true {
+                    let value = Double(bitPattern: rng.next())
+                    if value.isFinite { return value }
+                }
+            }
+        }
+
+        mutating func xy() -> XY { XY(x: number(), y: number()) }
+        mutating func optional<T>(_ make: (inout Random) -> T) -> T? { chance(0.5) ? make(&self) : nil }
+
+        mutating func gesture() -> GestureMessage {
+            GestureMessage(
+                seq: rng.next(), name: string(), kind: GestureKind.allCases.randomElement(using: &rng)!,
+                state: GestureState.allCases.randomElement(using: &rng)!, fingers: Int(truncatingIfNeeded: rng.next()),
+                touches: (0..<Int.random(in: 0...17, using: &rng)).map { _ in
+                    UInt32.random(in: .min ... .max, using: &rng)
+                },
+                device: string(), region: string(), timeUS: Int64(bitPattern: rng.next()), position: xy(),
+                positionMM: optional { $0.xy() }, translation: xy(), translationMM: optional { $0.xy() },
+                velocity: xy(),
+                velocityMM: optional { $0.xy() }, scale: optional { $0.number() }, rotation: optional { $0.number() },
+                scaleVelocity: optional { $0.number() }, rotationVelocity: optional { $0.number() },
+                direction: optional { $0.element(Direction.allCases) }, edge: optional { $0.element(Edge.allCases) },
+                shape: optional { $0.string() }, score: optional { $0.number() })
+        }
+
+        mutating func touch() -> TouchMessage {
+            TouchMessage(
+                seq: rng.next(), device: string(), region: string(),
+                touch: UInt32.random(in: .min ... .max, using: &rng),
+                phase: element([.began, .moved, .stationary, .ended, .cancelled]),
+                timeUS: Int64(bitPattern: rng.next()),
+                position: xy(), positionMM: optional { $0.xy() }, tool: element(ToolType.allCases),
+                sizeMM: optional { $0.number() }, pressure: optional { $0.number() })
+        }
+
+        mutating func element<T>(_ choices: [T]) -> T { choices.randomElement(using: &rng)! }
+    }
+
+    @Test func `gesture lines are JSONEncoder's bytes`() throws {
+        var random = Random(rng: SplitMix64(seed: 0x6A73_6F6E))
+        var encoder = LineEncoder()
+        for _ in 0..<5000 {
+            let message = ServerMessage.gesture(random.gesture())
+            let line = try encoder.encode(message)
+            let expected = try Self.reference(message)
+            guard line == expected else {
+                Issue.record(
+                    "\(String(decoding: line, as: UTF8.self)) is not \(String(decoding: expected, as: UTF8.self))")
+                return
+            }
+        }
+    }
+
+    @Test func `touch lines are JSONEncoder's bytes`() throws {
+        var random = Random(rng: SplitMix64(seed: 0x746F_7563))
+        var encoder = LineEncoder()
+        for _ in 0..<5000 {
+            let message = ServerMessage.touch(random.touch())
+            let line = try encoder.encode(message)
+            let expected = try Self.reference(message)
+            guard line == expected else {
+                Issue.record(
+                    "\(String(decoding: line, as: UTF8.self)) is not \(String(decoding: expected, as: UTF8.self))")
+                return
+            }
+        }
+    }
+
+    @Test func `other messages go through JSONEncoder`() throws {
+        var encoder = LineEncoder()
+        for message in [
+            ServerMessage.ok(id: .number(7)), .pong(id: .string("a\"b")),
+            .error(ErrorMessage(code: .unknownType, message: "no", id: nil)),
+        ] {
+            #expect(try encoder.encode(message) == Self.reference(message))
+        }
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func `a number JSON cannot carry is an error, as with JSONEncoder`(bad: Double) {
+        var encoder = LineEncoder()
+        var random = Random(rng: SplitMix64(seed: 1))
+        var gesture = random.gesture()
+        gesture.score = bad
+        #expect(throws: EncodingError.self) { try encoder.encode(.gesture(gesture)) }
+        #expect(throws: EncodingError.self) { try Self.reference(.gesture(gesture)) }
+        let touch = TouchMessage(
+            seq: 1, device: "event5", region: "root", touch: 1, phase: .moved, timeUS: 1, position: XY(x: bad, y: 0))
+        #expect(throws: EncodingError.self) { try encoder.encode(.touch(touch)) }
+        #expect(throws: EncodingError.self) { try Self.reference(.touch(touch)) }
+    }
+}
