@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A program the tests start, whose output lines arrive as they are printed, and whose end can
 /// be waited for with a deadline.
@@ -13,42 +14,61 @@ public final class ChildProcess: Sendable {
 
     public let output = Observed(Output())
     private let process: Process
+    private let arguments: [String]
+
+    /// Held from creating a program's output pipe until it runs. Foundation closes the other
+    /// descriptors in the child by listing the open ones just before it spawns; a pipe another
+    /// test creates in between would be inherited, and its program's output would not end until
+    /// this child (perhaps a long-running daemon) exits.
+    private static let spawning = Mutex(())
 
     public init(_ arguments: [String], environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
         let output = self.output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            output.update { o in
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    if !o.partial.isEmpty { o.lines.append(String(decoding: o.partial, as: UTF8.self)) }
-                    o.partial = []
-                    o.ended = true
-                    return
-                }
-                for byte in data {
-                    if byte == UInt8(ascii: "\n") {
-                        o.lines.append(String(decoding: o.partial, as: UTF8.self))
-                        o.partial = []
-                    } else {
-                        o.partial.append(byte)
-                    }
-                }
-            }
-        }
         process.terminationHandler = { process in
             let status = process.terminationStatus
             output.update { $0.status = status }
         }
         self.process = process
-        try process.run()
+        self.arguments = arguments
+        let pipe = try Self.spawning.withLock { _ in
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            return pipe
+        }
+        // A thread of its own reads to the end of the output: `FileHandle.readabilityHandler`
+        // sometimes misses the end of a pipe on Linux (swift-corelibs-foundation#3275), which
+        // made waiting for a program's exit time out under load.
+        Thread {
+            let fd = pipe.fileHandleForReading.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                output.update { o in
+                    guard n > 0 else {
+                        if !o.partial.isEmpty { o.lines.append(String(decoding: o.partial, as: UTF8.self)) }
+                        o.partial = []
+                        o.ended = true
+                        return
+                    }
+                    for byte in buffer[0..<n] {
+                        if byte == UInt8(ascii: "\n") {
+                            o.lines.append(String(decoding: o.partial, as: UTF8.self))
+                            o.partial = []
+                        } else {
+                            o.partial.append(byte)
+                        }
+                    }
+                }
+                if n <= 0 { return }
+            }
+        }.start()
     }
 
     public func waitForLines(_ count: Int, within: Duration = .seconds(30)) async throws {
@@ -58,7 +78,16 @@ public final class ChildProcess: Sendable {
     /// Waits for the exit and for its output to be read to the end; the exit status.
     public func waitForExit(within: Duration = .seconds(30)) async throws -> Int32 {
         // The exit can be reported before the last output is read: wait for both.
-        try await output.wait(for: "the program to exit", within: within) { $0.status != nil && $0.ended }
+        do {
+            try await output.wait(for: "the program to exit", within: within) { $0.status != nil && $0.ended }
+        } catch let timeout as TimedOut {
+            // Which half is missing, and what the program said last, for the test's report.
+            let o = output.value
+            throw TimedOut(
+                what:
+                    "\(timeout.what) (\(arguments.joined(separator: " ")): exit status \(o.status.map(String.init) ?? "none"), "
+                    + "output \(o.ended ? "ended" : "still open"), last lines \(o.lines.suffix(5)))")
+        }
         return output.value.status!
     }
 
