@@ -1,4 +1,3 @@
-import FoundationEssentials
 import GestureEngine
 import GestureProtocol
 import TouchInput

@@ -79,7 +79,7 @@ struct ListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let subscription = try subscription()
-        let printer = MessagePrinter(pretty: pretty)
+        var printer = MessagePrinter(pretty: pretty)
         let ending: ErrorMessage?
         do {
             ending = try await GestureClient.connect(to: socket) { client in
@@ -109,14 +109,14 @@ struct ListenCommand: AsyncParsableCommand {
 /// Turns messages into output lines.
 struct MessagePrinter {
     let pretty: Bool
-    private let encoder = GestureProtocol.makeEncoder()
+    /// The server's own encoder, so a line prints exactly as the daemon sent it.
+    private var encoder = LineEncoder()
 
     init(pretty: Bool) { self.pretty = pretty }
 
-    func print(_ message: ServerMessage, socket: String) {
+    mutating func print(_ message: ServerMessage, socket: String) {
         guard pretty else {
-            // The message as the protocol spells it (sorted keys: one line per message).
-            if let line = try? GestureProtocol.encodeLine(message, with: encoder) {
+            if let line = try? encoder.encode(message) {
                 line.withUnsafeBytes { writeAll(1, $0) }
             }
             return
