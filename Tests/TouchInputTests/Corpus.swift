@@ -31,17 +31,35 @@ enum Corpus {
         return result.sorted()
     }
 
-    /// Recordings (files with events).
+    /// Recordings (files with events). Split recordings (`X_gesture.events`, whose device is in
+    /// `X.desc` beside it: evemu-devices/tablets-indirect-touch) count as recordings too.
     static var recordings: [String] { files { $0.contains(".ev") } }
-    /// Device descriptions only.
-    static var descriptions: [String] { files { $0.hasSuffix(".prop") } }
+    /// Device descriptions only (`.prop`, and the `.desc` of split recordings).
+    static var descriptions: [String] { files { $0.hasSuffix(".prop") || $0.hasSuffix(".desc") } }
 
-    /// A file's bytes, decompressed when it ends in `.xz`.
+    /// A file's bytes, decompressed when it ends in `.xz`; a split recording's `.events` comes
+    /// after its device's `.desc`, as evemu-play expects them joined.
     static func bytes(of relative: String) throws -> [UInt8] {
         let url = recordingsFolder!.appendingPathComponent(relative)
-        guard relative.hasSuffix(".xz") else { return Array(try Data(contentsOf: url)) }
-        return try Fixture.xzDecompress(url)
+        if relative.hasSuffix(".xz") { return try Fixture.xzDecompress(url) }
+        let events = Array(try Data(contentsOf: url))
+        guard let description = splitDescription(of: relative) else { return events }
+        return Array(try Data(contentsOf: recordingsFolder!.appendingPathComponent(description))) + events
     }
+
+    /// `dir/Model_gesture.events` → `dir/Model.desc`: the longest `.desc` in the same folder
+    /// whose name (without extension) is a prefix of the recording's.
+    static func splitDescription(of relative: String) -> String? {
+        guard relative.hasSuffix(".events") else { return nil }
+        let folder = relative.split(separator: "/").dropLast().joined(separator: "/")
+        return files { $0.hasSuffix(".desc") && $0.hasPrefix(folder + "/") }
+            .filter { relative.hasPrefix(String($0.dropLast(".desc".count)) + "_") }
+            .max { $0.count < $1.count }
+    }
+
+    /// Split recordings: the finger layer of pen tablets (no INPUT_PROP_DIRECT), replayed the way
+    /// their README says, as forced touchscreens.
+    static func isTabletTouchLayer(_ relative: String) -> Bool { relative.hasSuffix(".events") }
 }
 
 /// The committed fixtures (Tests/TouchInputTests/Fixtures).

@@ -19,7 +19,9 @@ struct CorpusReplayTests {
         let recording = try EvemuRecording(bytes: Corpus.bytes(of: file))
         let source: ReplaySource
         do {
-            source = try ReplaySource(recording: recording, id: DeviceID(1), label: file)
+            source = try ReplaySource(
+                recording: recording, id: DeviceID(1), label: file,
+                settings: DeviceSettings(forceTouchscreen: Corpus.isTabletTouchLayer(file)))
         } catch {
             #expect(Self.expectedRefusals[file] == error, "\(file) refused: \(error)")
             #expect(!error.description.isEmpty)
