@@ -19,7 +19,7 @@ SWIFTC=${SWIFTC:-swiftc}
 
 # The parts of TouchInput a recording goes through (no libevdev/libudev/logging).
 SOURCES=()
-for f in Frames/InputEvent Devices/DeviceDescription Devices/DeviceClassifier Devices/DeviceSettings \
+for f in LineError Frames/InputEvent Devices/DeviceCapabilities Devices/DeviceClassifier Devices/DeviceSettings \
          Devices/CoordinateMapper Devices/SurfaceSize Devices/TouchscreenModel Frames/TouchFrameBuffer \
          Wrappers/MtdevConverter Frames/FrameAssembler Replay/EvemuRecording Replay/ReplaySource; do
   SOURCES+=("Sources/TouchInput/$f.swift")

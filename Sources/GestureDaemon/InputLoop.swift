@@ -79,7 +79,7 @@ final class InputLoop {
         guard signals >= 0 else { throw DaemonError("cannot install the signal handlers: \(Self.errorText())") }
         try watch(signals, token: Token.signals)
         try watch(requests.fileDescriptor, token: Token.requests)
-        server.setRecognizers(recognizerInfos)
+        server.setRecognizers(engine.recognizerSummaries)
     }
 
     deinit {
@@ -431,7 +431,7 @@ final class InputLoop {
                 engine.removeDefinitions(of: client.owner, at: engineNow, into: &events)
                 publishEvents()
                 if engine.recognizerSummaries.count != before {
-                    server.setRecognizers(recognizerInfos)
+                    server.setRecognizers(engine.recognizerSummaries)
                     // What the client's definitions held (shape templates above all) goes back to
                     // the system, not only to malloc's free lists.
                     _ = gestured_release_free_memory()
@@ -444,7 +444,7 @@ final class InputLoop {
                         owner: request.client.owner, regions: request.definitions.regions,
                         recognizers: request.definitions.recognizers, at: engineNow, into: &events)
                     publishEvents()
-                    server.setRecognizers(recognizerInfos)
+                    server.setRecognizers(engine.recognizerSummaries)
                     request.reply(.success(()))
                 } catch {
                     request.reply(.failure(error))
@@ -505,7 +505,7 @@ final class InputLoop {
         let rulesChanged = fresh.devices != configuration.devices
         configuration = fresh
         logger.logLevel = fresh.logLevel.loggerLevel
-        server.setRecognizers(recognizerInfos)
+        server.setRecognizers(engine.recognizerSummaries)
         if rulesChanged, let discovery {
             let now = Timestamp(microseconds: gestured_monotonic_us())
             for device in devices.values.sorted(by: { $0.id < $1.id }) { remove(device, at: now) }
@@ -517,12 +517,6 @@ final class InputLoop {
             }
         }
         logger.info("configuration reloaded", metadata: ["recognizers": "\(engine.configuration.recognizers.count)"])
-    }
-
-    private var recognizerInfos: [RecognizerInfo] {
-        engine.recognizerSummaries.map {
-            RecognizerInfo(name: $0.name, kind: $0.kind, owner: $0.owner, region: $0.region)
-        }
     }
 
     // MARK: - Helpers

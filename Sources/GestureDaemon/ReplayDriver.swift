@@ -174,7 +174,7 @@ struct ReplayDriver {
 /// Why a replay stopped early.
 enum ReplayError: Error, CustomStringConvertible {
     /// The recording has an error the parser found only when reading on.
-    case recording(EvemuError)
+    case recording(LineError)
     /// The next pass would run the engine's clock past ``ReplayDriver/maxEngineTime``.
     case clockExhausted(passes: Int)
 

@@ -82,7 +82,7 @@ public struct GestureEngine: Sendable {
             var earliest = time.microseconds
             for i in arenas.indices {
                 let d = arenas[i].earliestDeadline
-                if d <= earliest && (chosen < 0 || d < earliest) {
+                if d <= earliest && d < Int64.max && (chosen < 0 || d < earliest) {
                     earliest = d
                     chosen = i
                 }

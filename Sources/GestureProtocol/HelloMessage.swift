@@ -21,12 +21,12 @@ public struct HelloMessage: Hashable, Sendable {
     /// The touchscreens present now.
     public var devices: [DeviceInfo]
     /// The recognizers running now (the configuration's and every client's).
-    public var recognizers: [RecognizerInfo]
+    public var recognizers: [RecognizerSummary]
     public var limits: ServerLimits
 
     public init(
         protocolVersion: Int = GestureProtocol.version, daemonVersion: String, client: UInt64, devices: [DeviceInfo],
-        recognizers: [RecognizerInfo], limits: ServerLimits
+        recognizers: [RecognizerSummary], limits: ServerLimits
     ) {
         self.protocolVersion = protocolVersion
         self.daemonVersion = daemonVersion
@@ -49,7 +49,7 @@ extension HelloMessage: Codable {
         daemonVersion = try c.decode(String.self, forKey: .daemonVersion)
         client = try c.decode(UInt64.self, forKey: .client)
         devices = try c.decode([DeviceInfo].self, forKey: .devices)
-        recognizers = try c.decode([RecognizerInfo].self, forKey: .recognizers)
+        recognizers = try c.decode([RecognizerSummary].self, forKey: .recognizers)
         limits = try c.decode(ServerLimits.self, forKey: .limits)
     }
 
@@ -65,36 +65,20 @@ extension HelloMessage: Codable {
     }
 }
 
-/// A running recognizer as `hello` lists it.
-public struct RecognizerInfo: Hashable, Sendable {
-    public var name: String
-    public var kind: GestureKind
-    /// `configuration` or `client:<id>` on the wire.
-    public var owner: Owner
-    public var region: String
-
-    public init(name: String, kind: GestureKind, owner: Owner, region: String) {
-        self.name = name
-        self.kind = kind
-        self.owner = owner
-        self.region = region
-    }
-}
-
-extension RecognizerInfo: Codable {
+/// A running recognizer as `hello` lists it; `owner` is `configuration` or `client:<id>` on the wire.
+extension RecognizerSummary: Codable {
     enum CodingKeys: String, CodingKey { case name, kind, owner, region }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        name = try c.decode(String.self, forKey: .name)
-        kind = try c.decode(GestureKind.self, forKey: .kind)
+        let name = try c.decode(String.self, forKey: .name)
+        let kind = try c.decode(GestureKind.self, forKey: .kind)
         let spelling = try c.decode(String.self, forKey: .owner)
         guard let owner = OwnerSpelling.owner(spelling) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .owner, in: c, debugDescription: "expected 'configuration' or 'client:<id>'")
         }
-        self.owner = owner
-        region = try c.decode(String.self, forKey: .region)
+        self.init(name: name, kind: kind, owner: owner, region: try c.decode(String.self, forKey: .region))
     }
 
     public func encode(to encoder: any Encoder) throws {

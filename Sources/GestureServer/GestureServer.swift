@@ -165,7 +165,7 @@ public final class GestureServer: Sendable {
 
     /// The recognizers `hello` lists from now on (after loading or reloading the configuration,
     /// and after every successful or removed client definition).
-    public func setRecognizers(_ recognizers: [RecognizerInfo]) {
+    public func setRecognizers(_ recognizers: [RecognizerSummary]) {
         let core = self.core
         stopped.withLock { stopped in
             if !stopped { eventLoop.execute { core.value.setRecognizers(recognizers) } }

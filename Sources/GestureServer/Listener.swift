@@ -180,20 +180,12 @@ enum SocketFile {
 
     /// Tries to connect to `path`: 0 when something listens, else the errno.
     private static func probe(_ path: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return errno }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        do throws(UnixSocketConnection.Failure) {
+            close(try UnixSocketConnection.connect(path))
+            return 0
+        } catch {
+            return error.errno
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0 ? 0 : errno
     }
 
     private static func makeParentDirectories(of path: String) throws(ServerError) {

@@ -16,7 +16,7 @@ final class ServerCore {
     /// Open connections, in the order they were accepted (fan-out order).
     private var sessions: [ClientSession] = []
     private var devices: [DeviceInfo] = []
-    private var recognizers: [RecognizerInfo] = []
+    private var recognizers: [RecognizerSummary] = []
     private var nextClientID: UInt64 = 1
     private var listener: (any Channel)?
     /// The socket file this server created, removed at shutdown (nil: inherited, or not bound).
@@ -127,7 +127,7 @@ final class ServerCore {
         }
     }
 
-    func setRecognizers(_ recognizers: [RecognizerInfo]) {
+    func setRecognizers(_ recognizers: [RecognizerSummary]) {
         self.recognizers = recognizers
     }
 

@@ -124,23 +124,21 @@ struct SimulateCommand: ParsableCommand {
             } else if !steps.isEmpty {
                 parsed = try GestureScript(steps: steps)
             }
-        } catch let error as EvemuError {
-            throw Self.fail("\(recording ?? ""):\(error.line): \(error.message)")
-        } catch let error as ScriptError {
-            throw Self.fail("\(script ?? "steps"):\(error.line): \(error.message)")
+        } catch let error as LineError {
+            throw Self.fail("\(recording ?? script ?? "steps"):\(error.line): \(error.message)")
         }
 
-        var description: DeviceDescription
+        var description: DeviceCapabilities
         if let device {
             do {
                 description = try EvemuRecording(bytes: try Self.read(device)).description
-            } catch let error as EvemuError {
+            } catch let error as LineError {
                 throw Self.fail("\(device):\(error.line): \(error.message)")
             }
         } else if let recorded, profile == nil {
             description = recorded.description
         } else {
-            description = DeviceProfile(rawValue: profile ?? DeviceProfile.kiosk10.rawValue)!.deviceDescription()
+            description = DeviceProfile(rawValue: profile ?? DeviceProfile.kiosk10.rawValue)!.capabilities()
         }
         if let name { description.name = name }
         var timeline: [TimelineStep] = []
@@ -187,7 +185,7 @@ struct SimulateCommand: ParsableCommand {
 
     /// The panel's height over its width on the glass (the engine's measuring size: the real size,
     /// or the nominal one with the axis ranges' aspect).
-    static func aspect(of description: DeviceDescription) -> Double {
+    static func aspect(of description: DeviceCapabilities) -> Double {
         // A description the daemon would not take as a touchscreen (the touchpad profile) is drawn square.
         guard let model = try? TouchscreenModel(description: description, settings: DeviceSettings()) else { return 1 }
         let size = model.descriptor(id: DeviceID(0), label: "").geometry.measuringSize
@@ -195,7 +193,7 @@ struct SimulateCommand: ParsableCommand {
     }
 
     /// `--record`: the frames the device would have sent, as an evemu recording (times from 1 s).
-    private func write(_ timeline: [TimelineStep], as description: DeviceDescription, to path: String) throws {
+    private func write(_ timeline: [TimelineStep], as description: DeviceCapabilities, to path: String) throws {
         guard var encoder = ContactEncoder(description: description) else {
             throw Self.fail("the device has no position axes to record")
         }
@@ -293,7 +291,7 @@ struct SimulateCommand: ParsableCommand {
                     try touchscreen.write(RawEvent(event.type, event.code, event.value))
                 }
             }
-        } catch let error as EvemuError {
+        } catch let error as LineError {
             throw Self.fail("\(self.recording ?? ""):\(error.line): \(error.message)")
         }
         return false

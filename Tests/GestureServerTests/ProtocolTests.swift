@@ -150,9 +150,9 @@ import Testing
     }
 
     @Test func `owners are spelled configuration or client colon id`() throws {
-        let info = RecognizerInfo(name: "x", kind: .pan, owner: .client(12), region: "root")
+        let info = RecognizerSummary(name: "x", kind: .pan, owner: .client(12), region: "root")
         #expect(try Self.json(info) == #"{"kind":"pan","name":"x","owner":"client:12","region":"root"}"#)
-        let back = try JSONDecoder().decode(RecognizerInfo.self, from: Data(try Self.json(info).utf8))
+        let back = try JSONDecoder().decode(RecognizerSummary.self, from: Data(try Self.json(info).utf8))
         #expect(back == info)
     }
 

@@ -61,8 +61,8 @@ extension SocketTests {
                 #expect(firstHello.devices.isEmpty)
 
                 let recognizers = [
-                    RecognizerInfo(name: "tap", kind: .tap, owner: .configuration, region: "root"),
-                    RecognizerInfo(name: "mine", kind: .swipe, owner: .client(firstHello.client), region: "root"),
+                    RecognizerSummary(name: "tap", kind: .tap, owner: .configuration, region: "root"),
+                    RecognizerSummary(name: "mine", kind: .swipe, owner: .client(firstHello.client), region: "root"),
                 ]
                 f.server.setRecognizers(recognizers)
                 f.server.publish([.device(DeviceMessage(event: .added, device: Sample.device))])

@@ -21,7 +21,7 @@ import Testing
         "encoded frames assemble back to the contacts sent",
         arguments: [DeviceProfile.kiosk10, .noResolution10, .optical2, .large60, .resistive, .protocolA])
     func roundTrip(_ profile: DeviceProfile) throws {
-        let description = profile.deviceDescription()
+        let description = profile.capabilities()
         var encoder = try #require(ContactEncoder(description: description))
         let model = try TouchscreenModel(description: description)
         var assembler = model.makeAssembler(device: DeviceID(1), contactsKnown: true)
@@ -81,7 +81,7 @@ import Testing
 
     @Test("more contacts than slots: the extra ones are not sent")
     func tooManyContacts() throws {
-        var encoder = try #require(ContactEncoder(description: DeviceProfile.optical2.deviceDescription()))
+        var encoder = try #require(ContactEncoder(description: DeviceProfile.optical2.capabilities()))
         var raw: [RawEvent] = []
         encoder.encode(
             (0..<3).map { SimulatedContact(id: $0, position: SurfacePoint(x: 0.1 * Double($0), y: 0.5)) }, into: &raw)
@@ -91,7 +91,7 @@ import Testing
 
     @Test("the kernel's pointer emulation is reproduced: BTN_TOUCH and ABS_X of the first contact")
     func pointerEmulation() throws {
-        var encoder = try #require(ContactEncoder(description: DeviceProfile.kiosk10.deviceDescription()))
+        var encoder = try #require(ContactEncoder(description: DeviceProfile.kiosk10.capabilities()))
         var raw: [RawEvent] = []
         encoder.encode([SimulatedContact(id: 1, position: SurfacePoint(x: 1, y: 0))], into: &raw)
         #expect(raw.contains(RawEvent(EventCode.evKey, EventCode.btnTouch, 1)))

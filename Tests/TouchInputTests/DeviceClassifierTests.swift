@@ -14,11 +14,11 @@ import Testing
             (.protocolA, .protocolA),
         ])
     func profiles(_ profile: DeviceProfile, _ expected: TouchProtocol) {
-        #expect(DeviceClassifier.classify(profile.deviceDescription()) == .success(expected))
+        #expect(DeviceClassifier.classify(profile.capabilities()) == .success(expected))
     }
 
-    static func device(props: Set<UInt16> = [], keys: [UInt16] = [], axes: [UInt16]) -> DeviceDescription {
-        var d = DeviceDescription(name: "test", properties: props)
+    static func device(props: Set<UInt16> = [], keys: [UInt16] = [], axes: [UInt16]) -> DeviceCapabilities {
+        var d = DeviceCapabilities(name: "test", properties: props)
         for k in keys { d.addCode(EventCode.evKey, k) }
         for a in axes { d.addAxis(a, AbsInfo(minimum: 0, maximum: 1000)) }
         return d
@@ -29,7 +29,7 @@ import Testing
 
     @Test("skip reasons")
     func skipped() {
-        let cases: [(DeviceDescription, SkipReason)] = [
+        let cases: [(DeviceCapabilities, SkipReason)] = [
             (Self.device(keys: [EventCode.btnLeft], axes: [EventCode.absZ]), .noPositionAxes),
             (Self.device(keys: [EventCode.btnTouch, EventCode.btnToolFinger], axes: Self.slotted), .touchpad),
             (
@@ -85,7 +85,7 @@ import Testing
     func disabled() {
         #expect(throws: SkipReason.disabledByConfiguration) {
             try TouchscreenModel(
-                description: DeviceProfile.kiosk10.deviceDescription(), settings: DeviceSettings(enabled: false))
+                description: DeviceProfile.kiosk10.capabilities(), settings: DeviceSettings(enabled: false))
         }
     }
 

@@ -20,7 +20,7 @@ import Testing
             try Fixture.bytes("ntrig-dell-xt2-comments-only.event"),
             Array(try Fixture.bytes("3m.event.xz").prefix(12_000)),
         ]
-        var writer = EvemuWriter(device: DeviceProfile.resistive.deviceDescription())
+        var writer = EvemuWriter(device: DeviceProfile.resistive.capabilities())
         writer.append(InputEvent(time: Timestamp(microseconds: 5), type: 1, code: EventCode.btnTouch, value: 1))
         writer.append(InputEvent(time: Timestamp(microseconds: 6), type: 0, code: 0, value: 0))
         seeds.append(Array(writer.text.utf8))

@@ -73,7 +73,7 @@ import Testing
 
     @Test("the writer's output parses back to the same description and events", arguments: DeviceProfile.allCases)
     func writerRoundTrip(_ profile: DeviceProfile) throws {
-        let description = profile.deviceDescription()
+        let description = profile.capabilities()
         var writer = EvemuWriter(device: description)
         let events = [
             InputEvent(time: Timestamp(microseconds: 1_700_000_000_123_456), type: 3, code: 0x35, value: -5),
@@ -128,7 +128,7 @@ import Testing
     @Test("a B: bit above the type's maximum is refused on its line")
     func bitmaskAboveMaximum() {
         // EV_ABS has 64 codes: a ninth byte sets codes 64…71.
-        #expect(throws: EvemuError(line: 2, "B: sets code 0x40 of type EV_ABS, above its maximum")) {
+        #expect(throws: LineError(line: 2, "B: sets code 0x40 of type EV_ABS, above its maximum")) {
             try EvemuRecording(text: "N: a\nB: 03 00 00 00 00 00 00 00 00 01\nA: 00 0 1 0 0 0\n")
         }
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// The frame assembler's rules (docs/INPUT.md, "Frames"), one scenario each.
 @Suite struct FrameAssemblerTests {
-    let kiosk = DeviceProfile.kiosk10.deviceDescription()
+    let kiosk = DeviceProfile.kiosk10.capabilities()
 
     @Test("a contact's life: began, moved, stationary, ended, with kernel time and surface position")
     func lifecycle() throws {
@@ -233,7 +233,7 @@ import Testing
         // kiosk-10: 64 units/mm horizontally, 114 vertically → 64 units ≈ (1 + 64/114) / 2 mm
         let expected = (64.0 / 64 + 64.0 / 114) / 2
         #expect(Swift.abs((touch.contactSize?.value ?? 0) - expected) < 1e-9)
-        let noSize = try assemble(e.events, description: DeviceProfile.large60.deviceDescription()).frames
+        let noSize = try assemble(e.events, description: DeviceProfile.large60.capabilities()).frames
         #expect(noSize[0].touches[0].contactSize == nil)
     }
 
@@ -251,7 +251,7 @@ import Testing
         e.key(EventCode.btnTouch, 1)
         e.report()
         let (frames, _) = try assemble(
-            e.events, description: DeviceProfile.resistive.deviceDescription(), contactsKnown: false)
+            e.events, description: DeviceProfile.resistive.capabilities(), contactsKnown: false)
         #expect(frames.map(\.phases) == [[1: .began], [1: .moved], [1: .ended], [2: .began]])
         #expect(near(frames[0].touches[0].position, SurfacePoint(x: 1, y: 0)))
     }
@@ -273,7 +273,7 @@ import Testing
         e.add(EventCode.evSyn, EventCode.synMTReport, 0)
         e.key(EventCode.btnTouch, 0)
         e.report()
-        let (frames, _) = try assemble(e.events, description: DeviceProfile.protocolA.deviceDescription())
+        let (frames, _) = try assemble(e.events, description: DeviceProfile.protocolA.capabilities())
         #expect(frames.count == 4)
         #expect(frames[0].touches.map(\.phase) == [.began, .began])
         #expect(frames[1].touches.map(\.phase) == [.moved, .moved])

@@ -47,7 +47,7 @@ struct FrameStreamChecker {
 
     /// Plays `replay` to its end (`batch` events at a time, then its closing cancellations) and
     /// checks every frame it produces.
-    static func checking(_ replay: inout ReplaySource, batch: Int) throws(EvemuError) -> FrameStreamChecker {
+    static func checking(_ replay: inout ReplaySource, batch: Int) throws(LineError) -> FrameStreamChecker {
         var frames = TouchFrameBuffer()
         var checker = FrameStreamChecker()
         var more = true

@@ -42,11 +42,11 @@ import Testing
         #expect(CalibrationMatrix(udevProperty: "1 0 0 0 1") == nil)
         #expect(CalibrationMatrix(udevProperty: "1 0 0 0 1 nan") == nil)
         let model = try TouchscreenModel(
-            description: DeviceProfile.kiosk10.deviceDescription(), udev: UdevHints(calibrationMatrix: "garbage"))
+            description: DeviceProfile.kiosk10.capabilities(), udev: UdevHints(calibrationMatrix: "garbage"))
         #expect(model.mapper.calibration == .identity)
         #expect(model.warnings.contains { $0.contains("LIBINPUT_CALIBRATION_MATRIX") })
         let configured = try TouchscreenModel(
-            description: DeviceProfile.kiosk10.deviceDescription(),
+            description: DeviceProfile.kiosk10.capabilities(),
             settings: DeviceSettings(calibration: CalibrationMatrix(2, 0, 0, 0, 2, 0)),
             udev: UdevHints(calibrationMatrix: "1 0 0 0 1 0"))
         #expect(configured.calibrationSource == "configuration")

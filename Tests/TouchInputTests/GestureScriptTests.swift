@@ -137,7 +137,7 @@ import Testing
         }
         #expect(down.count == 1 && up.isEmpty)
         #expect(timeline[1].time > timeline[0].time && timeline[1].time == timeline[2].time)
-        #expect(throws: ScriptError.self) { try GestureScript(parsing: "pause 1s") }
+        #expect(throws: LineError.self) { try GestureScript(parsing: "pause 1s") }
     }
 
     @Test(
@@ -156,7 +156,7 @@ import Testing
         #expect {
             try GestureScript(parsing: script)
         } throws: { error in
-            guard let e = error as? ScriptError else { return false }
+            guard let e = error as? LineError else { return false }
             return e.line == line && e.message.contains(message)
         }
     }

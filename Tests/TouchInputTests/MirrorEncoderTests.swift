@@ -21,7 +21,7 @@ import Testing
         var time: Int64 = 1_000_000
 
         init(_ profile: DeviceProfile) throws {
-            let description = profile.deviceDescription()
+            let description = profile.capabilities()
             source = try TouchscreenModel(description: description)
             panel = try #require(ContactEncoder(description: description))
             panelAssembler = source.makeAssembler(device: DeviceID(1), contactsKnown: true)
@@ -255,7 +255,7 @@ import Testing
 
     @Test("the mirror has the panel's axes, ranges and slots; palm reachable; unfollowed axes left out")
     func description() throws {
-        var panel = DeviceProfile.kiosk10.deviceDescription(name: "Panel")
+        var panel = DeviceProfile.kiosk10.capabilities(name: "Panel")
         panel.addAxis(EventCode.absMTToolType, AbsInfo(minimum: 0, maximum: 1))
         panel.addAxis(EventCode.absMTOrientation, AbsInfo(minimum: -90, maximum: 90))
         panel.addCode(EventCode.evMsc, EventCode.mscTimestamp)
@@ -272,7 +272,7 @@ import Testing
         #expect(d.codes[EventCode.evMsc] == nil)
         #expect(d.codes[EventCode.evKey] == panel.codes[EventCode.evKey])
 
-        let protocolA = DeviceProfile.protocolA.deviceDescription()
+        let protocolA = DeviceProfile.protocolA.capabilities()
         let a = MirrorEncoder(source: protocolA, touchProtocol: .protocolA).description
         #expect(a.slotCount == MirrorEncoder.protocolASlots && a.hasAxis(EventCode.absMTTrackingID))
         #expect(try TouchscreenModel(description: a).touchProtocol == .slots(count: MirrorEncoder.protocolASlots))

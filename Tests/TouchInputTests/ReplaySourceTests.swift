@@ -6,7 +6,7 @@ import Testing
 /// Replays keep the recording's clock and leave nothing down.
 @Suite struct ReplaySourceTests {
     static func recording(_ lines: [String]) throws -> EvemuRecording {
-        let writer = EvemuWriter(device: DeviceProfile.kiosk10.deviceDescription())
+        let writer = EvemuWriter(device: DeviceProfile.kiosk10.capabilities())
         return try EvemuRecording(text: writer.text + lines.joined(separator: "\n") + "\n")
     }
 
@@ -59,7 +59,7 @@ import Testing
 
     @Test("a recording of a touchpad is refused with the reason")
     func refused() throws {
-        let writer = EvemuWriter(device: DeviceProfile.touchpad.deviceDescription())
+        let writer = EvemuWriter(device: DeviceProfile.touchpad.capabilities())
         #expect(throws: SkipReason.touchpad) {
             try ReplaySource(recording: try EvemuRecording(text: writer.text), id: DeviceID(1), label: "pad")
         }

@@ -34,7 +34,7 @@ struct EventList {
 
 /// Runs `events` through an assembler for `description` and returns the frames.
 func assemble(
-    _ events: [InputEvent], description: DeviceDescription = DeviceProfile.kiosk10.deviceDescription(),
+    _ events: [InputEvent], description: DeviceCapabilities = DeviceProfile.kiosk10.capabilities(),
     settings: DeviceSettings = DeviceSettings(), contactsKnown: Bool = true, states: [FrameAssembler.SlotState]? = nil
 ) throws -> (frames: [TouchFrame], assembler: FrameAssembler) {
     let model = try TouchscreenModel(description: description, settings: settings)

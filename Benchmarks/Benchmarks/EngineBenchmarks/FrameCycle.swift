@@ -48,3 +48,40 @@ struct FrameCycle {
         period = time - 1_000_000 + 700_000
     }
 }
+
+/// A repeating ``FrameCycle`` fed frame by frame into one engine with the default set.
+final class FrameFeed: @unchecked Sendable {
+    private var engine: GestureEngine
+    private let cycle: [TouchFrame]
+    private let period: Int64
+    private var index = 0
+    private var lap: Int64 = 0
+    private var events: [EngineEvent] = []
+    private(set) var emitted = 0
+    /// Sees each frame's events before they are cleared (the callgrind driver's digest).
+    var inspect: (([EngineEvent]) -> Void)?
+
+    init(fingers: Int) {
+        let workload = FrameCycle(fingers: fingers)
+        engine = try! GestureEngine(configuration: .default)
+        engine.addDevice(workload.device)
+        cycle = workload.frames
+        period = workload.period
+        events.reserveCapacity(256)
+    }
+
+    /// Processes the next frame of the cycle.
+    @inline(__always) func step() {
+        var frame = cycle[index]
+        frame.time = Timestamp(microseconds: frame.time.microseconds + lap * period)
+        engine.process(frame, into: &events)
+        emitted &+= events.count
+        if let inspect { inspect(events) }
+        events.removeAll(keepingCapacity: true)
+        index += 1
+        if index == cycle.count {
+            index = 0
+            lap += 1
+        }
+    }
+}

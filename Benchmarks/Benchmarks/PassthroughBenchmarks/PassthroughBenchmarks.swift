@@ -23,7 +23,7 @@ final class ViewFeed: @unchecked Sendable {
     private(set) var written = 0
 
     init(fingers: Int, writing: Bool) {
-        let panel = DeviceProfile.kiosk10.deviceDescription()
+        let panel = DeviceProfile.kiosk10.capabilities()
         encoder = MirrorEncoder(source: panel, touchProtocol: .slots(count: 10))
         var frames: [[ViewTouchEvent]] = []
         var time: Int64 = 1_000_000

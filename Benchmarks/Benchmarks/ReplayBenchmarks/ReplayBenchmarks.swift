@@ -15,7 +15,7 @@ import Glibc
 
 /// The generated recording's text and event count.
 let recording: (bytes: [UInt8], events: Int) = {
-    let description = DeviceProfile.kiosk10.deviceDescription()
+    let description = DeviceProfile.kiosk10.capabilities()
     var writer = EvemuWriter(device: description)
     var encoder = ContactEncoder(description: description)!
     let script = try! GestureScript(

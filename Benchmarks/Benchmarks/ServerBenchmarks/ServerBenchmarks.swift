@@ -242,19 +242,11 @@ final class Rig: @unchecked Sendable {
     }
 
     private static func connect(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        do throws(UnixSocketConnection.Failure) {
+            return try UnixSocketConnection.connect(path)
+        } catch {
+            throw RigError("cannot connect to \(path): errno \(error.errno)")
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard fd >= 0, result == 0 else { throw RigError("cannot connect to \(path)") }
-        return fd
     }
 }
 

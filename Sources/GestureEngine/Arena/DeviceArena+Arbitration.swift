@@ -1,7 +1,10 @@
 // R2–R6 (docs/ARBITRATION.md): what happens to a recognizer's proposal.
 
 extension DeviceArena {
-    /// Applies a machine's proposal.
+    /// Applies a machine's proposal. Only a machine that has not finished is asked (updates skip
+    /// finished recognizers, a finished one has no timer), and a machine proposes a begin once, a
+    /// change or an end only after it: any other pairing of proposal and phase is a bug in a
+    /// machine or in the arena, and stops here rather than being dropped.
     mutating func handle(
         _ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
@@ -9,30 +12,40 @@ extension DeviceArena {
         case .none:
             return
         case .fail:
-            switch instances[r].phase {
+            let phase = instances[r].phase
+            switch phase {
             case .possible, .held: fail(r, at: time, c, into: &events)
             case .active: cancel(r, at: time, c, into: &events)
-            case .recognized, .ended, .cancelled, .failed: return
+            case .recognized, .ended, .cancelled, .failed: impossible(proposal, phase, expected: "not finished")
             }
         case .begin(let report), .recognize(let report):
-            guard instances[r].phase == .possible else { return }
+            let phase = instances[r].phase
+            guard phase == .possible else { impossible(proposal, phase, expected: "possible") }
             attempt(r, report, at: time, c, into: &events)
         case .change(let report):
-            switch instances[r].phase {
+            let phase = instances[r].phase
+            switch phase {
             case .active: emit(r, .changed, report, c, into: &events)
             case .held: held[r]?.change = report
-            case .possible, .recognized, .ended, .cancelled, .failed: return
+            case .possible, .recognized, .ended, .cancelled, .failed:
+                impossible(proposal, phase, expected: "active or held")
             }
         case .end(let report):
-            switch instances[r].phase {
+            let phase = instances[r].phase
+            switch phase {
             case .active:
                 instances[r].phase = .ended
                 deadlines[r] = Int64.max
                 emit(r, .ended, report, c, into: &events)
             case .held: held[r]?.end = report
-            case .possible, .recognized, .ended, .cancelled, .failed: return
+            case .possible, .recognized, .ended, .cancelled, .failed:
+                impossible(proposal, phase, expected: "active or held")
             }
         }
+    }
+
+    private func impossible(_ proposal: Proposal, _ phase: Phase, expected: String) -> Never {
+        preconditionFailure("a recognizer proposed \(proposal) in phase \(phase); expected phase \(expected)")
     }
 
     /// A recognizer would leave `possible`: R3, then R5, then R4.

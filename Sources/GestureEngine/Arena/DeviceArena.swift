@@ -341,7 +341,7 @@ struct DeviceArena {
             earliest = deadlines[r]
             chosen = r
         }
-        guard chosen >= 0 else { return }
+        guard chosen >= 0 else { preconditionFailure("fireEarliest with no timer running; expected a due deadline") }
         let time = Timestamp(microseconds: earliest)
         if time > now { now = time }
         let kind = c.kinds[chosen]

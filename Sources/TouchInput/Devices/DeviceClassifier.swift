@@ -85,7 +85,7 @@ public enum DeviceClassifier {
     /// The verdict for `description`; `forceTouchscreen` accepts absolute pointers and indirect
     /// devices as touchscreens (a device setting for panels in mouse emulation).
     public static func classify(
-        _ description: DeviceDescription, forceTouchscreen: Bool = false
+        _ description: DeviceCapabilities, forceTouchscreen: Bool = false
     ) -> Result<TouchProtocol, SkipReason> {
         let d = description
         let isDirect = d.has(property: EventCode.propDirect)

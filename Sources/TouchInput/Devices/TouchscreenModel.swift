@@ -18,7 +18,7 @@ public struct UdevHints: Hashable, Sendable {
 /// A device accepted as a touchscreen, with everything decided about it: how it reports contacts,
 /// the coordinate pipeline and its size. Built the same way for live devices and recordings.
 public struct TouchscreenModel: Hashable, Sendable {
-    public let description: DeviceDescription
+    public let description: DeviceCapabilities
     public let touchProtocol: TouchProtocol
     public let mapper: CoordinateMapper
     public let size: SurfaceSize
@@ -29,7 +29,7 @@ public struct TouchscreenModel: Hashable, Sendable {
 
     /// Accepts `description` as a touchscreen or says why not.
     public init(
-        description: DeviceDescription, settings: DeviceSettings = DeviceSettings(), udev: UdevHints = UdevHints()
+        description: DeviceCapabilities, settings: DeviceSettings = DeviceSettings(), udev: UdevHints = UdevHints()
     ) throws(SkipReason) {
         guard settings.enabled else { throw .disabledByConfiguration }
         let proto: TouchProtocol

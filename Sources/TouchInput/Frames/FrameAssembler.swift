@@ -88,7 +88,7 @@ public struct FrameAssembler {
     /// Whether anything reportable happened since the last frame.
     private var dirty = false
     private var converter: MtdevConverter?
-    private let description: DeviceDescription
+    private let description: DeviceCapabilities
 
     /// An assembler for a device of `description` whose contacts are reported as `touchProtocol`.
     ///
@@ -97,7 +97,7 @@ public struct FrameAssembler {
     ///   - contactsKnown: true for live devices, whose slot state is then given by
     ///     ``synchronize(_:)``; false for recordings, whose start state is unknown.
     public init(
-        device: DeviceID, description: DeviceDescription, touchProtocol: TouchProtocol, mapper: CoordinateMapper,
+        device: DeviceID, description: DeviceCapabilities, touchProtocol: TouchProtocol, mapper: CoordinateMapper,
         geometry: SurfaceGeometry, contactsKnown: Bool = false
     ) {
         self.device = device
@@ -146,7 +146,7 @@ public struct FrameAssembler {
     /// mm per unit of ABS_MT_TOUCH_MAJOR: its own resolution if it has one, else the position axes'
     /// units per mm (the MT protocol expresses sizes in surface units) when the size is known.
     private static func majorScale(
-        description: DeviceDescription, mapper: CoordinateMapper, geometry: SurfaceGeometry, singleTouch: Bool
+        description: DeviceCapabilities, mapper: CoordinateMapper, geometry: SurfaceGeometry, singleTouch: Bool
     ) -> Double? {
         guard !singleTouch, let major = description.absInfo[EventCode.absMTTouchMajor] else { return nil }
         if major.resolution > 0 { return 1 / Double(major.resolution) }

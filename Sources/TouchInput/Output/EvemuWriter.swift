@@ -7,7 +7,7 @@ public struct EvemuWriter {
     public private(set) var text: String
 
     /// Starts a file with the description of `device`.
-    public init(device: DeviceDescription) {
+    public init(device: DeviceCapabilities) {
         var t = "# EVEMU 1.3\n"
         t += "# Input device name: \"\(device.name)\"\n"
         t += "N: \(device.name)\n"

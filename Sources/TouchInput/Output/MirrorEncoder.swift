@@ -59,7 +59,7 @@ public struct MirrorEncoder {
     static let forwardedAxes: Set<UInt16> = [EventCode.absX, EventCode.absY, EventCode.absPressure]
 
     /// The mirror device's description.
-    public let description: DeviceDescription
+    public let description: DeviceCapabilities
     public let layout: Layout
     /// Axes of the panel the mirror leaves out (see ``forwardedMultitouchAxes``).
     public let omittedAxes: [UInt16]
@@ -96,8 +96,8 @@ public struct MirrorEncoder {
 
     /// An encoder for the mirror of a panel of `source`, whose contacts the frame assembler reads
     /// as `touchProtocol`.
-    public init(source: DeviceDescription, touchProtocol: TouchProtocol) {
-        var mirror = DeviceDescription(name: Self.mirrorName(of: source.name), id: source.id)
+    public init(source: DeviceCapabilities, touchProtocol: TouchProtocol) {
+        var mirror = DeviceCapabilities(name: Self.mirrorName(of: source.name), id: source.id)
         mirror.properties = source.properties
         for code in source.codes[EventCode.evKey] ?? [] { mirror.addCode(EventCode.evKey, code) }
         var omitted: [UInt16] = []

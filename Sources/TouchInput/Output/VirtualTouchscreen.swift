@@ -3,11 +3,11 @@ import Glibc
 
 /// A touchscreen made through uinput: the basis of `gestured simulate` and the real-kernel tests.
 ///
-/// Created from a ``DeviceDescription`` (an evemu header or a ``DeviceProfile``); frames of
+/// Created from a ``DeviceCapabilities`` (an evemu header or a ``DeviceProfile``); frames of
 /// ``SimulatedContact``s are encoded as the kernel driver of such a panel would send them.
 /// ``unplug()`` (or releasing the object) removes the device. Not Sendable: one owner.
 public final class VirtualTouchscreen {
-    public let description: DeviceDescription
+    public let description: DeviceCapabilities
     private var uinput: EvdevUinput
     private var encoder: ContactEncoder?
     private var events: [RawEvent] = []
@@ -17,7 +17,7 @@ public final class VirtualTouchscreen {
     public let syspath: String?
 
     /// Creates the device (needs write access to /dev/uinput).
-    public init(description: DeviceDescription) throws(InputError) {
+    public init(description: DeviceCapabilities) throws(InputError) {
         uinput = try EvdevUinput(description: description)
         self.description = description
         encoder = ContactEncoder(description: description)
@@ -28,7 +28,7 @@ public final class VirtualTouchscreen {
     /// Creates a device of a built-in profile, named ``DeviceProfile/namePrefix`` + profile unless
     /// `name` is given.
     public convenience init(profile: DeviceProfile, name: String? = nil) throws(InputError) {
-        try self.init(description: profile.deviceDescription(name: name))
+        try self.init(description: profile.capabilities(name: name))
     }
 
     /// The coordinate mapping the encoder uses (surface → device units).

@@ -1,18 +1,5 @@
 import GestureEngine
 
-/// A malformed evemu file: the 1-based line and what is wrong with it.
-public struct EvemuError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var line: Int
-    public var message: String
-
-    public init(line: Int, _ message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    public var description: String { "line \(line): \(message)" }
-}
-
 /// An evemu recording or device description (`evemu-record` / `evemu-describe`, format 1.x).
 ///
 /// Every variant in the corpus parses: descriptions as `N:/I:/P:/B:/A:` lines, or only as the
@@ -23,7 +10,7 @@ public struct EvemuError: Error, Hashable, Sendable, CustomStringConvertible {
 /// of a large recording does not hold a second copy of it.
 public struct EvemuRecording: Sendable {
     /// The device the recording was made on.
-    public var description: DeviceDescription
+    public var description: DeviceCapabilities
     /// The format version from the `# EVEMU 1.x` header, when there is one.
     public var version: String?
     /// The file's bytes.
@@ -36,7 +23,7 @@ public struct EvemuRecording: Sendable {
     static let maximumLineLength = 4096
 
     /// Parses the device description; events are read later through ``events()``.
-    public init(bytes: [UInt8]) throws(EvemuError) {
+    public init(bytes: [UInt8]) throws(LineError) {
         self.bytes = bytes
         var header = HeaderParser()
         var offset = 0
@@ -46,7 +33,7 @@ public struct EvemuRecording: Sendable {
         while offset < bytes.count {
             let end = Self.lineEnd(bytes, from: offset)
             if end - offset > Self.maximumLineLength {
-                throw EvemuError(line: line, "line longer than \(Self.maximumLineLength) bytes")
+                throw LineError(line: line, "line longer than \(Self.maximumLineLength) bytes")
             }
             let text = Self.trimmedLine(bytes, offset, end)
             if text.starts(with: [UInt8(ascii: "E"), UInt8(ascii: ":")]) {
@@ -68,7 +55,7 @@ public struct EvemuRecording: Sendable {
     }
 
     /// Parses a file's text.
-    public init(text: String) throws(EvemuError) {
+    public init(text: String) throws(LineError) {
         try self.init(bytes: Array(text.utf8))
     }
 
@@ -78,7 +65,7 @@ public struct EvemuRecording: Sendable {
     }
 
     /// Every event at once (tests, small files).
-    public func allEvents() throws(EvemuError) -> [InputEvent] {
+    public func allEvents() throws(LineError) -> [InputEvent] {
         var reader = events()
         var result: [InputEvent] = []
         while let e = try reader.next() { result.append(e) }
@@ -114,7 +101,7 @@ public struct EvemuRecording: Sendable {
         }
 
         /// The next event, or nil at the end of the file.
-        public mutating func next() throws(EvemuError) -> InputEvent? {
+        public mutating func next() throws(LineError) -> InputEvent? {
             let count = bytes.count
             while offset < count {
                 let result = bytes.withUnsafeBufferPointer { EventLineParser.parse($0, from: offset) }
@@ -127,7 +114,7 @@ public struct EvemuRecording: Sendable {
                     offset = next
                     line += 1
                 case .failure(let message):
-                    throw EvemuError(line: line, message)
+                    throw LineError(line: line, message)
                 }
             }
             return nil
@@ -279,7 +266,7 @@ struct HeaderParser {
     var absInfo: [UInt16: AbsInfo] = [:]
     var comments = CommentDescription()
 
-    mutating func consume(_ text: ArraySlice<UInt8>, line: Int) throws(EvemuError) {
+    mutating func consume(_ text: ArraySlice<UInt8>, line: Int) throws(LineError) {
         guard let first = text.first else { return }
         if first == UInt8(ascii: "#") {
             comments.consume(String(decoding: text.dropFirst(), as: UTF8.self), version: &version)
@@ -287,51 +274,51 @@ struct HeaderParser {
         }
         let bytes = Array(text)
         guard bytes.count >= 2, bytes[1] == UInt8(ascii: ":") else {
-            throw EvemuError(line: line, "expected a description line (N:, I:, P:, B:, A:), a comment or an event")
+            throw LineError(line: line, "expected a description line (N:, I:, P:, B:, A:), a comment or an event")
         }
         let rest = String(decoding: bytes[2...], as: UTF8.self)
         let fields = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
         switch bytes[0] {
         case UInt8(ascii: "N"):
-            guard name == nil else { throw EvemuError(line: line, "a second device name (N:)") }
+            guard name == nil else { throw LineError(line: line, "a second device name (N:)") }
             name = rest.trimmingSpaces()
         case UInt8(ascii: "I"):
-            guard id == nil else { throw EvemuError(line: line, "a second device id (I:)") }
+            guard id == nil else { throw LineError(line: line, "a second device id (I:)") }
             let values = fields.map { UInt16($0, radix: 16) }
             guard values.count == 4, values.allSatisfy({ $0 != nil }) else {
-                throw EvemuError(line: line, "I: needs four hex numbers: bus vendor product version")
+                throw LineError(line: line, "I: needs four hex numbers: bus vendor product version")
             }
             id = InputID(bustype: values[0]!, vendor: values[1]!, product: values[2]!, version: values[3]!)
         case UInt8(ascii: "P"):
             propertyLine = line
             propertyBytes += try Self.hexBytes(fields, line: line, what: "P:")
             guard propertyBytes.count <= 64 else {
-                throw EvemuError(line: line, "P: property mask longer than 64 bytes")
+                throw LineError(line: line, "P: property mask longer than 64 bytes")
             }
         case UInt8(ascii: "B"):
             guard let typeField = fields.first, let type = UInt8(typeField, radix: 16) else {
-                throw EvemuError(line: line, "B: needs an event type in hex, then mask bytes")
+                throw LineError(line: line, "B: needs an event type in hex, then mask bytes")
             }
             let mask = try Self.hexBytes(fields.dropFirst(), line: line, what: "B:")
             bitmaskBytes[UInt16(type), default: []] += mask
             bitmaskLine[UInt16(type)] = line
             guard bitmaskBytes[UInt16(type)]!.count <= 128 else {
-                throw EvemuError(line: line, "B: mask for type 0x\(String(type, radix: 16)) longer than 128 bytes")
+                throw LineError(line: line, "B: mask for type 0x\(String(type, radix: 16)) longer than 128 bytes")
             }
         case UInt8(ascii: "A"):
             guard fields.count == 5 || fields.count == 6, let code = UInt16(fields[0], radix: 16) else {
-                throw EvemuError(line: line, "A: needs an axis code in hex, then min max fuzz flat [resolution]")
+                throw LineError(line: line, "A: needs an axis code in hex, then min max fuzz flat [resolution]")
             }
             guard code <= EventCode.absMax else {
-                throw EvemuError(line: line, "A: axis 0x\(String(code, radix: 16)) is above ABS_MAX")
+                throw LineError(line: line, "A: axis 0x\(String(code, radix: 16)) is above ABS_MAX")
             }
             let numbers = fields.dropFirst().map { Int32($0) }
             guard numbers.allSatisfy({ $0 != nil }) else {
-                throw EvemuError(line: line, "A: values must be decimal 32-bit integers")
+                throw LineError(line: line, "A: values must be decimal 32-bit integers")
             }
             let v = numbers.map { $0! }
             guard absInfo[code] == nil else {
-                throw EvemuError(line: line, "a second A: line for axis 0x\(String(code, radix: 16))")
+                throw LineError(line: line, "a second A: line for axis 0x\(String(code, radix: 16))")
             }
             absInfo[code] = AbsInfo(
                 minimum: v[0], maximum: v[1], fuzz: v[2], flat: v[3], resolution: v.count == 5 ? v[4] : 0)
@@ -340,16 +327,16 @@ struct HeaderParser {
             break
         default:
             let prefix = String(decoding: bytes.prefix(2), as: UTF8.self)
-            throw EvemuError(line: line, "unknown line type '\(prefix)'")
+            throw LineError(line: line, "unknown line type '\(prefix)'")
         }
     }
 
-    static func hexBytes<S: Sequence>(_ fields: S, line: Int, what: String) throws(EvemuError) -> [UInt8]
+    static func hexBytes<S: Sequence>(_ fields: S, line: Int, what: String) throws(LineError) -> [UInt8]
     where S.Element == Substring {
         var result: [UInt8] = []
         for f in fields {
             guard f.count <= 2, let b = UInt8(f, radix: 16) else {
-                throw EvemuError(line: line, "\(what) expects hex bytes, found '\(f.prefix(16))'")
+                throw LineError(line: line, "\(what) expects hex bytes, found '\(f.prefix(16))'")
             }
             result.append(b)
         }
@@ -358,19 +345,19 @@ struct HeaderParser {
 
     /// The description, from the `N:/I:/P:/B:/A:` lines, or from the comments when the file has
     /// no such lines (early evemu).
-    func finish(line: Int) throws(EvemuError) -> DeviceDescription {
+    func finish(line: Int) throws(LineError) -> DeviceCapabilities {
         let hasLines = name != nil || id != nil || !bitmaskBytes.isEmpty || !absInfo.isEmpty
         if !hasLines {
             if let fromComments = comments.description() { return fromComments }
-            throw EvemuError(
+            throw LineError(
                 line: line, "no device description: expected N:, I:, P:, B: and A: lines before the events")
         }
-        var d = DeviceDescription(name: name ?? "", id: id ?? InputID())
+        var d = DeviceCapabilities(name: name ?? "", id: id ?? InputID())
         for (byteIndex, byte) in propertyBytes.enumerated() where byte != 0 {
             for bit in 0..<8 where byte & (1 << bit) != 0 {
                 let property = UInt16(byteIndex * 8 + bit)
                 guard property <= EventCode.propMax else {
-                    throw EvemuError(line: propertyLine, "P: sets property \(property), above INPUT_PROP_MAX")
+                    throw LineError(line: propertyLine, "P: sets property \(property), above INPUT_PROP_MAX")
                 }
                 d.properties.insert(property)
             }
@@ -382,7 +369,7 @@ struct HeaderParser {
                 for bit in 0..<8 where byte & (1 << bit) != 0 {
                     let code = byteIndex * 8 + bit
                     guard code <= Int(maximum) else {
-                        throw EvemuError(
+                        throw LineError(
                             line: bitmaskLine[type] ?? line,
                             "B: sets code 0x\(String(code, radix: 16)) of type \(EventCode.typeName(type)), above its maximum"
                         )
@@ -487,9 +474,9 @@ struct CommentDescription {
         return Int(words[i + 1])
     }
 
-    func description() -> DeviceDescription? {
+    func description() -> DeviceCapabilities? {
         guard let name else { return nil }
-        var d = DeviceDescription(name: name, id: id ?? InputID(), properties: properties)
+        var d = DeviceCapabilities(name: name, id: id ?? InputID(), properties: properties)
         for (type, set) in codes where type != EventCode.evAbs {
             for code in set { d.addCode(type, code) }
         }

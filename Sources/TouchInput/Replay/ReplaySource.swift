@@ -34,7 +34,7 @@ public struct ReplaySource {
 
     /// Reads events until at least one frame was appended to `frames` or the recording ended.
     /// Returns false at the end (frames may still have been appended by the last events).
-    public mutating func next(into frames: inout TouchFrameBuffer) throws(EvemuError) -> Bool {
+    public mutating func next(into frames: inout TouchFrameBuffer) throws(LineError) -> Bool {
         let start = frames.count
         while let event = try reader.next() {
             append(event, into: &frames)
@@ -45,7 +45,7 @@ public struct ReplaySource {
 
     /// Reads up to `limit` events, appending their frames; returns false at the end of the recording.
     /// The batch form lets a caller that clears `frames` each round read a whole file in a loop.
-    public mutating func read(events limit: Int, into frames: inout TouchFrameBuffer) throws(EvemuError) -> Bool {
+    public mutating func read(events limit: Int, into frames: inout TouchFrameBuffer) throws(LineError) -> Bool {
         for _ in 0..<limit {
             guard let event = try reader.next() else { return false }
             append(event, into: &frames)

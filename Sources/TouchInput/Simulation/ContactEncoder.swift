@@ -35,7 +35,7 @@ public struct RawEvent: Hashable, Sendable {
 /// SYN_MT_REPORT, or single touch; plus BTN_TOUCH and ABS_X/ABS_Y pointer emulation as the
 /// kernel's input-mt core does. The inverse of ``FrameAssembler``, which tests use to check both.
 public struct ContactEncoder: Sendable {
-    public let description: DeviceDescription
+    public let description: DeviceCapabilities
     /// How contacts are reported (decided from the axes, not from the touchscreen classifier, so
     /// non-touchscreen profiles can be driven too).
     public let touchProtocol: TouchProtocol
@@ -49,7 +49,7 @@ public struct ContactEncoder: Sendable {
     public private(set) var droppedContacts = 0
 
     /// An encoder for `description`; nil when it has no position axes to drive.
-    public init?(description: DeviceDescription) {
+    public init?(description: DeviceCapabilities) {
         self.description = description
         let mt = description.hasAxis(EventCode.absMTPositionX) && description.hasAxis(EventCode.absMTPositionY)
         if mt, let slots = description.slotCount {

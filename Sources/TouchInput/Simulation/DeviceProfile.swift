@@ -40,9 +40,9 @@ public enum DeviceProfile: String, CaseIterable, Hashable, Sendable, CustomStrin
         }
     }
 
-    /// The device description (name = ``namePrefix`` + raw value unless `name` is given).
-    public func deviceDescription(name: String? = nil) -> DeviceDescription {
-        var d = DeviceDescription(
+    /// The device's capabilities (name = ``namePrefix`` + raw value unless `name` is given).
+    public func capabilities(name: String? = nil) -> DeviceCapabilities {
+        var d = DeviceCapabilities(
             name: name ?? Self.namePrefix + rawValue,
             id: InputID(bustype: Self.bus, vendor: Self.vendor, product: product, version: 1))
         func axis(_ code: UInt16, _ max: Int32, resolution: Int32 = 0, fuzz: Int32 = 0) {

@@ -1,19 +1,6 @@
 import GestureEngine
 import Glibc
 
-/// A malformed gesture script: the 1-based line and what is wrong.
-public struct ScriptError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var line: Int
-    public var message: String
-
-    public init(line: Int, _ message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    public var description: String { "line \(line): \(message)" }
-}
-
 /// One moment of a simulated session.
 public enum TimelineStep: Hashable, Sendable {
     /// At `time` after the start, exactly `contacts` are down.
@@ -104,7 +91,7 @@ public struct GestureScript: Sendable {
     public static let framePeriod = TimeSpan.milliseconds(10)
 
     /// Parses a script; every error names its line.
-    public init(parsing text: String) throws(ScriptError) {
+    public init(parsing text: String) throws(LineError) {
         var steps: [Step] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
@@ -113,7 +100,7 @@ public struct GestureScript: Sendable {
             guard let first = words.first else { continue }
             guard let verb = Verb(rawValue: String(first)) else {
                 let known = Verb.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ScriptError(line: line, "unknown step '\(first)' (expected one of: \(known))")
+                throw LineError(line: line, "unknown step '\(first)' (expected one of: \(known))")
             }
             var arguments: [String: String] = [:]
             var barePoints = 0
@@ -136,12 +123,12 @@ public struct GestureScript: Sendable {
                 }
                 guard verb.allowedKeys.contains(key) else {
                     let allowed = verb.allowedKeys.sorted().joined(separator: ", ")
-                    throw ScriptError(
+                    throw LineError(
                         line: line,
                         "'\(word)' is not an argument of \(verb.rawValue)"
                             + (allowed.isEmpty ? " (it takes none)" : " (it takes: \(allowed))"))
                 }
-                guard arguments[key] == nil else { throw ScriptError(line: line, "'\(key)' given twice") }
+                guard arguments[key] == nil else { throw LineError(line: line, "'\(key)' given twice") }
                 arguments[key] = value
             }
             steps.append(Step(verb: verb, arguments: arguments, line: line))
@@ -152,7 +139,7 @@ public struct GestureScript: Sendable {
     }
 
     /// Parses inline steps (one per command-line argument).
-    public init(steps lines: [String]) throws(ScriptError) {
+    public init(steps lines: [String]) throws(LineError) {
         try self.init(parsing: lines.joined(separator: "\n"))
     }
 
@@ -188,7 +175,7 @@ public struct GestureScript: Sendable {
     /// The frames of the script, with jitter from `seed`. `aspect` is the panel's height over its
     /// width on the glass: round shapes (pinch, rotate, circle) are drawn round on the glass, not
     /// in surface coordinates, as fingers would draw them (radii are in surface widths).
-    public func timeline(seed: UInt64 = 1, aspect: Double = 1) throws(ScriptError) -> [TimelineStep] {
+    public func timeline(seed: UInt64 = 1, aspect: Double = 1) throws(LineError) -> [TimelineStep] {
         var builder = TimelineBuilder(seed: seed)
         var previousWasGesture = false
         for step in steps {
@@ -286,7 +273,7 @@ public struct GestureScript: Sendable {
             case .down:
                 let id = try a.contactID()
                 guard !builder.held.contains(where: { $0.id == builder.heldID(id) }) else {
-                    throw ScriptError(line: step.line, "contact \(id) is already down")
+                    throw LineError(line: step.line, "contact \(id) is already down")
                 }
                 let at = try a.point("at", default: nil)
                 builder.held.append(SimulatedContact(id: builder.heldID(id), position: at, tool: try a.tool()))
@@ -294,7 +281,7 @@ public struct GestureScript: Sendable {
             case .move:
                 let id = try a.contactID()
                 guard let index = builder.held.firstIndex(where: { $0.id == builder.heldID(id) }) else {
-                    throw ScriptError(line: step.line, "contact \(id) is not down")
+                    throw LineError(line: step.line, "contact \(id) is not down")
                 }
                 let to = try a.point("to", default: builder.held[index].position)
                 let duration = try a.duration(default: .milliseconds(0))
@@ -303,7 +290,7 @@ public struct GestureScript: Sendable {
             case .up:
                 let id = try a.contactID()
                 guard let index = builder.held.firstIndex(where: { $0.id == builder.heldID(id) }) else {
-                    throw ScriptError(line: step.line, "contact \(id) is not down")
+                    throw LineError(line: step.line, "contact \(id) is not down")
                 }
                 builder.held.remove(at: index)
                 builder.emitAndStep()
@@ -341,23 +328,23 @@ private struct Arguments {
         return step.arguments[key]
     }
 
-    func error(_ key: String, _ expected: String) -> ScriptError {
-        ScriptError(line: step.line, "\(key)=\(step.arguments[key] ?? "") is not \(expected)")
+    func error(_ key: String, _ expected: String) -> LineError {
+        LineError(line: step.line, "\(key)=\(step.arguments[key] ?? "") is not \(expected)")
     }
 
-    mutating func point(_ key: String, default value: SurfacePoint?) throws(ScriptError) -> SurfacePoint {
+    mutating func point(_ key: String, default value: SurfacePoint?) throws(LineError) -> SurfacePoint {
         guard let text = raw(key) else {
-            guard let value else { throw ScriptError(line: step.line, "\(step.verb.rawValue) needs \(key)=X,Y") }
+            guard let value else { throw LineError(line: step.line, "\(step.verb.rawValue) needs \(key)=X,Y") }
             return value
         }
         guard let p = GestureScript.point(text) else { throw error(key, "a point X,Y with 0 ≤ X,Y ≤ 1") }
         return p
     }
 
-    mutating func span(_ key: String, default value: TimeSpan?) throws(ScriptError) -> TimeSpan {
+    mutating func span(_ key: String, default value: TimeSpan?) throws(LineError) -> TimeSpan {
         guard let text = raw(key) else {
             guard let value else {
-                throw ScriptError(line: step.line, "\(step.verb.rawValue) needs a \(key) (e.g. 300ms)")
+                throw LineError(line: step.line, "\(step.verb.rawValue) needs a \(key) (e.g. 300ms)")
             }
             return value
         }
@@ -365,13 +352,13 @@ private struct Arguments {
         return d
     }
 
-    mutating func duration(default value: TimeSpan?) throws(ScriptError) -> TimeSpan {
+    mutating func duration(default value: TimeSpan?) throws(LineError) -> TimeSpan {
         try span("duration", default: value)
     }
 
     mutating func number(
         _ key: String, default value: Double, in range: ClosedRange<Double>
-    ) throws(ScriptError) -> Double {
+    ) throws(LineError) -> Double {
         guard let text = raw(key) else { return value }
         guard let n = Double(text), range.contains(n) else {
             throw error(key, "a number from \(range.lowerBound) to \(range.upperBound)")
@@ -379,7 +366,7 @@ private struct Arguments {
         return n
     }
 
-    mutating func fingers(default value: Int = 1, minimum: Int = 1) throws(ScriptError) -> Int {
+    mutating func fingers(default value: Int = 1, minimum: Int = 1) throws(LineError) -> Int {
         guard let text = raw("fingers") else { return value }
         guard let n = Int(text), (minimum...10).contains(n) else {
             throw error("fingers", "a count from \(minimum) to 10")
@@ -387,10 +374,10 @@ private struct Arguments {
         return n
     }
 
-    mutating func word(_ key: String, allowed: [String], default value: String?) throws(ScriptError) -> String {
+    mutating func word(_ key: String, allowed: [String], default value: String?) throws(LineError) -> String {
         guard let text = raw(key) else {
             guard let value else {
-                throw ScriptError(
+                throw LineError(
                     line: step.line, "\(step.verb.rawValue) needs \(key) (\(allowed.joined(separator: ", ")))")
             }
             return value
@@ -408,29 +395,29 @@ private struct Arguments {
         "down-left": SurfaceVector(dx: -0.5.squareRoot(), dy: 0.5.squareRoot()),
     ]
 
-    mutating func direction() throws(ScriptError) -> SurfaceVector {
+    mutating func direction() throws(LineError) -> SurfaceVector {
         let word = try word("direction", allowed: Self.directions.keys.sorted(), default: nil)
         return Self.directions[word]!
     }
 
-    mutating func contactID() throws(ScriptError) -> Int {
-        guard let text = raw("id") else { throw ScriptError(line: step.line, "\(step.verb.rawValue) needs id=N") }
+    mutating func contactID() throws(LineError) -> Int {
+        guard let text = raw("id") else { throw LineError(line: step.line, "\(step.verb.rawValue) needs id=N") }
         guard let n = Int(text), (0...1000).contains(n) else { throw error("id", "a contact number from 0 to 1000") }
         return n
     }
 
-    mutating func optionalTool() throws(ScriptError) -> ToolType? {
+    mutating func optionalTool() throws(LineError) -> ToolType? {
         guard let text = raw("tool") else { return nil }
         guard let tool = ToolType(rawValue: text) else { throw error("tool", "finger, pen or palm") }
         return tool
     }
 
-    mutating func tool() throws(ScriptError) -> ToolType { try optionalTool() ?? .finger }
+    mutating func tool() throws(LineError) -> ToolType { try optionalTool() ?? .finger }
 
     /// Arguments given but not used by this step (cannot happen after parsing; kept as a guard).
-    func finish() throws(ScriptError) {
+    func finish() throws(LineError) {
         if let unused = Set(step.arguments.keys).subtracting(used).sorted().first {
-            throw ScriptError(line: step.line, "'\(unused)' does not apply here")
+            throw LineError(line: step.line, "'\(unused)' does not apply here")
         }
     }
 }
@@ -522,10 +509,10 @@ private struct TimelineBuilder {
     /// A straight stroke of `fingers` fingers side by side.
     mutating func stroke(
         from: SurfacePoint, to: SurfacePoint, fingers: Int, duration: TimeSpan, line: Int
-    ) throws(ScriptError) {
+    ) throws(LineError) {
         let direction = to - from
         guard direction.dx != 0 || direction.dy != 0 else {
-            throw ScriptError(line: line, "from and to are the same point")
+            throw LineError(line: line, "from and to are the same point")
         }
         let starts = GestureScript.row(from, fingers, along: direction)
         move(count: fingers, duration: duration) { progress, finger in

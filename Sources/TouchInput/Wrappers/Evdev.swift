@@ -72,9 +72,9 @@ struct EvdevHandle: ~Copyable {
     }
 
     /// The device's description, read from libevdev's cached state.
-    func description() -> DeviceDescription {
-        guard let device else { return DeviceDescription(name: "") }
-        var d = DeviceDescription(
+    func description() -> DeviceCapabilities {
+        guard let device else { return DeviceCapabilities(name: "") }
+        var d = DeviceCapabilities(
             name: String(cString: libevdev_get_name(device)),
             id: InputID(
                 bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(device)),
@@ -177,7 +177,7 @@ struct EvdevHandle: ~Copyable {
 }
 
 /// The wrapper around libevdev's uinput API: creates a kernel input device from a
-/// ``DeviceDescription`` and writes events into it. Owns the uinput device exactly once;
+/// ``DeviceCapabilities`` and writes events into it. Owns the uinput device exactly once;
 /// destroying it (deinit) unplugs the device.
 struct EvdevUinput: ~Copyable {
     private var uinput: OpaquePointer?
@@ -187,7 +187,7 @@ struct EvdevUinput: ~Copyable {
 
     /// Creates the device through /dev/uinput; `phys` sets its physical path (EVIOCGPHYS, sysfs
     /// `phys`).
-    init(description: DeviceDescription, phys: String? = nil) throws(InputError) {
+    init(description: DeviceCapabilities, phys: String? = nil) throws(InputError) {
         guard let device = libevdev_new() else { throw InputError(call: "libevdev_new", errno: ENOMEM) }
         defer { libevdev_free(device) }
         libevdev_set_name(device, description.name)

@@ -10,7 +10,7 @@ final class MtdevConverter {
     private let device: UnsafeMutablePointer<mtdev>
 
     /// A converter for a device with the axes of `description`; nil when mtdev cannot allocate.
-    init?(description: DeviceDescription) {
+    init?(description: DeviceCapabilities) {
         guard let device = mtdev_new() else { return nil }
         guard mtdev_init(device) == 0 else {
             mtdev_delete(device)

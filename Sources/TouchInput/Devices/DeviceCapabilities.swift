@@ -52,8 +52,9 @@ public struct InputID: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Read from a live device through libevdev, parsed from an evemu description, or built from a
 /// ``DeviceProfile``; it is what the classifier judges, what the coordinate pipeline reads its
-/// ranges from, and what a uinput device is created from.
-public struct DeviceDescription: Hashable, Sendable {
+/// ranges from, and what a uinput device is created from. (The engine's ``DeviceDescriptor`` is
+/// another thing: a touchscreen's label, name and size once it has been chosen.)
+public struct DeviceCapabilities: Hashable, Sendable {
     public var name: String
     public var id: InputID
     /// Input properties (INPUT_PROP_*).
