@@ -59,7 +59,7 @@ func errnoDescription(_ code: Int32 = errno) -> String {
 }
 
 /// The filesystem side of a socket path: checks and cleanup before `bind`, mode and group after.
-enum SocketFile {
+public enum SocketFile {
     /// `sockaddr_un.sun_path` holds 108 bytes including the terminating NUL.
     static let maxPathBytes = 107
 
@@ -133,7 +133,7 @@ enum SocketFile {
     }
 
     /// A group name or a numeric gid.
-    private static func groupID(_ name: String) throws(ServerError) -> gid_t {
+    public static func groupID(_ name: String) throws(ServerError) -> gid_t {
         if let numeric = gid_t(name) { return numeric }
         var entry = group()
         var result: UnsafeMutablePointer<group>? = nil
