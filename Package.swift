@@ -157,6 +157,7 @@ let package = Package(
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "TestSupport"],
+            exclude: ["Golden"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -89,19 +89,17 @@ extension YAMLNode {
     /// such as control characters) come with a byte offset instead of a mark.
     private static func parserError(_ parser: yaml_parser_t, in bytes: UnsafeMutableBufferPointer<UInt8>) -> YAMLError {
         let problem = parser.problem.map { String(cString: $0) } ?? "unreadable YAML"
+        let text = String(decoding: bytes, as: UTF8.self)
         if parser.error == YAML_READER_ERROR {
             let prefix = UnsafeBufferPointer(rebasing: bytes[..<min(parser.problem_offset, bytes.count)])
-            var mark = YAMLMark(line: 1, column: 1)
-            for scalar in String(decoding: prefix, as: UTF8.self).unicodeScalars {
-                if scalar == "\n" {
-                    mark = YAMLMark(line: mark.line + 1, column: 1)
-                } else {
-                    mark.column += 1
-                }
-            }
-            return YAMLError(problem, at: mark)
+            return YAMLError(problem, at: YAMLMark(after: String(decoding: prefix, as: UTF8.self)))
         }
-        return YAMLError(problem, at: YAMLMark(parser.problem_mark))
+        // At the end of a file that does not end with a line break, libyaml counts one more
+        // line; point at the end of the last one instead, where an editor can go.
+        var mark = YAMLMark(parser.problem_mark)
+        let end = YAMLMark(after: text)
+        if mark.line > end.line { mark = end }
+        return YAMLError(problem, at: mark)
     }
 }
 

@@ -10,6 +10,25 @@ public struct YAMLMark: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(line):\(column)" }
+
+    /// The position just after `text`, counting line breaks as YAML (and libyaml) does: `\n`,
+    /// `\r\n`, a lone `\r`, and U+0085, U+2028, U+2029.
+    public init(after text: String) {
+        var mark = YAMLMark(line: 1, column: 1)
+        var afterCR = false
+        for scalar in text.unicodeScalars {
+            defer { afterCR = scalar == "\r" }
+            if scalar == "\n" && afterCR { continue }
+            if Self.lineBreaks.contains(scalar) {
+                mark = YAMLMark(line: mark.line + 1, column: 1)
+            } else {
+                mark.column += 1
+            }
+        }
+        self = mark
+    }
+
+    static let lineBreaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"]
 }
 
 /// A problem in a YAML text (syntax, structure) or in decoding it, with where it is.
