@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureDaemonTests",
-            dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "TestSupport"],
+            dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport"],
             exclude: ["Golden"],
             swiftSettings: swiftSettings),
     ]

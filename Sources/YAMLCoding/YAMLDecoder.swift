@@ -12,17 +12,8 @@ public struct YAMLDecoder {
     }
 }
 
-/// A type whose values are a fixed set of names, so an error can list them.
-private func caseNames<T: CaseIterable & RawRepresentable<String>>(_: T.Type) -> [String] {
-    T.allCases.map(\.rawValue)
-}
-
 /// What a type is, in the words of an error message.
 private func expectation(_ type: Any.Type) -> String {
-    if let names = type as? any (CaseIterable & RawRepresentable<String>).Type {
-        let all = caseNames(names)
-        return all.count < 2 ? all.joined() : all.dropLast().joined(separator: ", ") + " or " + all.last!
-    }
     switch type {
     case is any FixedWidthInteger.Type: return "an integer"
     case is any BinaryFloatingPoint.Type: return "a number"
@@ -65,9 +56,7 @@ private struct NodeDecoder: Decoder {
         NodeDecoder(node: node, codingPath: codingPath + [key])
     }
 
-    /// Scalars are read here; everything else through its own `init(from:)`. A name from a fixed
-    /// set that is not in it gets an error listing the set, rather than the standard library's
-    /// "Cannot initialize … from invalid String value …".
+    /// Scalars are read here; everything else through its own `init(from:)`.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         switch type {
         case is String.Type: return try scalar(type) { $0.text }
@@ -75,15 +64,7 @@ private struct NodeDecoder: Decoder {
         case is Double.Type: return try scalar(type) { $0.double }
         case is Float.Type: return try scalar(type) { $0.double.map { Float($0) } }
         case let integer as any FixedWidthInteger.Type: return try decodeInteger(integer) as! T
-        default: break
-        }
-        do {
-            return try T(from: self)
-        } catch let error as DecodingError {
-            guard T.self is any (CaseIterable & RawRepresentable<String>).Type, error.isAt(codingPath) else {
-                throw error
-            }
-            throw mismatch(type, expected: expectation(type))
+        default: return try T(from: self)
         }
     }
 
@@ -191,14 +172,3 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder { try next() }
 }
 
-extension DecodingError {
-    /// Whether the error is about the value at `path` itself (not something inside it).
-    fileprivate func isAt(_ path: [any CodingKey]) -> Bool {
-        let context: Context? =
-            switch self {
-            case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): c
-            @unknown default: nil
-            }
-        return context?.codingPath.count == path.count
-    }
-}

@@ -71,13 +71,13 @@ struct ConfigurationLoaderTests {
             says: "expected a list, found 'dbl'"),
         .init(
             title: "kind written as a mapping", yaml: "recognizers:\n  - name: t\n    kind: {a: 1}\n", line: 3,
-            column: 11, says: "expected tap, long-press, pan, swipe, edge-swipe, pinch, rotate or shape, found a mapping"),
+            column: 11, says: "expected a string, found a mapping"),
         .init(
             title: "unknown tool type", yaml: "recognizers:\n  - name: p\n    kind: pan\n    accepts: {tools: [hand]}\n",
-            line: 4, column: 23, says: "expected finger, pen or palm, found 'hand'"),
+            line: 4, column: 23, says: "unknown tool 'hand' (expected one of: finger, pen, palm)"),
         .init(
             title: "log level as a number", yaml: "log-level: 3\n", line: 1, column: 12,
-            says: "expected trace, debug, info, notice, warning, error or critical, found '3'"),
+            says: "unknown log level '3' (expected one of: trace, debug, info, notice, warning, error, critical)"),
         .init(
             title: "a key that is not a name", yaml: "socket:\n  [path]: /run/x.sock\n", line: 2, column: 3,
             says: "expected a key that is a string, found a list"),
