@@ -38,8 +38,10 @@ let package = Package(
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
         ),
-        // libyaml, the C library behind PyYAML (and Yams, which the configuration used before it
-        // was dropped: it imports all of Foundation, 35 MB of a 66 MB static binary).
+        // The configuration's YAML library is libyaml (maintained, in every distribution, the C
+        // library behind PyYAML and Yams), reached through our thin YAMLCoding target. Yams, its
+        // Swift wrapper, was used before and dropped: it imports all of Foundation, whose ICU data
+        // and code made up two thirds of the static binary (docs/PERFORMANCE.md, "Footprint").
         .systemLibrary(
             name: "CYaml",
             pkgConfig: "yaml-0.1",
