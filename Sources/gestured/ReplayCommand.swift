@@ -1,5 +1,5 @@
 import ArgumentParser
-import FoundationEssentials
+import Foundation
 import GestureDaemon
 
 /// `gestured replay FILE...`: recordings through the engine, offline and deterministic.
