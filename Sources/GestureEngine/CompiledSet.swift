@@ -142,17 +142,7 @@ struct CompiledSet: Sendable {
                 Filter(tools: tools, maxContactSize: spec.accepts.maxContactSize?.value, devices: spec.accepts.devices))
             parameters.append(spec.parameters)
             if case .shape(let p) = spec.parameters {
-                var templates: [ShapeMatcher.Template] = []
-                for template in p.templates {
-                    switch template {
-                    case .builtIn(let shape): templates += ShapeMatcher.templates(for: shape)
-                    case .points(let name, let points):
-                        templates.append(
-                            ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
-                    }
-                }
-                shapes.append(
-                    ShapeRecognizer.Configuration(templates: templates, minScore: p.minScore, minSize: p.minSize))
+                shapes.append(ShapeRecognizer.Configuration(p))
             } else {
                 shapes.append(nil)
             }
