@@ -15,12 +15,13 @@ SWIFTC=${SWIFTC:-swiftc}
 
 "$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name GestureEngine -emit-module \
   -emit-module-path "$OUT/GestureEngine.swiftmodule" -emit-library -static -o "$OUT/libGestureEngine.a" \
-  Sources/GestureEngine/*.swift
+  $(find Sources/GestureEngine -name '*.swift' | sort)  # in folders; the paths have no spaces
 
 # The parts of TouchInput a recording goes through (no libevdev/libudev/logging).
 SOURCES=()
-for f in InputEvent DeviceDescription DeviceClassifier DeviceSettings CoordinateMapper SurfaceSize \
-         TouchscreenModel TouchFrameBuffer MtdevConverter FrameAssembler EvemuRecording ReplaySource; do
+for f in Frames/InputEvent Devices/DeviceDescription Devices/DeviceClassifier Devices/DeviceSettings \
+         Devices/CoordinateMapper Devices/SurfaceSize Devices/TouchscreenModel Frames/TouchFrameBuffer \
+         Wrappers/MtdevConverter Frames/FrameAssembler Replay/EvemuRecording Replay/ReplaySource; do
   SOURCES+=("Sources/TouchInput/$f.swift")
 done
 "$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name EvemuFuzz -I "$OUT" -I Sources/CMtdev \

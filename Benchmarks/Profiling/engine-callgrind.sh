@@ -11,8 +11,10 @@ repo=${1:-$here/../..}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cd "$out"
+# The engine's sources are in folders; the paths have no spaces.
+# shellcheck disable=SC2046
 swiftc -O -wmo -parse-as-library -module-name GestureEngine -emit-module -emit-library -static \
-    -o libGestureEngine.a "$repo"/Sources/GestureEngine/*.swift
+    -o libGestureEngine.a $(find "$repo/Sources/GestureEngine" -name '*.swift' | sort)
 # The driver has top-level code, which swiftc takes only from a file named main.swift.
 cp "$here/FrameDriver.swift" main.swift
 swiftc -O -wmo -I . -L . -lGestureEngine main.swift "$here/../Benchmarks/EngineBenchmarks/FrameCycle.swift" -o driver
