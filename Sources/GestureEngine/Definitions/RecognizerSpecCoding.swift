@@ -27,6 +27,14 @@ private extension KeyedDecodingContainer {
         return .milliseconds(ms)
     }
 
+    /// `settle-ms`: how long fingers may take to land as one gesture (0 = no waiting).
+    func decodeSettle(_ key: Key, default fallback: TimeSpan) throws -> TimeSpan {
+        let ms = try decode(
+            key, default: fallback.microseconds / 1000, expect: "milliseconds from 0 to 1000"
+        ) { (0...1000).contains($0) }
+        return .milliseconds(ms)
+    }
+
     func decodeMillimeters(_ key: Key, default fallback: Millimeters, allowZero: Bool = false) throws -> Millimeters {
         let mm = try decode(key, default: fallback.value, expect: "millimetres from \(allowZero ? 0 : 0.01) to 10000") {
             ($0 > 0 || (allowZero && $0 == 0)) && $0 <= 10_000
@@ -128,6 +136,7 @@ extension LongPressParameters: ParameterSet {
 extension PanParameters: ParameterSet {
     enum Keys: String, CodingKey, CaseIterable {
         case minFingers = "min-fingers", maxFingers = "max-fingers", startDistance = "start-distance-mm"
+        case settle = "settle-ms"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -136,6 +145,7 @@ extension PanParameters: ParameterSet {
         (minFingers, maxFingers) = try c.decodeFingerRange(
             min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers))
         startDistance = try c.decodeMillimeters(.startDistance, default: startDistance, allowZero: true)
+        settle = try c.decodeSettle(.settle, default: settle)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -143,6 +153,7 @@ extension PanParameters: ParameterSet {
         try c.encode(minFingers, forKey: .minFingers)
         try c.encode(maxFingers, forKey: .maxFingers)
         try c.encode(startDistance.value, forKey: .startDistance)
+        try c.encodeMilliseconds(settle, for: .settle)
     }
 }
 
@@ -151,6 +162,7 @@ extension SwipeParameters: ParameterSet {
         case minFingers = "min-fingers", maxFingers = "max-fingers", directions
         case minDistance = "min-distance-mm", minVelocity = "min-velocity-mm-s"
         case maxDuration = "max-duration-ms", angleTolerance = "angle-tolerance-deg"
+        case settle = "settle-ms"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -165,6 +177,7 @@ extension SwipeParameters: ParameterSet {
         angleTolerance = try c.decode(
             .angleTolerance, default: angleTolerance, expect: "degrees above 0 and at most 45"
         ) { $0 > 0 && $0 <= 45 }
+        settle = try c.decodeSettle(.settle, default: settle)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -176,6 +189,7 @@ extension SwipeParameters: ParameterSet {
         try c.encode(minVelocity.value, forKey: .minVelocity)
         try c.encodeMilliseconds(maxDuration, for: .maxDuration)
         try c.encode(angleTolerance, forKey: .angleTolerance)
+        try c.encodeMilliseconds(settle, for: .settle)
     }
 }
 
@@ -253,6 +267,7 @@ extension ShapeParameters: ParameterSet {
     enum Keys: String, CodingKey, CaseIterable {
         case templates
         case minScore = "min-score", minSize = "min-size-mm"
+        case minFingers = "min-fingers", maxFingers = "max-fingers", settle = "settle-ms"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -263,13 +278,11 @@ extension ShapeParameters: ParameterSet {
             throw DecodingError.dataCorruptedError(
                 forKey: .templates, in: c, debugDescription: "expected at least one template")
         }
-        var seen = Set<String>()
-        for template in templates where !seen.insert(template.name).inserted {
-            throw DecodingError.dataCorruptedError(
-                forKey: .templates, in: c, debugDescription: "template '\(template.name)' is listed twice")
-        }
         minScore = try c.decode(.minScore, default: minScore, expect: "a score from 0 to 1") { (0...1).contains($0) }
         minSize = try c.decodeMillimeters(.minSize, default: minSize)
+        (minFingers, maxFingers) = try c.decodeFingerRange(
+            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers))
+        settle = try c.decodeSettle(.settle, default: settle)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -277,6 +290,9 @@ extension ShapeParameters: ParameterSet {
         try c.encode(templates, forKey: .templates)
         try c.encode(minScore, forKey: .minScore)
         try c.encode(minSize.value, forKey: .minSize)
+        try c.encode(minFingers, forKey: .minFingers)
+        try c.encode(maxFingers, forKey: .maxFingers)
+        try c.encodeMilliseconds(settle, for: .settle)
     }
 }
 

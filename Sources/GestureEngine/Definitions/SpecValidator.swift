@@ -201,6 +201,10 @@ struct SpecValidator {
         try require((1000...60_000_000).contains(span.microseconds), path, "expected milliseconds from 1 to 60000")
     }
 
+    private func checkSettle(_ span: TimeSpan, _ path: [SpecPathComponent]) throws(SpecError) {
+        try require((0...1_000_000).contains(span.microseconds), path, "expected milliseconds from 0 to 1000")
+    }
+
     private func checkLength(_ mm: Millimeters, _ path: [SpecPathComponent], allowZero: Bool = false) throws(SpecError)
     {
         let ok = (mm.value > 0 || (allowZero && mm.value == 0)) && mm.value <= 10_000
@@ -223,6 +227,7 @@ struct SpecValidator {
         case .pan(let p):
             try checkFingerRange(p.minFingers, p.maxFingers, path)
             try checkLength(p.startDistance, path + [.key("start-distance-mm")], allowZero: true)
+            try checkSettle(p.settle, path + [.key("settle-ms")])
         case .swipe(let p):
             try checkFingerRange(p.minFingers, p.maxFingers, path)
             try require(!p.directions.isEmpty, path + [.key("directions")], "expected at least one direction")
@@ -232,6 +237,7 @@ struct SpecValidator {
             try require(
                 p.angleTolerance > 0 && p.angleTolerance <= 45, path + [.key("angle-tolerance-deg")],
                 "expected degrees above 0 and at most 45")
+            try checkSettle(p.settle, path + [.key("settle-ms")])
         case .edgeSwipe(let p):
             try require(!p.edges.isEmpty, path + [.key("edges")], "expected at least one edge")
             try checkFingers(p.fingers, path + [.key("fingers")])
@@ -249,10 +255,8 @@ struct SpecValidator {
                 "expected degrees above 0 and below 180")
         case .shape(let p):
             try require(!p.templates.isEmpty, path + [.key("templates")], "expected at least one template")
-            var names: Set<String> = []
             for (i, template) in p.templates.enumerated() {
                 let at = path + [.key("templates"), .index(i)]
-                try require(names.insert(template.name).inserted, at, "template '\(template.name)' is listed twice")
                 guard case .points(let name, let points) = template else { continue }
                 try checkName(name, what: "template", at: at + [.key("name")])
                 try require(
@@ -265,6 +269,8 @@ struct SpecValidator {
             }
             try require((0...1).contains(p.minScore), path + [.key("min-score")], "expected a score from 0 to 1")
             try checkLength(p.minSize, path + [.key("min-size-mm")])
+            try checkFingerRange(p.minFingers, p.maxFingers, path)
+            try checkSettle(p.settle, path + [.key("settle-ms")])
         }
     }
 

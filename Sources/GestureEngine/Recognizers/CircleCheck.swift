@@ -1,167 +1,203 @@
-/// The geometric test of the built-in `circle`, beside its $1 template score: a $1 score alone
+/// The geometric test of the built-in `circle`, beside its $1 template score. A $1 score alone
 /// cannot tell a circle from a square or a triangle once the stroke is scaled into a square, so
-/// the loop must also *be* round. Ellipses count as circles drawn askew: the loop is first
-/// mapped onto its principal axes and scaled to unit spread on both (whitened), which turns any
-/// ellipse into a circle and leaves squares square and triangles triangular. Then:
+/// the loop must also *be* round. Ellipses count as circles drawn askew: an ellipse is fitted to
+/// the loop (least squares on the conic `Ax² + Bxy + Cy² + Dx + Ey = 1`) and the loop is mapped
+/// through it onto a unit circle, which makes any ellipse round and leaves a square square and a
+/// triangle triangular. Then, with r the distance of each of ``sampleCount`` points (evenly
+/// spaced along the loop) from the centre:
 ///
-/// - **radius spread**: the distances from a least-squares circle (Kåsa's fit) vary by at most
-///   ``maxSpread`` of their mean (coefficient of variation): a circle drawn by hand stays near
-///   0.02–0.06, a whitened square is 0.10, a triangle 0.2;
-/// - **even turning**: no eighth of the loop turns more than ``maxEighthTurn`` (a round loop turns
-///   45° in every eighth; the corner of a square 90°, of a triangle 120°, of a star 144°);
-/// - **closure**: the ends are at most ``maxGap`` of the diameter apart (a loop of 320° leaves a
-///   gap of 0.34, a spiral whose radius grows by half in a turn 0.5);
-/// - **not a line**: the short principal axis is at least ``minAxisRatio`` of the long one.
+/// - **roundness**: r varies by at most ``maxSpread`` of its mean (coefficient of variation);
+/// - **no corners**: the 3rd to 5th harmonics of r over the angle stay below ``maxCorners`` of
+///   its mean (a triangle shows in the 3rd, a square in the 4th, a star in the 5th);
+/// - **closure**: the ends are no farther apart than the loop's own turn leaves them (a loop of
+///   300° ends sin 30° = 0.5 diameters apart) plus ``maxExtraGap``;
+/// - **not a spiral**: r at the two ends differs by at most ``maxEndRadii`` of the mean;
+/// - **not a line**: the short axis of the ellipse is at least ``minAxisRatio`` of the long one.
 ///
-/// The turn itself (320°–400°) is measured by the caller on the stroke as drawn. Thresholds were
-/// tuned on the generated stroke set of the tests (`StrokeSetTests`) and checked on the real
-/// recordings of `Tests/TouchInputTests/Fixtures/tablets-indirect-touch` (docs/RECOGNIZERS.md).
-/// Works in buffers reserved once: checking a loop does not allocate.
+/// Tuned on the generated stroke set of the tests (StrokeSetTests; docs/RECOGNIZERS.md has the
+/// table), checked on the real circles of the evemu-devices fixtures. Works in buffers reserved
+/// once: checking a loop does not allocate.
 struct CircleCheck {
     static let sampleCount = 64
-    static let maxSpread = 0.075
-    static let maxEighthTurn = 72.0 * Double.pi / 180
-    static let maxGap = 0.42
+    static let maxSpread = 0.05
+    static let maxCorners = 0.06
+    static let maxExtraGap = 0.2
+    static let maxEndRadii = 0.08
     static let minAxisRatio = 0.3
 
-    /// What was measured of one loop (whitened space).
+    /// What was measured of one loop.
     struct Measures {
+        /// Coefficient of variation of r.
         var spread: Double
-        var eighthTurn: Double
+        /// The largest of the 3rd, 4th and 5th harmonics of r, over the mean.
+        var corners: Double
+        /// Distance of the ends over the diameter.
         var gap: Double
+        /// Difference of r at the ends over the mean.
+        var endRadii: Double
+        /// Short over long axis of the fitted ellipse.
         var axisRatio: Double
 
-        var isCircle: Bool {
-            axisRatio >= CircleCheck.minAxisRatio && spread <= CircleCheck.maxSpread
-                && eighthTurn <= CircleCheck.maxEighthTurn && gap <= CircleCheck.maxGap
+        /// Whether a loop that turned `turn` radians is a circle.
+        func isCircle(turn: Double) -> Bool {
+            let open = max(0, 2 * Double.pi - turn) / 2
+            let expectedGap = open - open * open * open / 6  // sin, to 0.4 % at 30°
+            return axisRatio >= CircleCheck.minAxisRatio && spread <= CircleCheck.maxSpread
+                && corners <= CircleCheck.maxCorners && gap <= expectedGap + CircleCheck.maxExtraGap
+                && endRadii <= CircleCheck.maxEndRadii
         }
     }
 
     private var loop: [Vec2] = []
-    private var headings: [Double] = []
+    /// The 5 × 6 augmented normal equations of the conic fit.
+    private var system: [Double] = Array(repeating: 0, count: 30)
 
-    init() {
-        loop.reserveCapacity(Self.sampleCount)
-        headings.reserveCapacity(Self.sampleCount)
-    }
+    init() { loop.reserveCapacity(Self.sampleCount) }
 
-    /// Measures `points[range]` (millimetres); nil when it has no extent.
+    /// Measures `points[range]` (millimetres); nil when no ellipse fits it.
     mutating func measure(_ points: borrowing [Vec2], _ range: Range<Int>) -> Measures? {
         guard resamplePath(points, range, count: Self.sampleCount, into: &loop) else { return nil }
         let n = Double(loop.count)
 
-        // Principal axes of the loop's points.
+        // Centre on the centroid and scale to unit RMS radius, so the fit is well conditioned.
         var c = Vec2.zero
         for p in loop { c = c + p }
         c = c * (1 / n)
-        var sxx = 0.0
-        var syy = 0.0
-        var sxy = 0.0
-        for p in loop {
-            let d = p - c
-            sxx += d.x * d.x
-            syy += d.y * d.y
-            sxy += d.x * d.y
-        }
-        let mean = (sxx + syy) / 2
-        let diff = (sxx - syy) / 2
-        let root = (diff * diff + sxy * sxy).squareRoot()
-        let major = mean + root
-        let minor = mean - root
-        guard major > 0, minor > 0 else { return nil }
-        // Unit vector of the major axis (any unit vector when the spread is isotropic).
-        var ax = sxy
-        var ay = major - sxx
-        if abs(ax) + abs(ay) < 1e-12 * major {
-            ax = major - syy
-            ay = sxy
-        }
-        if abs(ax) + abs(ay) < 1e-12 * major {
-            ax = 1
-            ay = 0
-        }
-        let norm = (ax * ax + ay * ay).squareRoot()
-        ax /= norm
-        ay /= norm
-        let su = 1 / (major / n).squareRoot()
-        let sv = 1 / (minor / n).squareRoot()
-        for i in loop.indices {
-            let d = loop[i] - c
-            loop[i] = Vec2(x: (d.x * ax + d.y * ay) * su, y: (-d.x * ay + d.y * ax) * sv)
-        }
+        var squares = 0.0
+        for p in loop { squares += (p - c).x * (p - c).x + (p - c).y * (p - c).y }
+        guard squares > 0 else { return nil }
+        let unit = 1 / (squares / n).squareRoot()
+        for i in loop.indices { loop[i] = (loop[i] - c) * unit }
 
-        let center = Self.kasaCenter(loop)
+        guard let (a, b, cc, d, e) = fitConic() else { return nil }
+        // Centre of the conic: [2A B; B 2C] · centre = −(D, E).
+        let det = 4 * a * cc - b * b
+        guard det > 0, a > 0 else { return nil }
+        let center = Vec2(x: (-2 * cc * d + b * e) / det, y: (b * d - 2 * a * e) / det)
+        let k = 1 + a * center.x * center.x + b * center.x * center.y + cc * center.y * center.y
+        guard k > 0 else { return nil }
+        // Axes: eigenvalues and eigenvectors of [A B/2; B/2 C].
+        let mean = (a + cc) / 2
+        let root = (((a - cc) / 2) * ((a - cc) / 2) + b * b / 4).squareRoot()
+        let large = mean + root
+        let small = mean - root
+        guard small > 0 else { return nil }
+        var ux = b / 2
+        var uy = large - a
+        if abs(ux) + abs(uy) < 1e-12 {
+            ux = large - cc
+            uy = b / 2
+        }
+        if abs(ux) + abs(uy) < 1e-12 {
+            ux = 1
+            uy = 0
+        }
+        let norm = (ux * ux + uy * uy).squareRoot()
+        ux /= norm
+        uy /= norm
+        let sLarge = (large / k).squareRoot()
+        let sSmall = (small / k).squareRoot()
+
+        // Onto the unit circle; r, its mean and spread, and its harmonics 3…5 (powers of e^{iθ}).
         var sum = 0.0
         var sumSquares = 0.0
-        for p in loop {
-            let r = (p - center).length
+        for i in loop.indices {
+            let q = loop[i] - center
+            loop[i] = Vec2(x: (q.x * ux + q.y * uy) * sLarge, y: (-q.x * uy + q.y * ux) * sSmall)
+            let r = loop[i].length
             sum += r
             sumSquares += r * r
         }
         let meanRadius = sum / n
         guard meanRadius > 0 else { return nil }
+        var h3 = Vec2.zero
+        var h4 = Vec2.zero
+        var h5 = Vec2.zero
+        for p in loop {
+            let r = p.length
+            guard r > 0 else { continue }
+            let e1 = Vec2(x: p.x / r, y: p.y / r)
+            let e2 = e1.times(e1)
+            let e4 = e2.times(e2)
+            let dr = r - meanRadius
+            h3 = h3 + e2.times(e1) * dr
+            h4 = h4 + e4 * dr
+            h5 = h5 + e4.times(e1) * dr
+        }
+        let corners = 2 * max(h3.length, h4.length, h5.length) / n / meanRadius
         let variance = max(0, sumSquares / n - meanRadius * meanRadius)
-        let gap = (loop[loop.count - 1] - loop[0]).length / (2 * meanRadius)
+        let first = loop[0]
+        let last = loop[loop.count - 1]
         return Measures(
-            spread: variance.squareRoot() / meanRadius, eighthTurn: maxEighthTurn(), gap: gap,
-            axisRatio: (minor / major).squareRoot())
+            spread: variance.squareRoot() / meanRadius, corners: corners,
+            gap: (last - first).length / (2 * meanRadius), endRadii: abs(last.length - first.length) / meanRadius,
+            axisRatio: (small / large).squareRoot())
     }
 
-    /// The largest turn of any eighth of the loop, from headings over two segments (which
-    /// smooths the jitter of single points), unwrapped so that differences are exact turns.
-    private mutating func maxEighthTurn() -> Double {
-        let n = loop.count
-        let window = (n - 1) / 8
-        headings.removeAll(keepingCapacity: true)
-        for i in 1..<(n - 1) {
-            let d = loop[i + 1] - loop[i - 1]
-            let h = atan2Approx(d.y, d.x)
-            headings.append(headings.isEmpty ? h : headings[headings.count - 1] + wrapAngle(h - headings[headings.count - 1]))
+    /// Least squares for `Ax² + Bxy + Cy² + Dx + Ey = 1` over ``loop``: the normal equations,
+    /// solved by Gaussian elimination with partial pivoting. Nil when they are singular.
+    private mutating func fitConic() -> (Double, Double, Double, Double, Double)? {
+        // Sums of the monomials of x and y up to degree 4.
+        var (x4, x3y, x2y2, xy3, y4) = (0.0, 0.0, 0.0, 0.0, 0.0)
+        var (x3, x2y, xy2, y3) = (0.0, 0.0, 0.0, 0.0)
+        var (x2, xy, y2, x1, y1) = (0.0, 0.0, 0.0, 0.0, 0.0)
+        for p in loop {
+            let (x, y) = (p.x, p.y)
+            let (xx, yy, xyp) = (x * x, y * y, x * y)
+            x4 += xx * xx
+            x3y += xx * xyp
+            x2y2 += xx * yy
+            xy3 += xyp * yy
+            y4 += yy * yy
+            x3 += xx * x
+            x2y += xx * y
+            xy2 += x * yy
+            y3 += yy * y
+            x2 += xx
+            xy += xyp
+            y2 += yy
+            x1 += x
+            y1 += y
         }
-        var worst = 0.0
-        var i = window
-        while i < headings.count {
-            worst = max(worst, abs(headings[i] - headings[i - window]))
-            i += 1
+        // Normal equations: row i is Σ mᵢ·(x², xy, y², x, y) | Σ mᵢ for the monomial mᵢ.
+        let sums = (x4, x3y, x2y2, xy3, y4, x3, x2y, xy2, y3, x2, xy, y2, x1, y1)
+        fill(0, sums.0, sums.1, sums.2, sums.5, sums.6, sums.9)
+        fill(1, sums.1, sums.2, sums.3, sums.6, sums.7, sums.10)
+        fill(2, sums.2, sums.3, sums.4, sums.7, sums.8, sums.11)
+        fill(3, sums.5, sums.6, sums.7, sums.9, sums.10, sums.12)
+        fill(4, sums.6, sums.7, sums.8, sums.10, sums.11, sums.13)
+        for col in 0..<5 {
+            var pivot = col
+            for r in (col + 1)..<5 where abs(system[r * 6 + col]) > abs(system[pivot * 6 + col]) { pivot = r }
+            guard abs(system[pivot * 6 + col]) > 1e-12 else { return nil }
+            if pivot != col {
+                for j in 0..<6 { system.swapAt(col * 6 + j, pivot * 6 + j) }
+            }
+            for r in 0..<5 where r != col {
+                let f = system[r * 6 + col] / system[col * 6 + col]
+                guard f != 0 else { continue }
+                for j in col..<6 { system[r * 6 + j] -= f * system[col * 6 + j] }
+            }
         }
-        return worst
+        return (
+            system[5] / system[0], system[11] / system[7], system[17] / system[14], system[23] / system[21],
+            system[29] / system[28]
+        )
     }
 
-    /// Kåsa's algebraic circle fit: minimises Σ (x² + y² + Dx + Ey + F)², a linear least-squares
-    /// problem (3 × 3 normal equations, solved by Cramer's rule). Returns the centre.
-    static func kasaCenter(_ points: borrowing [Vec2]) -> Vec2 {
-        var sx = 0.0
-        var sy = 0.0
-        var sxx = 0.0
-        var syy = 0.0
-        var sxy = 0.0
-        var sz = 0.0
-        var sxz = 0.0
-        var syz = 0.0
-        for i in points.indices {
-            let p = points[i]
-            let z = p.x * p.x + p.y * p.y
-            sx += p.x
-            sy += p.y
-            sxx += p.x * p.x
-            syy += p.y * p.y
-            sxy += p.x * p.y
-            sz += z
-            sxz += p.x * z
-            syz += p.y * z
-        }
-        let n = Double(points.count)
-        // | sxx sxy sx |   | D |     | sxz |
-        // | sxy syy sy | · | E | = − | syz |
-        // | sx  sy  n  |   | F |     | sz  |
-        @inline(__always) func det(
-            _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double, _ g: Double, _ h: Double,
-            _ i: Double
-        ) -> Double { a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) }
-        let full = det(sxx, sxy, sx, sxy, syy, sy, sx, sy, n)
-        guard abs(full) > 1e-12 * max(1, abs(sxx * syy * n)) else { return Vec2(x: sx / n, y: sy / n) }
-        let d = det(-sxz, sxy, sx, -syz, syy, sy, -sz, sy, n) / full
-        let e = det(sxx, -sxz, sx, sxy, -syz, sy, sx, -sz, n) / full
-        return Vec2(x: -d / 2, y: -e / 2)
+    private mutating func fill(
+        _ row: Int, _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ rhs: Double
+    ) {
+        system[row * 6] = a
+        system[row * 6 + 1] = b
+        system[row * 6 + 2] = c
+        system[row * 6 + 3] = d
+        system[row * 6 + 4] = e
+        system[row * 6 + 5] = rhs
     }
+}
+
+extension Vec2 {
+    /// The complex product (rotations and powers of unit vectors).
+    @inline(__always) fileprivate func times(_ o: Vec2) -> Vec2 { Vec2(x: x * o.x - y * o.y, y: x * o.y + y * o.x) }
 }
