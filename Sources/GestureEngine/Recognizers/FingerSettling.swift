@@ -8,8 +8,11 @@
 ///
 /// - **Landing window.** Fingers that land within `window` of the first (inclusive) belong to the
 ///   gesture; ``fingers`` is the most that were down at once. It is *settled* when the window has
-///   passed, when a finger lifts (no more are coming), or when `maxFingers` are down (no more may
-///   come). A window of 0 settles at the first frame (UIKit's behaviour).
+///   passed, when a finger lifts (no more are coming), when `maxFingers` are down (no more may
+///   come), or when the fingers have moved ``committedDistance`` together (a hand that travels
+///   that far is making its gesture, not still putting fingers down: libinput commits to a
+///   multi-finger gesture once its fingers move past `max_move`, 4 mm + 2 mm per finger beyond
+///   two). A window of 0 settles at the first frame (UIKit's behaviour).
 /// - **Switching.** After settling, ``currentFingers`` (what a continuous gesture reports as it
 ///   goes on) takes a different number of fingers down only once it has stayed that way for
 ///   ``switchDelay``, so fingers lifted one by one at the end of a stroke do not change it, and a
@@ -18,7 +21,7 @@
 /// | state \ input | frame (down = n) | deadline (first landing + window) |
 /// |---|---|---|
 /// | idle | n > 0 → landing (fingers = n, deadline set) | — |
-/// | landing | fingers = max(fingers, n); a lift or n ≥ maxFingers → settled | → settled |
+/// | landing | fingers = max(fingers, n); a lift, n ≥ maxFingers or moved ≥ committedDistance → settled | → settled |
 /// | settled | n ≠ currentFingers for ``switchDelay`` → currentFingers = n | — |
 ///
 /// The recognizer owns the timer: it reports ``deadline`` as its own and calls
@@ -28,6 +31,9 @@ struct FingerSettling {
 
     /// libinput's `DEFAULT_GESTURE_SWITCH_TIMEOUT`.
     static let switchDelay = TimeSpan.milliseconds(100)
+    /// Millimetres the fingers' centroid moves before the count is taken as it is: libinput's
+    /// `max_move` for four fingers (4 mm + 2 × 2 mm).
+    static let committedDistance = 8.0
 
     let window: TimeSpan
     let maxFingers: Int
@@ -56,8 +62,8 @@ struct FingerSettling {
     }
 
     /// One frame of the recognizer's touches: `down` are down after it; `lifted` is true when
-    /// some lifted in it.
-    mutating func update(down: Int, lifted: Bool, at time: Timestamp) {
+    /// some lifted in it; `moved` is how far (mm) their centroid has moved since the first landed.
+    mutating func update(down: Int, lifted: Bool, moved: Double, at time: Timestamp) {
         switch state {
         case .idle:
             guard down > 0 else { return }
@@ -67,7 +73,7 @@ struct FingerSettling {
             if lifted || down >= maxFingers || window.microseconds == 0 { settle() }
         case .landing:
             fingers = max(fingers, down)
-            if lifted || fingers >= maxFingers { settle() }
+            if lifted || fingers >= maxFingers || moved >= Self.committedDistance { settle() }
         case .settled:
             guard down > 0, down != currentFingers else {
                 pendingCount = 0

@@ -39,7 +39,7 @@ struct PanRecognizer: Recognizer {
         let t = tracker.translation
         velocity.add(input.time, x: t.dx, y: t.dy)
         let down = input.live.count
-        settling.update(down: down, lifted: input.lifted != 0, at: input.time)
+        settling.update(down: down, lifted: input.lifted != 0, moved: scale.mm(t).length, at: input.time)
         switch state {
         case .tracking:
             if down > parameters.maxFingers || down == 0 { return fail() }

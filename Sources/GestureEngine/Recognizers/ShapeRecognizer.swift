@@ -109,11 +109,12 @@ struct ShapeRecognizer: Recognizer {
         }
         if input.added != 0 && (anyLifted || settling.isSettled) { return fail() }
         if input.lifted != 0 { anyLifted = true }
-        settling.update(down: input.live.count, lifted: input.lifted != 0, at: input.time)
-        if settling.fingers > parameters.maxFingers { return fail() }
         tracker.update(input.live, touches)
+        let moved = scale.mm(tracker.translation)
+        settling.update(down: input.live.count, lifted: input.lifted != 0, moved: moved.length, at: input.time)
+        if settling.fingers > parameters.maxFingers { return fail() }
 
-        let p = origin + scale.mm(tracker.translation)
+        let p = origin + moved
         if (p - points[points.count - 1]).length >= Self.step {
             keep(p)
             if settling.isSettled {

@@ -54,12 +54,12 @@ struct SwipeRecognizer: Recognizer {
         }
         if input.added != 0 && (anyLifted || settling.isSettled) { return fail() }
         if input.lifted != 0 { anyLifted = true }
-        settling.update(down: input.live.count, lifted: input.lifted != 0, at: input.time)
-        if settling.fingers > parameters.maxFingers { return fail() }
-
         tracker.update(input.live, touches)
         let t = tracker.translation
-        window.add(input.time, scale.mm(t))
+        let mm = scale.mm(t)
+        settling.update(down: input.live.count, lifted: input.lifted != 0, moved: mm.length, at: input.time)
+        if settling.fingers > parameters.maxFingers { return fail() }
+        window.add(input.time, mm)
         velocity.add(input.time, x: t.dx, y: t.dy)
 
         let proposal = decide(touches)
