@@ -142,7 +142,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureDaemonTests",
-            dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "TestSupport"],
+            dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -203,7 +203,10 @@ final class ReplyRouter: ChannelInboundHandler {
     typealias InboundOut = ServerMessage
     typealias OutboundOut = ByteBuffer
 
+    /// Set while the handler is in the pipeline (nil after: the context holds this handler).
     private var context: ChannelHandlerContext?
+    /// The connection's event loop, which outlives the connection.
+    private var eventLoop: (any EventLoop)?
     private var helloPromise: EventLoopPromise<HelloMessage>?
     private var receivedHello: Result<HelloMessage, any Error>?
     private var pending: [Int64: EventLoopPromise<ServerMessage>] = [:]
@@ -213,7 +216,7 @@ final class ReplyRouter: ChannelInboundHandler {
 
     /// The `hello`, once it has arrived.
     var hello: EventLoopFuture<HelloMessage> {
-        let eventLoop = context!.eventLoop
+        let eventLoop = eventLoop!
         if let receivedHello { return eventLoop.makeCompletedFuture(receivedHello) }
         let promise = helloPromise ?? eventLoop.makePromise()
         helloPromise = promise
@@ -224,7 +227,7 @@ final class ReplyRouter: ChannelInboundHandler {
     /// the server's `error`.
     func send(_ body: ClientMessage.Body) -> EventLoopFuture<ServerMessage> {
         guard let context, context.channel.isActive else {
-            return context!.eventLoop.makeFailedFuture(GestureClientError.connectionLost("closed"))
+            return eventLoop!.makeFailedFuture(GestureClientError.connectionLost("closed"))
         }
         let id = nextID
         nextID += 1
@@ -242,6 +245,12 @@ final class ReplyRouter: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        eventLoop = context.eventLoop
+    }
+
+    /// Breaks the cycle context → handler → context, or every connection would stay in memory.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

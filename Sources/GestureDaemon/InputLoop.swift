@@ -331,7 +331,7 @@ final class InputLoop {
         do {
             try driver.takeDue(wallNow: wallNow, into: &replayFrames)
         } catch {
-            logger.error("the recording is broken, replay stopped: \(driver.label): \(error)")
+            logger.error("replay stopped: \(driver.label): \(error)")
             replay = nil
             return
         }

@@ -35,6 +35,12 @@ struct ReplayDriver {
 
     /// The pause between two passes, in engine time (and in wall time at speed 1).
     static let passGap: Int64 = 500_000
+    /// The latest engine time a replayed frame may have: 2^62 µs (146 000 years), far below
+    /// where the engine's deadline arithmetic (a time plus at most a minute) could overflow. The
+    /// parser accepts recordings whose clock reads up to 10^12 s, and each pass of a loop starts
+    /// after the last one, so a loop over such a recording runs out of clock after some hundreds
+    /// of passes: it stops there, with ``ReplayError/clockExhausted(passes:)``.
+    static let maxEngineTime: Int64 = 1 << 62
     /// Frames handed out per loop iteration when not paced, so clients and signals are served.
     static let unpacedBatch = 64
 
@@ -59,17 +65,19 @@ struct ReplayDriver {
 
     /// Appends the frames due by `wallNow` (paced), or the next batch (not paced), to `due`, with
     /// engine times.
-    mutating func takeDue(wallNow: Int64, into due: inout [TouchFrame]) throws(EvemuError) {
+    mutating func takeDue(wallNow: Int64, into due: inout [TouchFrame]) throws(ReplayError) {
         var taken = 0
         while try fill(wallNow: wallNow) {
             let frame = frames[nextFrame]
+            let time = Self.adding(frame.time.microseconds, offset)
+            guard time <= Self.maxEngineTime else { throw .clockExhausted(passes: passes) }
             if let now = engineNow(wallNow: wallNow) {
-                if frame.time.microseconds + offset > now.microseconds { return }
+                if time > now.microseconds { return }
             } else if taken == Self.unpacedBatch {
                 return
             }
             var shifted = frame
-            shifted.time = Timestamp(microseconds: frame.time.microseconds + offset)
+            shifted.time = Timestamp(microseconds: time)
             due.append(shifted)
             nextFrame += 1
             taken += 1
@@ -77,12 +85,16 @@ struct ReplayDriver {
     }
 
     /// Reads ahead until a frame is waiting; false when the pass has none left.
-    private mutating func fill(wallNow: Int64) throws(EvemuError) -> Bool {
+    private mutating func fill(wallNow: Int64) throws(ReplayError) -> Bool {
         while nextFrame == frames.count {
             guard !exhausted else { return false }
             frames.removeAll()
             nextFrame = 0
-            exhausted = !(try source.next(into: &frames))
+            do {
+                exhausted = !(try source.next(into: &frames))
+            } catch {
+                throw .recording(error)
+            }
             if exhausted { source.finish(into: &frames) }
             if passRecordingStart == nil, let first = frames.first {
                 passRecordingStart = first.time.microseconds
@@ -93,22 +105,48 @@ struct ReplayDriver {
         return true
     }
 
-    /// The engine time that corresponds to `wallNow`, when paced and started.
+    /// The engine time that corresponds to `wallNow`, when paced and started (at most
+    /// ``maxEngineTime``, whatever the speed).
     func engineNow(wallNow: Int64) -> Timestamp? {
         guard let speed, let start = passRecordingStart else { return nil }
-        return Timestamp(microseconds: start + offset + Int64(Double(wallNow - passWallStart) * speed))
+        let elapsed = Self.clamped(Double(wallNow - passWallStart) * speed)
+        return Timestamp(microseconds: min(Self.adding(Self.adding(start, offset), elapsed), Self.maxEngineTime))
     }
 
-    /// The wall time at which the engine reaches `time`, when paced and started.
+    /// The wall time at which the engine reaches `time`, when paced and started (saturated: a
+    /// time centuries away at a tiny speed is `Int64.max`, never a trap).
     func wallTime(ofEngineTime time: Timestamp) -> Int64? {
         guard let speed, let start = passRecordingStart else { return nil }
-        return passWallStart + Int64((Double(time.microseconds - offset - start) / speed).rounded(.up))
+        let engineElapsed = Self.subtracting(Self.subtracting(time.microseconds, offset), start)
+        return Self.adding(passWallStart, Self.clamped((Double(engineElapsed) / speed).rounded(.up)))
+    }
+
+    /// `a + b`, held at the ends of Int64 instead of trapping.
+    static func adding(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard overflow else { return sum }
+        return b > 0 ? Int64.max : Int64.min
+    }
+
+    /// `a - b`, held at the ends of Int64 instead of trapping.
+    static func subtracting(_ a: Int64, _ b: Int64) -> Int64 {
+        let (difference, overflow) = a.subtractingReportingOverflow(b)
+        guard overflow else { return difference }
+        return b < 0 ? Int64.max : Int64.min
+    }
+
+    /// A Double as Int64, held at the ends (and 0 for NaN) instead of trapping.
+    static func clamped(_ value: Double) -> Int64 {
+        if value.isNaN { return 0 }
+        if value >= 0x1p63 { return Int64.max }
+        if value <= -0x1p63 { return Int64.min }
+        return Int64(value)
     }
 
     /// The wall time the next frame is due, when paced (nil when nothing is read ahead).
     func nextFrameWallTime() -> Int64? {
         guard nextFrame < frames.count else { return nil }
-        return wallTime(ofEngineTime: Timestamp(microseconds: frames[nextFrame].time.microseconds + offset))
+        return wallTime(ofEngineTime: Timestamp(microseconds: Self.adding(frames[nextFrame].time.microseconds, offset)))
     }
 
     /// Ends a pass whose frames are delivered and whose engine timers have run out. With
@@ -121,9 +159,9 @@ struct ReplayDriver {
         frames.removeAll()
         nextFrame = 0
         exhausted = false
-        nextPassStart = engineTime.microseconds + Self.passGap
+        nextPassStart = Self.adding(engineTime.microseconds, Self.passGap)
         passRecordingStart = nil
-        pausedUntil = speed.map { wallNow + Int64(Double(Self.passGap) / $0) }
+        pausedUntil = speed.map { Self.adding(wallNow, Self.clamped(Double(Self.passGap) / $0)) }
         return true
     }
 
@@ -131,4 +169,28 @@ struct ReplayDriver {
     mutating func resume(wallNow: Int64) {
         if let until = pausedUntil, wallNow >= until { pausedUntil = nil }
     }
+}
+
+/// Why a replay stopped early.
+enum ReplayError: Error, CustomStringConvertible {
+    /// The recording has an error the parser found only when reading on.
+    case recording(EvemuError)
+    /// The next pass would run the engine's clock past ``ReplayDriver/maxEngineTime``.
+    case clockExhausted(passes: Int)
+
+    var description: String {
+        switch self {
+        case .recording(let error): "the recording is broken: \(error)"
+        case .clockExhausted(let passes):
+            "after \(passes) passes the recording's clock would run past 2^62 µs (146 000 years); no more passes"
+        }
+    }
+}
+
+extension ReplayOptions {
+    /// The paced speeds `gestured run --replay --speed` accepts (times real time); beyond them,
+    /// `max` plays as fast as the engine goes. The driver's arithmetic saturates for any
+    /// positive speed; the range keeps the pacing meaningful (at 10^-14 a second of recording
+    /// would take three million years).
+    public static let speeds: ClosedRange<Double> = 0.01...1000
 }

@@ -50,12 +50,23 @@ public struct ClientMessage: Hashable, Sendable {
         guard String(validating: line, as: UTF8.self) != nil else {
             return .failure(ErrorMessage(code: .invalidUTF8, message: "the line is not valid UTF-8"))
         }
+        switch StrictJSON.check(line) {
+        case .syntax(let problem, let offset)?:
+            return .failure(
+                ErrorMessage(
+                    code: .invalidJSON, message: "the line is not valid JSON: \(problem) at byte \(offset + 1)"))
+        case .value(let problem, let path)?:
+            return .failure(ErrorMessage(code: .invalidMessage, message: problem, path: ErrorMessage.pointer(path)))
+        case nil:
+            break
+        }
         do {
             return .success(try JSONDecoder().decode(ClientMessage.self, from: Data(line)))
         } catch let error as ErrorMessage {
             return .failure(error)
         } catch {
-            // Only the parser itself throws anything else: `init(from:)` converts its own errors.
+            // Only the parser throws anything else (`init(from:)` converts its own errors), and
+            // StrictJSON has already refused what it would.
             return .failure(ErrorMessage(code: .invalidJSON, message: "the line is not valid JSON"))
         }
     }
@@ -104,7 +115,7 @@ extension ClientMessage: Codable {
                 code: .invalidMessage,
                 message:
                     "unknown key '\(key.stringValue)' in a \(type) request (expected one of: \(allowed.sorted().joined(separator: ", ")))",
-                id: id, path: "/\(key.stringValue)")
+                id: id, path: ErrorMessage.pointer([.key(key.stringValue)]))
         }
         switch type {
         case "subscribe": body = .subscribe(try Subscription(from: object, id: id))

@@ -35,7 +35,8 @@ extension Definitions {
         } catch let error as DecodingError {
             throw ErrorMessage(definitionError: error, id: id)
         } catch {
-            throw ErrorMessage(code: .invalidDefinition, message: "\(error)", id: id)
+            // Decoding throws DecodingError only; StrictJSON refused what the parser would.
+            throw ErrorMessage(code: .invalidDefinition, message: "the definitions cannot be read", id: id)
         }
     }
 
@@ -51,7 +52,13 @@ extension ErrorMessage {
         let path: [any CodingKey]
         let detail: String
         switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        case .typeMismatch(let type, let context):
+            path = context.codingPath
+            detail = "expected \(describeExpected(type))"
+        case .valueNotFound(let type, let context):
+            path = context.codingPath
+            detail = "expected \(describeExpected(type)), found null"
+        case .dataCorrupted(let context):
             path = context.codingPath
             detail = context.debugDescription
         case .keyNotFound(let key, let context):

@@ -71,6 +71,13 @@ final class ClientSession: ChannelInboundHandler {
         self.context = context
     }
 
+    /// The pipeline lets go of this handler when the channel closes. The context holds the
+    /// handler and the handler held the context: without this, every connection leaked its
+    /// session, context and pipeline (~450 bytes; issue 12, defect 4).
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
     func channelActive(context: ChannelHandlerContext) {
         switch core.admit(self) {
         case .accepted(let id, let hello):

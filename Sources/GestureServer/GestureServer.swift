@@ -106,27 +106,32 @@ public final class GestureServer: Sendable {
                     try pipeline.addHandler(ClientSession(core: core.value))
                 }
             }
-        let bound: EventLoopFuture<any Channel>
+        let bound: EventLoopFuture<(any Channel, CreatedSocket?)>
         switch configuration.listener {
         case .path(let path):
+            let temporary: String
             do {
                 try SocketFile.prepare(path)
+                temporary = try SocketFile.makePrivatePath(beside: path)
             } catch {
                 return eventLoop.makeFailedFuture(error)
             }
             let socketMode = configuration.socketMode
             let socketGroup = configuration.socketGroup
-            bound = bootstrap.bind(unixDomainSocketPath: path)
-                .flatMapErrorThrowing { error in throw ServerError("cannot listen on \(path): \(error)") }
+            bound = bootstrap.bind(unixDomainSocketPath: temporary)
+                .flatMapErrorThrowing { error in
+                    SocketFile.discardPrivate(temporary)
+                    throw ServerError("cannot listen on \(path): \(error)")
+                }
                 .flatMap { channel in
+                    let created: CreatedSocket
                     do {
-                        try SocketFile.applyPermissions(path, mode: socketMode, group: socketGroup)
+                        created = try SocketFile.publish(temporary, at: path, mode: socketMode, group: socketGroup)
                     } catch {
-                        SocketFile.remove(path)
                         return channel.close().flatMapThrowing { throw error }
                     }
                     logger.info("listening", metadata: ["socket": "\(path)"])
-                    return eventLoop.makeSucceededFuture(channel)
+                    return eventLoop.makeSucceededFuture((channel, created))
                 }
         case .inherited(let descriptor):
             do {
@@ -140,11 +145,11 @@ public final class GestureServer: Sendable {
                 }
                 .map { channel in
                     logger.info("listening on an inherited socket", metadata: ["fd": "\(descriptor)"])
-                    return channel
+                    return (channel, nil)
                 }
         }
-        return bound.flatMap { channel in
-            eventLoop.submit { core.value.listening(on: channel) }
+        return bound.flatMap { channel, created in
+            eventLoop.submit { core.value.listening(on: channel, created: created) }
         }
     }
 
@@ -169,7 +174,8 @@ public final class GestureServer: Sendable {
 
     /// Stops accepting, sends every client `error` `shutdown`, closes every connection (waiting
     /// at most the close timeout for clients that do not read), removes the socket file it
-    /// bound, and stops the event loop. Later calls do nothing.
+    /// created (only that file: never one it found there, nor one another process put there
+    /// since), and stops the event loop. Later calls do nothing.
     public func shutdown() async {
         guard let closed = closeEverything() else { return }
         try? await closed.get()

@@ -58,14 +58,41 @@ func errnoDescription(_ code: Int32 = errno) -> String {
     String(cString: strerror(code))
 }
 
-/// The filesystem side of a socket path: checks and cleanup before `bind`, mode and group after.
+/// The socket file this process created: the only one it ever removes. Identified by device
+/// and inode, so a path another process took over meanwhile (a second daemon after a restart,
+/// systemd's socket unit) is left alone.
+struct CreatedSocket: Sendable {
+    let path: String
+    let device: UInt64
+    let inode: UInt64
+}
+
+/// The filesystem side of a socket path. The socket is bound in a private directory (mode 0700,
+/// made by `mkdtemp`), given its group and mode there, and renamed into place: it never exists at
+/// its path with the mode the umask happened to give it, so no one outside the configured group
+/// can connect even for a moment, whatever the umask. `rename` also replaces a stale socket in
+/// one step. Nothing this process did not create is ever removed.
 enum SocketFile {
     /// `sockaddr_un.sun_path` holds 108 bytes including the terminating NUL.
     static let maxPathBytes = 107
+    /// The private directory beside the socket: `.g` and mkdtemp's six characters.
+    private static let privateDirectoryName = ".gXXXXXX"
+    /// The socket's name inside the private directory.
+    private static let temporaryName = "s"
 
+    /// Checks `path` before binding: length, parent directories (created 0755 when missing), and
+    /// what is there now — nothing, or a stale socket nobody listens on (the rename replaces it).
+    /// A live socket or a file that is not a socket is an error, and is left as it is.
     static func prepare(_ path: String) throws(ServerError) {
         guard !path.isEmpty, path.utf8.count <= maxPathBytes else {
             throw ServerError("socket path '\(path)' must be 1 to \(maxPathBytes) bytes long (sun_path)")
+        }
+        let parent = parentDirectory(of: path)
+        let temporaryBytes = parent.utf8.count + 1 + privateDirectoryName.utf8.count + 1 + temporaryName.utf8.count
+        guard temporaryBytes <= maxPathBytes else {
+            throw ServerError(
+                "the directory of the socket path '\(path)' must be at most \(maxPathBytes - (temporaryBytes - parent.utf8.count)) bytes long (the socket is bound in a private directory there first)"
+            )
         }
         try makeParentDirectories(of: path)
         var info = stat()
@@ -80,13 +107,75 @@ enum SocketFile {
         case 0:
             throw ServerError("another process is already listening on \(path)")
         case ECONNREFUSED:
-            // Nobody listens: a socket left by a daemon that died. Safe to replace.
-            guard unlink(path) == 0 || errno == ENOENT else {
-                throw ServerError("cannot remove the stale socket \(path): \(errnoDescription())")
-            }
+            // Nobody listens: a socket left by a daemon that died. The rename replaces it.
+            return
         case let code:
             throw ServerError("cannot tell whether \(path) is in use: \(errnoDescription(code))")
         }
+    }
+
+    /// Makes the private directory (mode 0700) beside `path`; returns where to bind in it.
+    static func makePrivatePath(beside path: String) throws(ServerError) -> String {
+        var template = Array((parentDirectory(of: path) + "/" + privateDirectoryName).utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ServerError("cannot create a private directory beside \(path): \(errnoDescription())")
+        }
+        return String(cString: made) + "/" + temporaryName
+    }
+
+    /// Gives the socket bound at `temporary` (in its private directory) its group and mode,
+    /// renames it to `path` and removes the private directory. On error everything it made is
+    /// removed and `path` is untouched.
+    static func publish(
+        _ temporary: String, at path: String, mode: UInt32?, group: String?
+    ) throws(ServerError) -> CreatedSocket {
+        do throws(ServerError) {
+            if let group {
+                let gid = try groupID(group)
+                guard chown(temporary, uid_t.max, gid) == 0 else {
+                    throw ServerError("cannot give \(path) to group \(group): \(errnoDescription())")
+                }
+            }
+            if let mode {
+                guard chmod(temporary, mode_t(mode)) == 0 else {
+                    throw ServerError(
+                        "cannot set mode \(String(mode, radix: 8)) on \(path): \(errnoDescription())")
+                }
+            }
+            var info = stat()
+            guard lstat(temporary, &info) == 0 else {
+                throw ServerError("cannot inspect the new socket for \(path): \(errnoDescription())")
+            }
+            guard rename(temporary, path) == 0 else {
+                throw ServerError("cannot move the new socket to \(path): \(errnoDescription())")
+            }
+            discardPrivate(temporary)
+            return CreatedSocket(path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        } catch {
+            discardPrivate(temporary)
+            throw error
+        }
+    }
+
+    /// Removes what is left of a private bind (the socket if it is still there, the directory).
+    static func discardPrivate(_ temporary: String) {
+        unlink(temporary)
+        rmdir(parentDirectory(of: temporary))
+    }
+
+    /// Removes the socket this process created, if the path still names that very file.
+    static func remove(_ created: CreatedSocket) {
+        var info = stat()
+        guard lstat(created.path, &info) == 0, UInt64(info.st_dev) == created.device,
+            UInt64(info.st_ino) == created.inode
+        else { return }
+        unlink(created.path)
+    }
+
+    private static func parentDirectory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
     }
 
     /// Tries to connect to `path`: 0 when something listens, else the errno.
@@ -118,20 +207,6 @@ enum SocketFile {
         }
     }
 
-    static func applyPermissions(_ path: String, mode: UInt32?, group: String?) throws(ServerError) {
-        if let group {
-            let gid = try groupID(group)
-            guard chown(path, uid_t.max, gid) == 0 else {
-                throw ServerError("cannot give \(path) to group \(group): \(errnoDescription())")
-            }
-        }
-        if let mode {
-            guard chmod(path, mode_t(mode)) == 0 else {
-                throw ServerError("cannot set mode \(String(mode, radix: 8)) on \(path): \(errnoDescription())")
-            }
-        }
-    }
-
     /// A group name or a numeric gid.
     private static func groupID(_ name: String) throws(ServerError) -> gid_t {
         if let numeric = gid_t(name) { return numeric }
@@ -152,9 +227,5 @@ enum SocketFile {
         guard flags >= 0, fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0 else {
             throw ServerError("the inherited socket (fd \(fd)) is unusable: \(errnoDescription())")
         }
-    }
-
-    static func remove(_ path: String) {
-        unlink(path)
     }
 }

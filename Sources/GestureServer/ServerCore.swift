@@ -19,6 +19,8 @@ final class ServerCore {
     private var recognizers: [RecognizerInfo] = []
     private var nextClientID: UInt64 = 1
     private var listener: (any Channel)?
+    /// The socket file this server created, removed at shutdown (nil: inherited, or not bound).
+    private var createdSocket: CreatedSocket?
     private var isShuttingDown = false
     /// Completed when the last session has gone, during shutdown.
     private var drained: EventLoopPromise<Void>?
@@ -131,8 +133,9 @@ final class ServerCore {
 
     // MARK: Lifecycle
 
-    func listening(on channel: any Channel) {
+    func listening(on channel: any Channel, created: CreatedSocket?) {
         listener = channel
+        createdSocket = created
     }
 
     /// Stops accepting, tells every client (`error` `shutdown`) and closes; `done` completes
@@ -143,8 +146,9 @@ final class ServerCore {
         let eventLoop = done.futureResult.eventLoop
         let listenerClosed = listener?.close() ?? eventLoop.makeSucceededVoidFuture()
         listener = nil
-        if case .path(let path) = configuration.listener {
-            listenerClosed.whenComplete { _ in SocketFile.remove(path) }
+        if let created = createdSocket {
+            createdSocket = nil
+            listenerClosed.whenComplete { _ in SocketFile.remove(created) }
         }
         let sessionsClosed = eventLoop.makePromise(of: Void.self)
         if sessions.isEmpty {

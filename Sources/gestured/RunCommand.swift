@@ -18,7 +18,10 @@ struct RunCommand: ParsableCommand {
             SIGHUP reloads the configuration file (a broken file keeps the running one and logs \
             why); SIGTERM and SIGINT cancel active gestures, tell the clients, and exit 0.
 
-            --replay plays an evemu recording in place of touchscreens, for runs without hardware.
+            --replay plays an evemu recording in place of touchscreens, for runs without hardware. \
+            With --loop each pass starts after the previous one on the engine's clock; a recording \
+            whose clock jumps centuries ahead runs out of clock (2^62 µs) after some hundreds of \
+            passes, and the replay stops there (the daemon goes on serving).
 
             Examples:
               sudo gestured run
@@ -41,7 +44,8 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Replay speed: a factor of real time (1 = as recorded), or 'max'.", valueName: "N|max"))
+        help: ArgumentHelp(
+            "Replay speed: a factor of real time from 0.01 to 1000 (1 = as recorded), or 'max'.", valueName: "N|max"))
     var speed: String = "1"
 
     @Flag(name: .long, help: "Replay the recording again and again.")
@@ -52,8 +56,11 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--speed and --loop go with --replay")
         }
         if speed != "max" {
-            guard let factor = Double(speed), factor > 0, factor.isFinite else {
-                throw ValidationError("--speed must be a positive number or 'max'")
+            let range = ReplayOptions.speeds
+            guard let factor = Double(speed), range.contains(factor) else {
+                throw ValidationError(
+                    "--speed must be 'max' or a number from \(String(format: "%g", range.lowerBound)) to \(String(format: "%g", range.upperBound)) (times real time), not '\(speed)'"
+                )
             }
         }
     }

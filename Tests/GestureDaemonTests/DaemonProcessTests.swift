@@ -26,6 +26,20 @@ struct DaemonProcessTests {
         return path
     }
 
+    /// Starts `gestured run` with `arguments` and waits for its `ready` line.
+    static func startDaemon(_ arguments: [String]) async throws -> ChildProcess {
+        let daemon = try ChildProcess([try gestured(), "run"] + arguments)
+        do {
+            try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
+                o.lines.contains { $0.contains("ready") }
+            }
+        } catch {
+            daemon.send(SIGKILL)
+            throw error
+        }
+        return daemon
+    }
+
     /// A directory short enough for a socket path (sun_path holds 107 bytes).
     static func temporaryDirectory() throws -> String {
         var template = Array("/tmp/gestured-XXXXXX".utf8CString)
@@ -46,14 +60,10 @@ struct DaemonProcessTests {
         try (defaultConfig.lines.joined(separator: "\n") + "\n").write(
             toFile: config, atomically: true, encoding: .utf8)
 
-        let daemon = try ChildProcess([
-            gestured, "run", "--config", config, "--socket", socket, "--replay", Self.recording, "--loop", "--speed",
-            "8",
+        let daemon = try await Self.startDaemon([
+            "--config", config, "--socket", socket, "--replay", Self.recording, "--loop", "--speed", "8",
         ])
         defer { daemon.send(SIGKILL) }
-        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
-            o.lines.contains { $0.contains("ready") }
-        }
 
         let listen = try ChildProcess([gestured, "listen", "--socket", socket, "--kind", "tap"])
         defer { listen.terminate() }
@@ -101,19 +111,15 @@ struct DaemonProcessTests {
 
     @Test("a reload with a new recognizer shows it to new clients")
     func reloadAddsRecognizer() async throws {
-        let gestured = try Self.gestured()
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/g.sock"
         let config = directory + "/gestured.yaml"
         try "recognizers:\n  - name: tap\n    kind: tap\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess([
-            gestured, "run", "--config", config, "--socket", socket, "--replay", Self.recording, "--loop",
+        let daemon = try await Self.startDaemon([
+            "--config", config, "--socket", socket, "--replay", Self.recording, "--loop",
         ])
         defer { daemon.send(SIGKILL) }
-        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
-            o.lines.contains { $0.contains("ready") }
-        }
         try "recognizers:\n  - name: tap\n    kind: tap\n  - name: hold\n    kind: long-press\n".write(
             toFile: config, atomically: true, encoding: .utf8)
         daemon.send(SIGHUP)
@@ -133,13 +139,10 @@ struct DaemonProcessTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/g.sock"
-        let daemon = try ChildProcess([
-            gestured, "run", "--socket", socket, "--replay", Self.recording, "--loop", "--speed", "8",
+        let daemon = try await Self.startDaemon([
+            "--socket", socket, "--replay", Self.recording, "--loop", "--speed", "8",
         ])
         defer { daemon.send(SIGKILL) }
-        try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
-            o.lines.contains { $0.contains("ready") }
-        }
         let bystander = try ChildProcess([gestured, "listen", "--socket", socket])
         defer { bystander.terminate() }
         try await bystander.waitForLines(1)  // its hello: subscribed from here on
@@ -178,6 +181,118 @@ struct DaemonProcessTests {
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
+
+    /// Defect 1 of issue 12: a refused second start unlinked the running daemon's socket (and a
+    /// regular file at the path) on its way out.
+    @Test("a refused second start leaves the running daemon's socket, and a file that is not a socket, alone")
+    func refusedStartRemovesNothing() async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/live.sock"
+        let daemon = try await Self.startDaemon(["--socket", socket, "--replay", Self.recording, "--loop"])
+        defer { daemon.send(SIGKILL) }
+        let second = try ChildProcess([gestured, "run", "--socket", socket, "--replay", Self.recording])
+        #expect(try await second.waitForExit() == 1)
+        #expect(second.lines.contains { $0.contains("another process is already listening") }, "\(second.lines)")
+        let probe = try ChildProcess(["python3", "-c", Self.helloProbe, socket])
+        #expect(try await probe.waitForExit() == 0, "the first daemon is still reachable: \(probe.lines)")
+
+        let file = directory + "/precious"
+        try "precious".write(toFile: file, atomically: true, encoding: .utf8)
+        let third = try ChildProcess([gestured, "run", "--socket", file, "--replay", Self.recording])
+        #expect(try await third.waitForExit() == 1)
+        #expect(third.lines.contains { $0.contains("is not a socket") }, "\(third.lines)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious")
+
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket), "the daemon that made the socket removes it")
+    }
+
+    /// Defect 5 of issue 12: a loop over a recording whose clock jumps 7.7·10^9 s ahead (a touch
+    /// left down at `E: 9000000000.000000`) overflowed the engine time after ~1 200 passes
+    /// (SIGILL at `frame.time.microseconds + offset`). The loop now stops before the clock runs
+    /// out, says why, and the daemon serves on.
+    @Test("a looped recording whose clock runs out stops the replay, not the daemon")
+    func replayClockRunsOut() async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let recording = directory + "/far-future.event"
+        try ReplayDriverTests.farFutureText().write(toFile: recording, atomically: true, encoding: .utf8)
+        let daemon = try ChildProcess([
+            gestured, "run", "--socket", socket, "--replay", recording, "--speed", "max", "--loop",
+        ])
+        defer { daemon.send(SIGKILL) }
+        try await daemon.output.wait(for: "the replay to stop", within: .seconds(60)) { o in
+            o.status != nil || o.lines.contains { $0.contains("replay stopped") }
+        }
+        #expect(daemon.output.value.status == nil, "the daemon is still running: \(daemon.lines.suffix(5))")
+        #expect(daemon.lines.contains { $0.contains("replay stopped") && $0.contains("2^62") })
+        let probe = try ChildProcess(["python3", "-c", Self.helloProbe, socket])
+        #expect(try await probe.waitForExit() == 0, "\(probe.lines)")
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
+    }
+
+    /// Defect 5 of issue 12: speeds whose pacing arithmetic left Int64 (Double → Int64 trapped)
+    /// are refused with the documented range; the ends of the range run.
+    @Test(
+        "--speed outside 0.01…1000 is refused with a clear message",
+        arguments: ["1e-14", "1e15", "1e300", "1e-300", "0.009", "1001", "nan", "0"])
+    func speedOutOfRange(speed: String) async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try ChildProcess([
+            gestured, "run", "--socket", directory + "/g.sock", "--replay", Self.recording, "--speed", speed,
+        ])
+        #expect(try await run.waitForExit() == 64, "\(run.lines)")
+        #expect(
+            run.lines.contains { $0.contains("--speed must be 'max' or a number from 0.01 to 1000") }, "\(run.lines)")
+    }
+
+    /// Defect 4 of issue 12: every connection leaked ~450 bytes (its session, channel handler
+    /// context and pipeline held each other), 20 000 of them 8.4 MB. A resource bound, not a
+    /// timing: after a warm-up, 20 000 more connections may not grow the daemon by 1 MB.
+    @Test("20 000 connections leave the daemon's memory and descriptors where they were")
+    func connectionChurn() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let daemon = try await Self.startDaemon(["--socket", socket, "--replay", Self.recording, "--loop"])
+        defer { daemon.send(SIGKILL) }
+        func churn(_ count: Int) async throws {
+            let client = try ChildProcess(["python3", "-c", Self.churnClient, socket, String(count)])
+            #expect(try await client.waitForExit(within: .seconds(90)) == 0, "\(client.lines)")
+        }
+        /// Measured from inside a connection whose ping was answered: by then the server's one
+        /// event loop has gone past the churn's last close.
+        func measure() async throws -> (rss: Int, fds: Int) {
+            try await GestureClient.connect(to: socket) { client in
+                try await client.ping()
+                return (try daemon.status("VmRSS"), try daemon.openDescriptors())
+            }
+        }
+        try await churn(2_000)
+        let before = try await measure()
+        try await churn(20_000)
+        let after = try await measure()
+        #expect(after.rss - before.rss < 1024, "RSS \(before.rss) kB → \(after.rss) kB")
+        #expect(after.fds == before.fds)
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
+    }
+
+    /// Connects, reads the `hello` and closes, argv[2] times.
+    static let churnClient = """
+        import socket, sys
+        for _ in range(int(sys.argv[2])):
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            s.makefile("rb").readline(); s.close()
+        """
 
     /// Prints the recognizer names of the `hello` a new connection gets.
     static let helloProbe = """

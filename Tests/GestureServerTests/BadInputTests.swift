@@ -10,6 +10,8 @@ struct BadInput: Sendable, CustomTestStringConvertible {
     var code: ErrorCode
     var id: RequestID? = nil
     var path: String? = nil
+    /// A part of the message that says what is wrong in people's words.
+    var says: String? = nil
     /// Whether docs/protocol.schema.json must refuse it too: JSON that is not a valid request
     /// (not: lines that are not JSON at all, and rules JSON Schema cannot express).
     var schemaRejects: Bool
@@ -18,20 +20,22 @@ struct BadInput: Sendable, CustomTestStringConvertible {
 
     init(
         _ name: String, _ line: String, _ code: ErrorCode, id: RequestID? = nil, path: String? = nil,
-        schemaRejects: Bool? = nil
+        says: String? = nil, schemaRejects: Bool? = nil
     ) {
         self.name = name
         self.bytes = Array(line.utf8)
         self.code = code
         self.id = id
         self.path = path
+        self.says = says
         self.schemaRejects = schemaRejects ?? (code != .invalidJSON)
     }
 
-    init(_ name: String, bytes: [UInt8], _ code: ErrorCode) {
+    init(_ name: String, bytes: [UInt8], _ code: ErrorCode, says: String? = nil) {
         self.name = name
         self.bytes = bytes
         self.code = code
+        self.says = says
         self.schemaRejects = false
     }
 
@@ -76,7 +80,51 @@ struct BadInput: Sendable, CustomTestStringConvertible {
             path: "/gestures"),
         BadInput(
             "unknown recognizer kind", #"{"type":"define","id":"d","recognizers":[{"name":"x","kind":"wave"}]}"#,
-            .invalidDefinition, id: .string("d"), path: "/recognizers/0/kind"),
+            .invalidDefinition, id: .string("d"), path: "/recognizers/0/kind",
+            says: "recognizers[0].kind: unknown kind 'wave' (expected one of: tap, long-press, pan,"),
+        BadInput(
+            "unknown swipe direction",
+            #"{"type":"define","recognizers":[{"name":"x","kind":"swipe","directions":["up","sideways"]}]}"#,
+            .invalidDefinition, path: "/recognizers/0/directions/1", says: "unknown direction 'sideways'"),
+        BadInput(
+            "a parameter of the wrong type",
+            #"{"type":"define","recognizers":[{"name":"x","kind":"tap","taps":"two"}]}"#, .invalidDefinition,
+            path: "/recognizers/0/taps", says: "recognizers[0].taps: expected an integer"),
+        BadInput(
+            "a null name", #"{"type":"define","recognizers":[{"name":null,"kind":"tap"}]}"#, .invalidDefinition,
+            path: "/recognizers/0/name", says: "recognizers[0].name: expected a string, found null"),
+        // Issue 12, defect 9: JSON is read strictly (RFC 8259), and every error says what is
+        // wrong without Swift's own words.
+        BadInput(
+            "a duplicate key (the first used to win)", #"{"type":"ping","type":"dance"}"#, .invalidMessage,
+            path: "/type", says: "duplicate key 'type'", schemaRejects: false),
+        BadInput(
+            "a duplicate key deep in a define",
+            #"{"type":"define","recognizers":[{"name":"x","kind":"tap","name":"y"}]}"#, .invalidMessage,
+            path: "/recognizers/0/name", says: "duplicate key 'name'", schemaRejects: false),
+        BadInput(
+            "a duplicate key spelled with an escape", #"{"type":"ping","id":1,"\u0069d":2}"#, .invalidMessage,
+            path: "/id", schemaRejects: false),
+        BadInput(
+            "an unknown key that needs escaping in a JSON pointer", #"{"type":"ping","a/b~c":1}"#, .invalidMessage,
+            path: "/a~1b~0c"),
+        BadInput(
+            "a number beyond a 64-bit float in a define",
+            #"{"type":"define","recognizers":[{"name":"x","kind":"tap","slop-mm":1e309}]}"#, .invalidMessage,
+            path: "/recognizers/0/slop-mm", says: "out of range", schemaRejects: false),
+        BadInput(
+            "a raw control character in a string", bytes: Array(#"{"type":"pi"#.utf8) + [1] + Array(#"ng"}"#.utf8),
+            .invalidJSON, says: "raw control character (U+0001)"),
+        BadInput(
+            "a raw tab in a key", bytes: Array(#"{"type":"ping","i"#.utf8) + [9] + Array(#"d":1}"#.utf8),
+            .invalidJSON, says: "raw control character (U+0009)"),
+        BadInput("a lone high surrogate", #"{"type":"ping","id":"\ud800"}"#, .invalidJSON, says: "lone surrogate"),
+        BadInput("a lone low surrogate", #"{"type":"ping","id":"a\udc00"}"#, .invalidJSON, says: "lone surrogate"),
+        BadInput(
+            "a high surrogate followed by no low one", #"{"type":"ping","id":"\ud800\u0041"}"#, .invalidJSON,
+            says: "lone surrogate"),
+        BadInput("an invalid escape", #"{"type":"ping","id":"\x"}"#, .invalidJSON, says: "invalid escape"),
+        BadInput("a number with a leading zero", #"{"type":"ping","id":01}"#, .invalidJSON),
         BadInput(
             "unknown key in a recognizer", #"{"type":"define","recognizers":[{"name":"x","kind":"tap","colour":1}]}"#,
             .invalidDefinition, path: "/recognizers/0/colour"),
@@ -125,6 +173,10 @@ extension SocketTests {
                 #expect(error.id == input.id)
                 #expect(error.path == input.path, "\(error)")
                 #expect(!error.message.isEmpty)
+                if let says = input.says { #expect(error.message.contains(says), "\(error)") }
+                for leak in ["Cannot initialize", "Swift", "DecodingError", "Expected to decode", "parsed:"] {
+                    #expect(!error.message.contains(leak), "Swift's own words in \(error)")
+                }
                 try await client.roundTrip()
             }
         }

@@ -62,8 +62,22 @@ enum RawSocket {
         return fd
     }
 
-    static func openDescriptors() throws -> Int {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    /// This process's descriptors of sockets bound under `directory`: the server's listener and
+    /// the connections it accepted (Linux lists an accepted connection with its listener's
+    /// path in /proc/net/unix). Other tests running meanwhile open descriptors of their own;
+    /// these are the server's alone.
+    static func serverDescriptors(under directory: String) throws -> Int {
+        var inodes: Set<Substring> = []
+        for line in try String(contentsOfFile: "/proc/net/unix", encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 8, fields[7].hasPrefix(directory + "/") { inodes.insert(fields[6]) }
+        }
+        return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
+                target.hasPrefix("socket:["), target.hasSuffix("]")
+            else { return false }
+            return inodes.contains(target.dropFirst("socket:[".count).dropLast())
+        }
     }
 }
 
@@ -78,7 +92,8 @@ extension SocketTests {
                 let warmUp = try RawSocket.connectAndReadLine(f.path)
                 close(warmUp.fd)
                 try await delegate.log.wait(for: "the warm-up disconnect") { $0.disconnected.count == 1 }
-                let before = try RawSocket.openDescriptors()
+                let before = try RawSocket.serverDescriptors(under: f.directory)
+                #expect(before == 1, "the listener")
                 for _ in 0..<cycles {
                     let (fd, line) = try RawSocket.connectAndReadLine(f.path)
                     close(fd)
@@ -86,7 +101,7 @@ extension SocketTests {
                     f.log.received(line)
                 }
                 try await delegate.log.wait(for: "every disconnect") { $0.disconnected.count == cycles + 1 }
-                #expect(try RawSocket.openDescriptors() == before)
+                #expect(try RawSocket.serverDescriptors(under: f.directory) == before)
                 #expect(Set(delegate.log.value.connected).count == cycles + 1, "client ids are never reused")
             }
         }
@@ -156,11 +171,30 @@ extension SocketTests {
                 configuration: .init(listener: .path(path), daemonVersion: "t"), delegate: nil,
                 logger: ServerFixture.logger)
             await #expect(throws: ServerError.self) { try await second.start() }
+            // The refused server's shutdown must not take the socket from the running one.
+            await second.shutdown()
             let (fd, line) = try RawSocket.connectAndReadLine(path)
             close(fd)
             #expect(line.contains(#""type":"hello""#), "the first server still owns the socket")
-            await second.shutdown()
             await server.shutdown()
+            #expect(!FileManager.default.fileExists(atPath: path), "the server that made it removes it")
+        }
+
+        @Test func `shutdown leaves a socket another process put at the path`() async throws {
+            let directory = ServerFixture.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/s.sock"
+            let server = GestureServer(
+                configuration: .init(listener: .path(path), daemonVersion: "t"), delegate: nil,
+                logger: ServerFixture.logger)
+            try await server.start()
+            // Someone else (systemd's socket unit, a newer daemon) takes the path over.
+            unlink(path)
+            let other = try RawSocket.listening(path)
+            defer { close(other) }
+            await server.shutdown()
+            var info = stat()
+            #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK, "the other socket is still there")
         }
 
         @Test func `a file that is not a socket is never replaced`() async throws {
@@ -173,8 +207,8 @@ extension SocketTests {
                 logger: ServerFixture.logger)
             let error = await #expect(throws: ServerError.self) { try await server.start() }
             #expect(error?.message.contains("not a socket") == true)
-            #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
             await server.shutdown()
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
         }
 
         @Test func `the parent directory is created and the socket gets its mode and group`() async throws {
@@ -200,6 +234,59 @@ extension SocketTests {
             #expect(!FileManager.default.fileExists(atPath: path), "a socket that failed to set up is removed")
             await unknownGroup.shutdown()
         }
+
+        /// Defect 8 of issue 12: the socket was bound (mode from the umask) and chmod-ed after, so
+        /// under umask 000 anyone could connect in between. An unprivileged process (`nobody`)
+        /// tries to connect all the while the server starts and stops, under umask 000.
+        @Test(.enabled(if: getuid() == 0, "needs root, to run the intruder as nobody"))
+        func `under umask 000 another user never connects to a starting server`() async throws {
+            let directory = ServerFixture.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            #expect(chmod(directory, 0o755) == 0)  // others may look for the socket, as in /run/gestured
+            let path = directory + "/s.sock"
+            let stop = directory + "/stop"
+            let intruder = try ChildProcess(["python3", "-c", Self.intruder, path, stop])
+            defer { intruder.terminate() }
+            try await intruder.output.wait(for: "the intruder to run as nobody") { $0.lines.contains("ready") }
+            let previous = umask(0)
+            defer { umask(previous) }
+            for _ in 0..<200 {
+                let server = GestureServer(
+                    configuration: .init(listener: .path(path), daemonVersion: "t", socketMode: 0o660),
+                    delegate: nil, logger: ServerFixture.logger)
+                try await server.start()
+                var info = stat()
+                #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o660)
+                await server.shutdown()
+            }
+            umask(previous)
+            #expect(FileManager.default.createFile(atPath: stop, contents: nil))
+            #expect(try await intruder.waitForExit() == 0, "\(intruder.lines)")
+            let report = try #require(intruder.lines.last { $0.hasPrefix("connected ") })
+            #expect(report.hasPrefix("connected 0 "), "\(report)")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0 != "stop" }
+            #expect(leftovers.isEmpty, "no private directory is left behind: \(leftovers)")
+        }
+
+        /// Connects to argv[1] as fast as it can, as user nobody, until argv[2] exists; prints
+        /// how many connections succeeded and how many were tried.
+        static let intruder = """
+            import os, pwd, socket, sys
+            nobody = pwd.getpwnam("nobody")
+            os.setgroups([]); os.setgid(nobody.pw_gid); os.setuid(nobody.pw_uid)
+            print("ready", flush=True)
+            connected = tried = 0
+            while not os.path.exists(sys.argv[2]):
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect(sys.argv[1]); connected += 1
+                except OSError:
+                    pass
+                finally:
+                    s.close()
+                tried += 1
+            print(f"connected {connected} of {tried}", flush=True)
+            """
 
         @Test func `a socket path longer than sun_path is refused with a clear error`() async throws {
             let path = "/tmp/" + String(repeating: "x", count: 120)

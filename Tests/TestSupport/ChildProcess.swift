@@ -101,4 +101,27 @@ public final class ChildProcess: Sendable {
     }
 
     public var lines: [String] { output.value.lines }
+
+    /// The program's process id (for /proc/PID: its memory, its descriptors).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// A line of /proc/PID/status as a number (`VmRSS` in kB, `Threads`…), while it runs.
+    public func status(_ field: String) throws -> Int {
+        let text = try String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let value = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first
+                .flatMap({ Int($0.filter(\.isNumber)) })
+        else { throw NoSuchField(description: "no \(field) in /proc/\(processIdentifier)/status") }
+        return value
+    }
+
+    /// How many descriptors the program has open, while it runs.
+    public func openDescriptors() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(processIdentifier)/fd").count
+    }
+}
+
+/// /proc/PID/status has no such line (or the program has ended).
+public struct NoSuchField: Error, CustomStringConvertible {
+    public var description: String
 }
