@@ -3,15 +3,14 @@
 /// "Implementing a custom gesture recognizer" tutorial, with $1 matching, see ``ShapeMatcher``).
 /// Reports the template's name and score.
 ///
-/// - The built-in **circle** is recognized while the stroke moves, as soon as its last loop spans
-///   `min-size-mm`, passes the geometric test of ``CircleCheck`` (an ellipse fits it, round
-///   without corners once mapped through that ellipse, closed, not a spiral) and scores
-///   `min-score` against the circle templates. The last loop is the shortest end of the stroke
-///   that turns a full 360°, or, until the stroke has turned that far, the whole stroke once it
-///   has turned ``minTurn`` (300° on the chords between kept points, which is how a circle drawn
-///   320° measures). So a circle is found where it was drawn, inside a longer stroke too (a
-///   lead-in, more loops), either way round, from any start. A stroke that goes on stays one
-///   circle.
+/// - The built-in **circle** is recognized while the stroke moves, as soon as its last loop — the
+///   shortest end of the stroke that turns a full 360° — spans `min-size-mm`, passes the
+///   geometric test of ``CircleCheck`` (an ellipse fits it; mapped through that ellipse it is
+///   round, without corners, closed, not a spiral) and, so mapped, scores `min-score` against the
+///   circle templates. So a circle is found where it was drawn, inside a longer stroke too (a
+///   lead-in, more loops), either way round, from any start; a stroke that goes on stays one
+///   circle. A stroke lifted before it turned 360° is checked whole at the lift, from ``minTurn``
+///   (290° on the chords between kept points, which is how a circle drawn 320° may measure).
 /// - **Templates of points** are matched when the last finger lifts, over the whole stroke: the
 ///   best one scoring `min-score` wins (several templates may share a name).
 /// - A recognizer whose templates are only the circle gives up early on a **straight run**: the
@@ -35,7 +34,7 @@ struct ShapeRecognizer: Recognizer {
     /// Points closer than this (mm) to the last kept one are not kept: finger jitter of a few
     /// tenths of a millimetre would otherwise turn the heading at every frame.
     static let step = 2.0
-    static let minTurn = 300.0 * Double.pi / 180
+    static let minTurn = 290.0 * Double.pi / 180
     static let straightRun = 100.0
     static let straightRunDeviation = 1.5
 
@@ -136,7 +135,7 @@ struct ShapeRecognizer: Recognizer {
     private mutating func loopOrRun(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
         guard settling.fingers >= parameters.minFingers else { return fail() }
         guard parameters.hasCircle else { return .none }
-        if let report = circleReport(at: time, touches) {
+        if let report = circleReport(at: time, lifted: false) {
             state = .done
             return .recognize(report)
         }
@@ -144,17 +143,19 @@ struct ShapeRecognizer: Recognizer {
         return .none
     }
 
-    /// The report for the last loop if it is a circle.
-    private mutating func circleReport(at time: Timestamp, _ touches: borrowing TouchTable) -> Report? {
+    /// The report for the last loop if it is a circle: the last full turn, or, at the lift, the
+    /// whole stroke that turned at least ``minTurn``.
+    private mutating func circleReport(at time: Timestamp, lifted: Bool) -> Report? {
         let last = points.count - 1
         var start = last
         while start > 0 && abs(turns[last] - turns[start]) < 2 * Double.pi { start -= 1 }
         let turn = abs(turns[last] - turns[start])
-        guard turn >= Self.minTurn else { return nil }
+        guard turn >= 2 * Double.pi || (lifted && turn >= Self.minTurn) else { return nil }
         let range = start..<points.count
         guard let (low, high) = bounds(range), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
             let measures = circle.measure(points, range), measures.isCircle(turn: turn),
-            let (index, score) = matcher.match(points, range, against: parameters.templates, builtIn: true),
+            let (index, score) = matcher.match(
+                circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true),
             score >= parameters.minScore
         else { return nil }
         return report(at: time, shape: index, score: score, low: low, high: high)
@@ -176,10 +177,13 @@ struct ShapeRecognizer: Recognizer {
         return true
     }
 
-    /// The last finger lifted: the whole stroke against the templates of points.
+    /// The last finger lifted: a circle that did not close, then the whole stroke against the
+    /// templates of points.
     private mutating func decideAtLift(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
         state = .done
-        guard settling.fingers >= parameters.minFingers, parameters.hasPoints,
+        guard settling.fingers >= parameters.minFingers else { return .fail }
+        if parameters.hasCircle, let report = circleReport(at: time, lifted: true) { return .recognize(report) }
+        guard parameters.hasPoints,
             let (low, high) = bounds(points.indices), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
             let (index, score) = matcher.match(points, points.indices, against: parameters.templates, builtIn: false),
             score >= parameters.minScore
