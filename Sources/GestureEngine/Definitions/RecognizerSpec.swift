@@ -121,7 +121,8 @@ public struct TouchFilter: Hashable, Sendable {
 }
 
 // MARK: - Parameters per kind
-// Defaults are documented with their public sources in docs/CONFIGURATION.md.
+// The stored values are the defaults (docs/RECOGNIZERS.md gives their public sources); each key's
+// spelling, unit and rule is its descriptor (RecognizerSpecCoding.swift).
 
 /// `tap`: `taps` taps of `fingers` fingers, each down at most `max-duration-ms`, taps at most
 /// `max-gap-ms` apart and within `max-tap-distance-mm` of the first, no finger moving more than

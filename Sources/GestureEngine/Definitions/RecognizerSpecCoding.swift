@@ -1,298 +1,113 @@
 // Codable for recognizer specs: one flat mapping per recognizer, `kind` selecting which
-// parameter keys are allowed besides the common ones. Every value is range-checked here, so a
-// decoded spec is valid on its own; references between specs are checked by
-// `EngineConfiguration.validate()`.
+// parameter keys are allowed besides the common ones. Every value is range-checked here, by the
+// same rules validation uses (the descriptors, ParameterDescriptor.swift), so a decoded spec is
+// valid on its own; references between specs are checked by `EngineConfiguration.validate()`.
 
-/// A parameter set of one kind, decoded from (and encoded into) the recognizer's own mapping.
-protocol ParameterSet: Codable {
-    associatedtype Keys: CodingKey & CaseIterable & RawRepresentable<String>
-}
-
-extension ParameterSet {
-    static var keyNames: [String] { Keys.allCases.map(\.rawValue) }
-}
-
-private let fingerRange = 1...10
-private let fingersExpectation = "a finger count from 1 to 10"
-
-private extension KeyedDecodingContainer {
-    func decodeFingers(_ key: Key, default fallback: Int) throws -> Int {
-        try decode(key, default: fallback, expect: fingersExpectation) { fingerRange.contains($0) }
-    }
-
-    func decodeMilliseconds(_ key: Key, default fallback: TimeSpan) throws -> TimeSpan {
-        let ms = try decode(
-            key, default: fallback.microseconds / 1000, expect: "milliseconds from 1 to 60000"
-        ) { (1...60_000).contains($0) }
-        return .milliseconds(ms)
-    }
-
-    /// `settle-ms`: how long fingers may take to land as one gesture (0 = no waiting).
-    func decodeSettle(_ key: Key, default fallback: TimeSpan) throws -> TimeSpan {
-        let ms = try decode(
-            key, default: fallback.microseconds / 1000, expect: "milliseconds from 0 to 1000"
-        ) { (0...1000).contains($0) }
-        return .milliseconds(ms)
-    }
-
-    func decodeMillimeters(_ key: Key, default fallback: Millimeters, allowZero: Bool = false) throws -> Millimeters {
-        let mm = try decode(key, default: fallback.value, expect: "millimetres from \(allowZero ? 0 : 0.01) to 10000") {
-            ($0 > 0 || (allowZero && $0 == 0)) && $0 <= 10_000
-        }
-        return Millimeters(mm)
-    }
-
-    /// `min-fingers` / `max-fingers`, checked against each other and against the kind's own
-    /// minimum (`what` names the gesture in the error: "a pinch").
-    func decodeFingerRange(
-        min minKey: Key, max maxKey: Key, defaults: (Int, Int), atLeast minimum: Int = 1, for what: String = ""
-    ) throws -> (Int, Int) {
-        let lower = try decodeFingers(minKey, default: defaults.0)
-        guard lower >= minimum else {
-            throw DecodingError.dataCorruptedError(
-                forKey: minKey, in: self, debugDescription: "expected at least \(minimum) fingers for \(what)")
-        }
-        let upper = try decodeFingers(maxKey, default: Swift.max(defaults.1, lower))
-        guard upper >= lower else {
-            throw DecodingError.dataCorruptedError(
-                forKey: maxKey, in: self, debugDescription: "expected max-fingers ≥ min-fingers (\(lower))")
-        }
-        return (lower, upper)
-    }
-
-    func decodeNonEmptySet<T: Decodable & Hashable>(_ key: Key, default fallback: Set<T>, what: String) throws -> Set<T>
-    {
-        guard let list = try decodeIfPresent([T].self, forKey: key) else { return fallback }
-        guard !list.isEmpty else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "expected at least one \(what)")
-        }
-        return Set(list)
+extension TapParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .count("taps", \.taps, 1...5, noun: "a tap count", "taps in a row"),
+            .fingers("fingers", \.fingers, "fingers of each tap"),
+            .milliseconds("max-duration-ms", \.maxDuration, "the longest a tap's fingers stay down"),
+            .milliseconds("max-gap-ms", \.maxGap, "the longest pause between taps"),
+            .millimetres("slop-mm", \.slop, "how far a finger may move and still tap"),
+            .millimetres("max-tap-distance-mm", \.maxTapDistance, "how far a later tap may land from the first"),
+        ]
     }
 }
 
-private extension KeyedEncodingContainer {
-    mutating func encodeMilliseconds(_ span: TimeSpan, for key: Key) throws {
-        try encode(span.microseconds / 1000, forKey: key)
-    }
-
-    /// Sets are encoded in a stable order (their declaration order).
-    mutating func encodeSorted<T: Encodable & CaseIterable & Hashable>(_ set: Set<T>, for key: Key) throws {
-        try encode(T.allCases.filter { set.contains($0) }, forKey: key)
-    }
-}
-
-extension TapParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case taps, fingers
-        case maxDuration = "max-duration-ms", maxGap = "max-gap-ms"
-        case slop = "slop-mm", maxTapDistance = "max-tap-distance-mm"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        taps = try c.decode(.taps, default: taps, expect: "a tap count from 1 to 5") { (1...5).contains($0) }
-        fingers = try c.decodeFingers(.fingers, default: fingers)
-        maxDuration = try c.decodeMilliseconds(.maxDuration, default: maxDuration)
-        maxGap = try c.decodeMilliseconds(.maxGap, default: maxGap)
-        slop = try c.decodeMillimeters(.slop, default: slop)
-        maxTapDistance = try c.decodeMillimeters(.maxTapDistance, default: maxTapDistance)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(taps, forKey: .taps)
-        try c.encode(fingers, forKey: .fingers)
-        try c.encodeMilliseconds(maxDuration, for: .maxDuration)
-        try c.encodeMilliseconds(maxGap, for: .maxGap)
-        try c.encode(slop.value, forKey: .slop)
-        try c.encode(maxTapDistance.value, forKey: .maxTapDistance)
+extension LongPressParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .fingers("fingers", \.fingers, "fingers held"),
+            .milliseconds("min-duration-ms", \.minDuration, "how long they are held before it begins"),
+            .millimetres("slop-mm", \.slop, "how far a finger may move before it begins"),
+        ]
     }
 }
 
-extension LongPressParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case fingers
-        case minDuration = "min-duration-ms", slop = "slop-mm"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        fingers = try c.decodeFingers(.fingers, default: fingers)
-        minDuration = try c.decodeMilliseconds(.minDuration, default: minDuration)
-        slop = try c.decodeMillimeters(.slop, default: slop)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(fingers, forKey: .fingers)
-        try c.encodeMilliseconds(minDuration, for: .minDuration)
-        try c.encode(slop.value, forKey: .slop)
+extension PanParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .millimetres(
+                "start-distance-mm", \.startDistance, allowZero: true, "how far the centroid moves before it begins"),
+            .settle(\.settle),
+        ]
     }
 }
 
-extension PanParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case minFingers = "min-fingers", maxFingers = "max-fingers", startDistance = "start-distance-mm"
-        case settle = "settle-ms"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        (minFingers, maxFingers) = try c.decodeFingerRange(
-            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers))
-        startDistance = try c.decodeMillimeters(.startDistance, default: startDistance, allowZero: true)
-        settle = try c.decodeSettle(.settle, default: settle)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(minFingers, forKey: .minFingers)
-        try c.encode(maxFingers, forKey: .maxFingers)
-        try c.encode(startDistance.value, forKey: .startDistance)
-        try c.encodeMilliseconds(settle, for: .settle)
+extension SwipeParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .choices("directions", \.directions, noun: "direction", "directions recognized (8, diagonals included)"),
+            .millimetres("min-distance-mm", \.minDistance, "how far the fingers move to be a swipe"),
+            .millimetres(
+                "min-velocity-mm-s", \.minVelocity, unit: "mm/s", allowZero: true,
+                "slowest average speed over that distance"),
+            .milliseconds("max-duration-ms", \.maxDuration, "longest time to cover that distance"),
+            .number(
+                "angle-tolerance-deg", \.angleTolerance, unit: "°", accepts: "degrees above 0 and at most 45",
+                "how far the stroke's angle may be from its direction", where: { $0 > 0 && $0 <= 45 }),
+            .settle(\.settle),
+        ]
     }
 }
 
-extension SwipeParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case minFingers = "min-fingers", maxFingers = "max-fingers", directions
-        case minDistance = "min-distance-mm", minVelocity = "min-velocity-mm-s"
-        case maxDuration = "max-duration-ms", angleTolerance = "angle-tolerance-deg"
-        case settle = "settle-ms"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        (minFingers, maxFingers) = try c.decodeFingerRange(
-            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers))
-        directions = try c.decodeNonEmptySet(.directions, default: directions, what: "direction")
-        minDistance = try c.decodeMillimeters(.minDistance, default: minDistance)
-        minVelocity = try c.decodeMillimeters(.minVelocity, default: minVelocity, allowZero: true)
-        maxDuration = try c.decodeMilliseconds(.maxDuration, default: maxDuration)
-        angleTolerance = try c.decode(
-            .angleTolerance, default: angleTolerance, expect: "degrees above 0 and at most 45"
-        ) { $0 > 0 && $0 <= 45 }
-        settle = try c.decodeSettle(.settle, default: settle)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(minFingers, forKey: .minFingers)
-        try c.encode(maxFingers, forKey: .maxFingers)
-        try c.encodeSorted(directions, for: .directions)
-        try c.encode(minDistance.value, forKey: .minDistance)
-        try c.encode(minVelocity.value, forKey: .minVelocity)
-        try c.encodeMilliseconds(maxDuration, for: .maxDuration)
-        try c.encode(angleTolerance, forKey: .angleTolerance)
-        try c.encodeMilliseconds(settle, for: .settle)
+extension EdgeSwipeParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .choices("edges", \.edges, noun: "edge", "edges it starts from"),
+            .fingers("fingers", \.fingers, "fingers"),
+            .millimetres("band-mm", \.band, "how near an edge the fingers must land"),
+            .millimetres("min-distance-mm", \.minDistance, "how far they move away from it before it begins"),
+        ]
     }
 }
 
-extension EdgeSwipeParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case edges, fingers
-        case band = "band-mm", minDistance = "min-distance-mm"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        edges = try c.decodeNonEmptySet(.edges, default: edges, what: "edge")
-        fingers = try c.decodeFingers(.fingers, default: fingers)
-        band = try c.decodeMillimeters(.band, default: band)
-        minDistance = try c.decodeMillimeters(.minDistance, default: minDistance)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encodeSorted(edges, for: .edges)
-        try c.encode(fingers, forKey: .fingers)
-        try c.encode(band.value, forKey: .band)
-        try c.encode(minDistance.value, forKey: .minDistance)
+extension PinchParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, least: 2, for: "a pinch", "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .number(
+                "min-scale-change", \.minScaleChange, unit: "ratio", accepts: "a ratio above 0 and below 1",
+                "how much the spread changes before it begins (0.1 = 10 %)", where: { $0 > 0 && $0 < 1 }),
+        ]
     }
 }
 
-extension PinchParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case minFingers = "min-fingers", maxFingers = "max-fingers", minScaleChange = "min-scale-change"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        (minFingers, maxFingers) = try c.decodeFingerRange(
-            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers), atLeast: 2, for: "a pinch")
-        minScaleChange = try c.decode(
-            .minScaleChange, default: minScaleChange, expect: "a ratio above 0 and below 1"
-        ) { $0 > 0 && $0 < 1 }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(minFingers, forKey: .minFingers)
-        try c.encode(maxFingers, forKey: .maxFingers)
-        try c.encode(minScaleChange, forKey: .minScaleChange)
+extension RotateParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, least: 2, for: "a rotation", "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .number(
+                "min-rotation-deg", \.minRotation, unit: "°", accepts: "degrees above 0 and below 180",
+                "how far the fingers turn before it begins", where: { $0 > 0 && $0 < 180 }),
+        ]
     }
 }
 
-extension RotateParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case minFingers = "min-fingers", maxFingers = "max-fingers", minRotation = "min-rotation-deg"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        (minFingers, maxFingers) = try c.decodeFingerRange(
-            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers), atLeast: 2, for: "a rotation")
-        minRotation = try c.decode(
-            .minRotation, default: minRotation, expect: "degrees above 0 and below 180"
-        ) { $0 > 0 && $0 < 180 }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(minFingers, forKey: .minFingers)
-        try c.encode(maxFingers, forKey: .maxFingers)
-        try c.encode(minRotation, forKey: .minRotation)
-    }
-}
-
-extension ShapeParameters: ParameterSet {
-    enum Keys: String, CodingKey, CaseIterable {
-        case templates
-        case minScore = "min-score", minSize = "min-size-mm"
-        case minFingers = "min-fingers", maxFingers = "max-fingers", settle = "settle-ms"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        self.init()
-        let c = try decoder.container(keyedBy: Keys.self)
-        templates = try c.decode(.templates, default: templates)
-        guard !templates.isEmpty else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .templates, in: c, debugDescription: "expected at least one template")
-        }
-        minScore = try c.decode(.minScore, default: minScore, expect: "a score from 0 to 1") { (0...1).contains($0) }
-        minSize = try c.decodeMillimeters(.minSize, default: minSize)
-        (minFingers, maxFingers) = try c.decodeFingerRange(
-            min: .minFingers, max: .maxFingers, defaults: (minFingers, maxFingers))
-        settle = try c.decodeSettle(.settle, default: settle)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(templates, forKey: .templates)
-        try c.encode(minScore, forKey: .minScore)
-        try c.encode(minSize.value, forKey: .minSize)
-        try c.encode(minFingers, forKey: .minFingers)
-        try c.encode(maxFingers, forKey: .maxFingers)
-        try c.encodeMilliseconds(settle, for: .settle)
+extension ShapeParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .value(
+                "templates", unit: "list", accepts: "at least one template",
+                "built-in shapes by name, or `{name, points: [[x, y], …]}`", read: { $0.templates },
+                write: { $0.templates = $1 }, spell: { $0.map(\.name).joined(separator: ", ") },
+                check: { templates, _ in ShapeTemplate.problem(in: templates) }),
+            .number(
+                "min-score", \.minScore, unit: "score", accepts: "a score from 0 to 1",
+                "lowest match score recognized (1 = the template exactly)", where: { (0...1).contains($0) }),
+            .millimetres("min-size-mm", \.minSize, "smallest stroke (the longer side of its bounding box)"),
+            .minFingers(\.minFingers, "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .settle(\.settle),
+        ]
     }
 }
 
@@ -314,16 +129,14 @@ extension ShapeTemplate: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let name = try c.decode(String.self, forKey: .name)
         guard RegionSpec.isValidName(name) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .name, in: c, debugDescription: "expected a name of letters, digits, '-', '_' or '.'")
+            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: RegionSpec.nameExpectation)
         }
         let pairs = try c.decode([[Double]].self, forKey: .points)
-        guard pairs.count >= 3, pairs.count <= 1000, pairs.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isFinite) })
-        else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .points, in: c, debugDescription: "expected 3 to 1000 points, each [x, y]")
+        let points = pairs.map { $0.count == 2 ? SurfacePoint(x: $0[0], y: $0[1]) : SurfacePoint(x: .nan, y: .nan) }
+        if let message = Self.pointsProblem(points) {
+            throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription: message)
         }
-        self = .points(name: name, points: pairs.map { SurfacePoint(x: $0[0], y: $0[1]) })
+        self = .points(name: name, points: points)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -337,6 +150,35 @@ extension ShapeTemplate: Codable {
             try c.encode(points.map { [$0.x, $0.y] }, forKey: .points)
         }
     }
+
+    /// A drawn template's points: 3 to 1000 of them, each a pair of finite numbers (a point that
+    /// is not a pair arrives here as not finite), not all in one place.
+    static func pointsProblem(_ points: [SurfacePoint]) -> String? {
+        guard (3...1000).contains(points.count), points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+            return "expected 3 to 1000 points, each [x, y]"
+        }
+        let xs = points.map(\.x)
+        let ys = points.map(\.y)
+        let extent = max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+        return extent > 0 ? nil : "the points of a template must not all be the same"
+    }
+
+    /// The rules of a template list: at least one, drawn ones well formed. Several may share a
+    /// name: more examples of one gesture match better (the $1 paper, Wobbrock et al. 2007,
+    /// measures accuracy rising with the number of templates per gesture).
+    static func problem(in templates: [ShapeTemplate]) -> ParameterProblem? {
+        guard !templates.isEmpty else { return ParameterProblem(message: "expected at least one template") }
+        for (i, template) in templates.enumerated() {
+            guard case .points(let name, let points) = template else { continue }
+            if !RegionSpec.isValidName(name) {
+                return ParameterProblem(path: [.index(i), .key("name")], message: RegionSpec.nameExpectation)
+            }
+            if let message = pointsProblem(points) {
+                return ParameterProblem(path: [.index(i), .key("points")], message: message)
+            }
+        }
+        return nil
+    }
 }
 
 extension BeginConditions: Codable {
@@ -346,17 +188,13 @@ extension BeginConditions: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
+        self.init()
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'when'")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         minFingers = try c.decodeIfPresent(Int.self, forKey: .minFingers)
         maxFingers = try c.decodeIfPresent(Int.self, forKey: .maxFingers)
-        if let n = minFingers, !fingerRange.contains(n) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .minFingers, in: c, debugDescription: "expected \(fingersExpectation)")
-        }
-        if let n = maxFingers, !fingerRange.contains(n) || n < (minFingers ?? 1) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .maxFingers, in: c, debugDescription: "expected \(fingersExpectation), at least min-fingers")
+        if let (key, message) = fingerProblem() {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: message)
         }
         startIn = try c.decodeIfPresent(SurfaceRect.self, forKey: .startIn)
         devices = try c.decode(.devices, default: [])
@@ -371,6 +209,28 @@ extension BeginConditions: Codable {
         if !devices.isEmpty { try c.encode(devices, forKey: .devices) }
         try c.encodeIfPresent(clientConnected, for: .clientConnected)
     }
+
+    private func fingerProblem() -> (CodingKeys, String)? {
+        let counts = "a finger count from \(fingerCounts.lowerBound) to \(fingerCounts.upperBound)"
+        if let n = minFingers, !fingerCounts.contains(n) { return (.minFingers, "expected \(counts)") }
+        if let n = maxFingers, !fingerCounts.contains(n) || n < (minFingers ?? 1) {
+            return (.maxFingers, "expected \(counts), at least min-fingers")
+        }
+        return nil
+    }
+
+    /// The first rule broken, as a path below `when`: the finger counts and the start area (also
+    /// checked when decoding), and no empty device pattern.
+    func problem() -> ParameterProblem? {
+        if let (key, message) = fingerProblem() {
+            return ParameterProblem(path: [.key(key.rawValue)], message: message)
+        }
+        if let area = startIn, var problem = area.problem() {
+            problem.path.insert(.key(CodingKeys.startIn.rawValue), at: 0)
+            return problem
+        }
+        return devicePatternProblem(devices)
+    }
 }
 
 extension TouchFilter: Codable {
@@ -383,23 +243,48 @@ extension TouchFilter: Codable {
         self.init()
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'accepts'")
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        tools = try c.decodeNonEmptySet(.tools, default: tools, what: "tool type")
-        if let mm = try c.decodeIfPresent(Double.self, forKey: .maxContactSize) {
-            guard mm > 0, mm <= 1000 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .maxContactSize, in: c, debugDescription: "expected millimetres above 0 and at most 1000")
-            }
-            maxContactSize = Millimeters(mm)
+        tools = Set(try c.decode(.tools, default: Array(tools)))
+        if let message = toolsProblem() {
+            throw DecodingError.dataCorruptedError(forKey: .tools, in: c, debugDescription: message)
+        }
+        maxContactSize = try c.decodeIfPresent(Double.self, forKey: .maxContactSize).map(Millimeters.init)
+        if let message = sizeProblem() {
+            throw DecodingError.dataCorruptedError(forKey: .maxContactSize, in: c, debugDescription: message)
         }
         devices = try c.decode(.devices, default: [])
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeSorted(tools, for: .tools)
+        try c.encode(ToolType.allCases.filter { tools.contains($0) }, forKey: .tools)
         try c.encodeIfPresent(maxContactSize?.value, for: .maxContactSize)
         if !devices.isEmpty { try c.encode(devices, forKey: .devices) }
     }
+
+    private func toolsProblem() -> String? { tools.isEmpty ? "expected at least one tool type" : nil }
+
+    private func sizeProblem() -> String? {
+        guard let size = maxContactSize?.value, !(size > 0 && size <= 1000) else { return nil }
+        return "expected millimetres above 0 and at most 1000"
+    }
+
+    /// The first rule broken, as a path below `accepts`: the tools and the size (also checked
+    /// when decoding), and no empty device pattern.
+    func problem() -> ParameterProblem? {
+        if let message = toolsProblem() {
+            return ParameterProblem(path: [.key(CodingKeys.tools.rawValue)], message: message)
+        }
+        if let message = sizeProblem() {
+            return ParameterProblem(path: [.key(CodingKeys.maxContactSize.rawValue)], message: message)
+        }
+        return devicePatternProblem(devices)
+    }
+}
+
+/// Device name patterns (`when.devices`, `accepts.devices`) must not be empty.
+private func devicePatternProblem(_ patterns: [String]) -> ParameterProblem? {
+    guard let i = patterns.firstIndex(where: \.isEmpty) else { return nil }
+    return ParameterProblem(path: [.key("devices"), .index(i)], message: "expected a device name pattern")
 }
 
 extension RecognizerSpec: Codable {
@@ -429,19 +314,18 @@ extension RecognizerSpec: Codable {
             allowed: Set(CommonKeys.allCases.map(\.rawValue) + kindKeys), in: "a \(kind.rawValue) recognizer")
         name = try c.decode(String.self, forKey: .name)
         guard RegionSpec.isValidName(name) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .name, in: c, debugDescription: "expected a name of letters, digits, '-', '_' or '.'")
+            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: RegionSpec.nameExpectation)
         }
         region = try c.decode(.region, default: RegionSpec.rootName)
         switch kind {
-        case .tap: parameters = .tap(try TapParameters(from: decoder))
-        case .longPress: parameters = .longPress(try LongPressParameters(from: decoder))
-        case .pan: parameters = .pan(try PanParameters(from: decoder))
-        case .swipe: parameters = .swipe(try SwipeParameters(from: decoder))
-        case .edgeSwipe: parameters = .edgeSwipe(try EdgeSwipeParameters(from: decoder))
-        case .pinch: parameters = .pinch(try PinchParameters(from: decoder))
-        case .rotate: parameters = .rotate(try RotateParameters(from: decoder))
-        case .shape: parameters = .shape(try ShapeParameters(from: decoder))
+        case .tap: parameters = .tap(try TapParameters(decodingFrom: decoder))
+        case .longPress: parameters = .longPress(try LongPressParameters(decodingFrom: decoder))
+        case .pan: parameters = .pan(try PanParameters(decodingFrom: decoder))
+        case .swipe: parameters = .swipe(try SwipeParameters(decodingFrom: decoder))
+        case .edgeSwipe: parameters = .edgeSwipe(try EdgeSwipeParameters(decodingFrom: decoder))
+        case .pinch: parameters = .pinch(try PinchParameters(decodingFrom: decoder))
+        case .rotate: parameters = .rotate(try RotateParameters(decodingFrom: decoder))
+        case .shape: parameters = .shape(try ShapeParameters(decodingFrom: decoder))
         }
         requiresFailureOf = try c.decode(.requiresFailureOf, default: [])
         simultaneousWith = try c.decode(.simultaneousWith, default: [])
@@ -459,14 +343,14 @@ extension RecognizerSpec: Codable {
         try c.encode(kind, forKey: .kind)
         try c.encode(region, forKey: .region)
         switch parameters {
-        case .tap(let p): try p.encode(to: encoder)
-        case .longPress(let p): try p.encode(to: encoder)
-        case .pan(let p): try p.encode(to: encoder)
-        case .swipe(let p): try p.encode(to: encoder)
-        case .edgeSwipe(let p): try p.encode(to: encoder)
-        case .pinch(let p): try p.encode(to: encoder)
-        case .rotate(let p): try p.encode(to: encoder)
-        case .shape(let p): try p.encode(to: encoder)
+        case .tap(let p): try p.encodeParameters(to: encoder)
+        case .longPress(let p): try p.encodeParameters(to: encoder)
+        case .pan(let p): try p.encodeParameters(to: encoder)
+        case .swipe(let p): try p.encodeParameters(to: encoder)
+        case .edgeSwipe(let p): try p.encodeParameters(to: encoder)
+        case .pinch(let p): try p.encodeParameters(to: encoder)
+        case .rotate(let p): try p.encodeParameters(to: encoder)
+        case .shape(let p): try p.encodeParameters(to: encoder)
         }
         if !requiresFailureOf.isEmpty { try c.encode(requiresFailureOf, forKey: .requiresFailureOf) }
         if !simultaneousWith.isEmpty { try c.encode(simultaneousWith, forKey: .simultaneousWith) }

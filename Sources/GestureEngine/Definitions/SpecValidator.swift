@@ -45,7 +45,7 @@ struct SpecValidator {
         var ownRegions: [String: Int] = [:]
         for (i, region) in regions.enumerated() {
             let path: [SpecPathComponent] = [.key("regions"), .index(i)]
-            try checkName(region.name, what: "region", at: path + [.key("name")])
+            try checkName(region.name, at: path + [.key("name")])
             guard region.name != RegionSpec.rootName else {
                 throw SpecError(
                     path: path + [.key("name")], message: "'root' is the whole surface and cannot be redefined")
@@ -59,7 +59,7 @@ struct SpecValidator {
                 throw SpecError(path: path + [.key("name")], message: "region name '\(region.name)' is already in use")
             }
             ownRegions[region.name] = i
-            try checkRect(region.rect, at: path + [.key("rect")])
+            try check(region.rect.problem(), at: path + [.key("rect")])
         }
         for (i, region) in regions.enumerated() {
             guard let parent = region.parent, parent != RegionSpec.rootName else { continue }
@@ -84,7 +84,7 @@ struct SpecValidator {
         var ownRecognizers: [String: Int] = [:]
         for (i, spec) in recognizers.enumerated() {
             let path: [SpecPathComponent] = [.key("recognizers"), .index(i)]
-            try checkName(spec.name, what: "recognizer", at: path + [.key("name")])
+            try checkName(spec.name, at: path + [.key("name")])
             if let first = ownRecognizers[spec.name] {
                 throw SpecError(
                     path: path + [.key("name")],
@@ -105,8 +105,8 @@ struct SpecValidator {
                     path: path + [.key("region")], message: "unknown region '\(spec.region)'\(visibilityHint)")
             }
             try checkParameters(spec.parameters, at: path)
-            try checkWhen(spec.when, at: path + [.key("when")])
-            try checkAccepts(spec.accepts, at: path + [.key("accepts")])
+            try check(spec.when.problem(), at: path + [.key("when")])
+            try check(spec.accepts.problem(), at: path + [.key("accepts")])
             let lists: [(String, [String], Bool)] = [
                 ("requires-failure-of", spec.requiresFailureOf, false),
                 ("simultaneous-with", spec.simultaneousWith, true),
@@ -166,135 +166,28 @@ struct SpecValidator {
         }
     }
 
-    private func checkName(_ name: String, what: String, at path: [SpecPathComponent]) throws(SpecError) {
-        guard RegionSpec.isValidName(name) else {
-            throw SpecError(path: path, message: "expected a \(what) name of 1 to 64 letters, digits, '-', '_' or '.'")
-        }
+    private func checkName(_ name: String, at path: [SpecPathComponent]) throws(SpecError) {
+        guard RegionSpec.isValidName(name) else { throw SpecError(path: path, message: RegionSpec.nameExpectation) }
     }
 
-    private func checkRect(_ r: SurfaceRect, at path: [SpecPathComponent]) throws(SpecError) {
-        let inUnit = (0...1).contains(r.x) && (0...1).contains(r.y)
-        let sized = r.width > 0 && r.width <= 1 && r.height > 0 && r.height <= 1
-        guard inUnit, sized, r.x + r.width <= 1.000_001, r.y + r.height <= 1.000_001 else {
-            throw SpecError(path: path, message: "expected a rectangle inside the surface (0…1) with a positive size")
-        }
-    }
-
-    private func require(_ ok: Bool, _ path: [SpecPathComponent], _ message: String) throws(SpecError) {
-        guard ok else { throw SpecError(path: path, message: message) }
-    }
-
-    private func checkFingers(_ n: Int, _ path: [SpecPathComponent]) throws(SpecError) {
-        try require((1...10).contains(n), path, "expected a finger count from 1 to 10")
-    }
-
-    private func checkFingerRange(
-        _ low: Int, _ high: Int, _ path: [SpecPathComponent], least: Int = 1
-    ) throws(SpecError) {
-        try require(
-            (least...10).contains(low), path + [.key("min-fingers")], "expected a finger count from \(least) to 10")
-        try checkFingers(high, path + [.key("max-fingers")])
-        try require(high >= low, path + [.key("max-fingers")], "expected max-fingers ≥ min-fingers (\(low))")
-    }
-
-    private func checkSpan(_ span: TimeSpan, _ path: [SpecPathComponent]) throws(SpecError) {
-        try require((1000...60_000_000).contains(span.microseconds), path, "expected milliseconds from 1 to 60000")
-    }
-
-    private func checkSettle(_ span: TimeSpan, _ path: [SpecPathComponent]) throws(SpecError) {
-        try require((0...1_000_000).contains(span.microseconds), path, "expected milliseconds from 0 to 1000")
-    }
-
-    private func checkLength(_ mm: Millimeters, _ path: [SpecPathComponent], allowZero: Bool = false) throws(SpecError)
-    {
-        let ok = (mm.value > 0 || (allowZero && mm.value == 0)) && mm.value <= 10_000
-        try require(ok, path, "expected millimetres from \(allowZero ? 0 : 0.01) to 10000")
+    /// The rules decoding applies (the descriptors and the shared pieces' own rules), for specs
+    /// built in code.
+    private func check(_ problem: ParameterProblem?, at path: [SpecPathComponent]) throws(SpecError) {
+        if let problem { throw SpecError(path: path + problem.path, message: problem.message) }
     }
 
     private func checkParameters(_ parameters: RecognizerParameters, at path: [SpecPathComponent]) throws(SpecError) {
+        let problem: (path: [SpecPathComponent], message: String)?
         switch parameters {
-        case .tap(let p):
-            try require((1...5).contains(p.taps), path + [.key("taps")], "expected a tap count from 1 to 5")
-            try checkFingers(p.fingers, path + [.key("fingers")])
-            try checkSpan(p.maxDuration, path + [.key("max-duration-ms")])
-            try checkSpan(p.maxGap, path + [.key("max-gap-ms")])
-            try checkLength(p.slop, path + [.key("slop-mm")])
-            try checkLength(p.maxTapDistance, path + [.key("max-tap-distance-mm")])
-        case .longPress(let p):
-            try checkFingers(p.fingers, path + [.key("fingers")])
-            try checkSpan(p.minDuration, path + [.key("min-duration-ms")])
-            try checkLength(p.slop, path + [.key("slop-mm")])
-        case .pan(let p):
-            try checkFingerRange(p.minFingers, p.maxFingers, path)
-            try checkLength(p.startDistance, path + [.key("start-distance-mm")], allowZero: true)
-            try checkSettle(p.settle, path + [.key("settle-ms")])
-        case .swipe(let p):
-            try checkFingerRange(p.minFingers, p.maxFingers, path)
-            try require(!p.directions.isEmpty, path + [.key("directions")], "expected at least one direction")
-            try checkLength(p.minDistance, path + [.key("min-distance-mm")])
-            try checkLength(p.minVelocity, path + [.key("min-velocity-mm-s")], allowZero: true)
-            try checkSpan(p.maxDuration, path + [.key("max-duration-ms")])
-            try require(
-                p.angleTolerance > 0 && p.angleTolerance <= 45, path + [.key("angle-tolerance-deg")],
-                "expected degrees above 0 and at most 45")
-            try checkSettle(p.settle, path + [.key("settle-ms")])
-        case .edgeSwipe(let p):
-            try require(!p.edges.isEmpty, path + [.key("edges")], "expected at least one edge")
-            try checkFingers(p.fingers, path + [.key("fingers")])
-            try checkLength(p.band, path + [.key("band-mm")])
-            try checkLength(p.minDistance, path + [.key("min-distance-mm")])
-        case .pinch(let p):
-            try checkFingerRange(p.minFingers, p.maxFingers, path, least: 2)
-            try require(
-                p.minScaleChange > 0 && p.minScaleChange < 1, path + [.key("min-scale-change")],
-                "expected a ratio above 0 and below 1")
-        case .rotate(let p):
-            try checkFingerRange(p.minFingers, p.maxFingers, path, least: 2)
-            try require(
-                p.minRotation > 0 && p.minRotation < 180, path + [.key("min-rotation-deg")],
-                "expected degrees above 0 and below 180")
-        case .shape(let p):
-            try require(!p.templates.isEmpty, path + [.key("templates")], "expected at least one template")
-            for (i, template) in p.templates.enumerated() {
-                let at = path + [.key("templates"), .index(i)]
-                guard case .points(let name, let points) = template else { continue }
-                try checkName(name, what: "template", at: at + [.key("name")])
-                try require(
-                    (3...1000).contains(points.count) && points.allSatisfy { $0.x.isFinite && $0.y.isFinite },
-                    at + [.key("points")], "expected 3 to 1000 points, each [x, y]")
-                let xs = points.map(\.x)
-                let ys = points.map(\.y)
-                let extent = max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
-                try require(extent > 0, at + [.key("points")], "the points of a template must not all be the same")
-            }
-            try require((0...1).contains(p.minScore), path + [.key("min-score")], "expected a score from 0 to 1")
-            try checkLength(p.minSize, path + [.key("min-size-mm")])
-            try checkFingerRange(p.minFingers, p.maxFingers, path)
-            try checkSettle(p.settle, path + [.key("settle-ms")])
+        case .tap(let p): problem = p.problem()
+        case .longPress(let p): problem = p.problem()
+        case .pan(let p): problem = p.problem()
+        case .swipe(let p): problem = p.problem()
+        case .edgeSwipe(let p): problem = p.problem()
+        case .pinch(let p): problem = p.problem()
+        case .rotate(let p): problem = p.problem()
+        case .shape(let p): problem = p.problem()
         }
-    }
-
-    private func checkWhen(_ when: BeginConditions, at path: [SpecPathComponent]) throws(SpecError) {
-        if let n = when.minFingers { try checkFingers(n, path + [.key("min-fingers")]) }
-        if let n = when.maxFingers {
-            try checkFingers(n, path + [.key("max-fingers")])
-            try require(n >= (when.minFingers ?? 1), path + [.key("max-fingers")], "expected max-fingers ≥ min-fingers")
-        }
-        if let rect = when.startIn { try checkRect(rect, at: path + [.key("start-in")]) }
-        for (i, glob) in when.devices.enumerated() {
-            try require(!glob.isEmpty, path + [.key("devices"), .index(i)], "expected a device name pattern")
-        }
-    }
-
-    private func checkAccepts(_ filter: TouchFilter, at path: [SpecPathComponent]) throws(SpecError) {
-        try require(!filter.tools.isEmpty, path + [.key("tools")], "expected at least one tool type")
-        if let size = filter.maxContactSize {
-            try require(
-                size.value > 0 && size.value <= 1000, path + [.key("max-contact-size-mm")],
-                "expected millimetres above 0 and at most 1000")
-        }
-        for (i, glob) in filter.devices.enumerated() {
-            try require(!glob.isEmpty, path + [.key("devices"), .index(i)], "expected a device name pattern")
-        }
+        if let problem { throw SpecError(path: path + problem.path, message: problem.message) }
     }
 }

@@ -73,28 +73,51 @@ public struct SpecError: Error, Hashable, Sendable, CustomStringConvertible {
 extension SurfaceRect: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable { case x, y, width, height }
 
+    /// Each field's default and rule, in decoding order.
+    private static var fields:
+        [(
+            key: CodingKeys, path: WritableKeyPath<SurfaceRect, Double>, default: Double, expect: String,
+            isValid: (Double) -> Bool
+        )]
+    {
+        let unit = "a number from 0 to 1 (surface coordinates)"
+        return [
+            (.x, \.x, 0, unit, { (0...1).contains($0) }),
+            (.y, \.y, 0, unit, { (0...1).contains($0) }),
+            (.width, \.width, 1, "a width above 0 and at most 1", { $0 > 0 && $0 <= 1 }),
+            (.height, \.height, 1, "a height above 0 and at most 1", { $0 > 0 && $0 <= 1 }),
+        ]
+    }
+
+    private static let pastTheSurface = "the rectangle reaches past the surface (0…1)"
+
+    private var reachesPastTheSurface: Bool { x + width > 1.000_001 || y + height > 1.000_001 }
+
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a rectangle")
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let unit = "a number from 0 to 1 (surface coordinates)"
-        x = try c.decode(.x, default: 0, expect: unit) { (0...1).contains($0) }
-        y = try c.decode(.y, default: 0, expect: unit) { (0...1).contains($0) }
-        width = try c.decode(.width, default: 1, expect: "a width above 0 and at most 1") { $0 > 0 && $0 <= 1 }
-        height = try c.decode(.height, default: 1, expect: "a height above 0 and at most 1") { $0 > 0 && $0 <= 1 }
-        guard x + width <= 1.000_001, y + height <= 1.000_001 else {
+        self = .unit
+        for field in Self.fields {
+            self[keyPath: field.path] = try c.decode(
+                field.key, default: field.default, expect: field.expect, where: field.isValid)
+        }
+        guard !reachesPastTheSurface else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: decoder.codingPath, debugDescription: "the rectangle reaches past the surface (0…1)")
-            )
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: Self.pastTheSurface))
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(x, forKey: .x)
-        try c.encode(y, forKey: .y)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
+        for field in Self.fields { try c.encode(self[keyPath: field.path], forKey: field.key) }
+    }
+
+    /// The first rule broken (the ones decoding checks), as a path below the rectangle.
+    func problem() -> ParameterProblem? {
+        for field in Self.fields where !field.isValid(self[keyPath: field.path]) {
+            return ParameterProblem(path: [.key(field.key.rawValue)], message: "expected \(field.expect)")
+        }
+        return reachesPastTheSurface ? ParameterProblem(message: Self.pastTheSurface) : nil
     }
 }
 
@@ -106,8 +129,7 @@ extension RegionSpec: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         guard Self.isValidName(name) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .name, in: c, debugDescription: "expected a name of letters, digits, '-', '_' or '.'")
+            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: Self.nameExpectation)
         }
         rect = try c.decode(SurfaceRect.self, forKey: .rect)
         parent = try c.decodeIfPresent(String.self, forKey: .parent)
@@ -121,6 +143,9 @@ extension RegionSpec: Codable {
         try c.encodeIfPresent(parent, for: .parent)
         try c.encode(z, forKey: .z)
     }
+
+    /// What a name must be, as its error says.
+    static let nameExpectation = "expected a name of letters, digits, '-', '_' or '.'"
 
     /// Names of regions and recognizers: non-empty, at most 64 of `[A-Za-z0-9._-]`, not `*`.
     public static func isValidName(_ name: String) -> Bool {

@@ -1,0 +1,226 @@
+// The parameters of each recognizer kind, described once. A kind's parameters are a plain struct
+// (``TapParameters`` and the rest) whose stored properties carry the defaults; its `descriptors`
+// say, one line per key, how the key is spelled, its unit, what it accepts and what it means.
+// Decoding, encoding, validation (of specs built in code) and the reference table in
+// docs/CONFIGURATION.md all read the descriptors, so a rule is written in one place and a
+// parameter is added as one stored property plus one descriptor line.
+
+/// A kind's parameters: a value with defaults, described key by key.
+protocol DescribedParameters: Hashable, Sendable {
+    init()
+    /// Every key of the kind, in the order they are decoded, encoded and documented.
+    static var descriptors: [ParameterDescriptor<Self>] { get }
+}
+
+/// What is wrong with a parameter: where below its key (empty: the key itself) and why.
+struct ParameterProblem: Equatable {
+    var path: [SpecPathComponent] = []
+    var message: String
+}
+
+/// One key of a kind's parameters.
+struct ParameterDescriptor<Parameters: DescribedParameters> {
+    /// The key in files and requests (`slop-mm`).
+    let key: String
+    /// The unit, for the reference table (the key's name carries it too).
+    let unit: String
+    /// What the key accepts, in the words its error uses after "expected".
+    let accepts: String
+    /// What the key means, one line, for the reference table.
+    let meaning: String
+    /// The key's default as a file would spell it, for the reference table.
+    let defaultText: (Parameters) -> String
+    /// Reads the key (absent: the default) into the parameters, or throws at the key.
+    let decode: (inout Parameters, KeyedDecodingContainer<AnyCodingKey>) throws -> Void
+    let encode: (Parameters, inout KeyedEncodingContainer<AnyCodingKey>) throws -> Void
+    /// The first rule the value breaks (checked when decoding and when validating).
+    let problem: (Parameters) -> ParameterProblem?
+}
+
+extension DescribedParameters {
+    static var keyNames: [String] { descriptors.map(\.key) }
+
+    /// Decodes every key of the kind from the recognizer's own mapping (the caller rejects keys
+    /// that belong to no one).
+    init(decodingFrom decoder: any Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: AnyCodingKey.self)
+        for descriptor in Self.descriptors { try descriptor.decode(&self, c) }
+    }
+
+    func encodeParameters(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: AnyCodingKey.self)
+        for descriptor in Self.descriptors { try descriptor.encode(self, &c) }
+    }
+
+    /// The first key whose value breaks its rule, as a path from the recognizer and a message.
+    func problem() -> (path: [SpecPathComponent], message: String)? {
+        for descriptor in Self.descriptors {
+            if let problem = descriptor.problem(self) {
+                return ([.key(descriptor.key)] + problem.path, problem.message)
+            }
+        }
+        return nil
+    }
+}
+
+// MARK: - Kinds of keys
+
+extension ParameterDescriptor {
+    /// A key whose value is written as `Written` (milliseconds for a ``TimeSpan``). `check` sees
+    /// the written value and the parameters decoded so far (a maximum checks its minimum);
+    /// `fallback` gives the default when it depends on other keys (else the stored default).
+    static func value<Written: Codable>(
+        _ key: String, unit: String, accepts: String, _ meaning: String,
+        read: @escaping (Parameters) -> Written, write: @escaping (inout Parameters, Written) -> Void,
+        fallback: ((Parameters) -> Written)? = nil, spell: @escaping (Written) -> String,
+        check: @escaping (Written, Parameters) -> ParameterProblem?
+    ) -> Self {
+        ParameterDescriptor(
+            key: key, unit: unit, accepts: accepts, meaning: meaning,
+            defaultText: { spell(read($0)) },
+            decode: { parameters, c in
+                let codingKey = AnyCodingKey(stringValue: key)
+                let value = try c.decodeIfPresent(Written.self, forKey: codingKey) ?? (fallback ?? read)(parameters)
+                if let problem = check(value, parameters) {
+                    throw DecodingError.dataCorrupted(
+                        DecodingError.Context(
+                            codingPath: c.codingPath + [codingKey] + problem.path.map(\.codingKey),
+                            debugDescription: problem.message))
+                }
+                write(&parameters, value)
+            },
+            encode: { parameters, c in try c.encode(read(parameters), forKey: AnyCodingKey(stringValue: key)) },
+            problem: { check(read($0), $0) })
+    }
+
+    /// A whole number within `range`: `noun` names it in the error ("a tap count").
+    static func count(
+        _ key: String, _ path: WritableKeyPath<Parameters, Int>, _ range: ClosedRange<Int>, noun: String,
+        _ meaning: String
+    ) -> Self {
+        let accepts = "\(noun) from \(range.lowerBound) to \(range.upperBound)"
+        return value(
+            key, unit: "count", accepts: accepts, meaning, read: { $0[keyPath: path] },
+            write: { $0[keyPath: path] = $1 }, spell: { "\($0)" },
+            check: { n, _ in range.contains(n) ? nil : ParameterProblem(message: "expected \(accepts)") })
+    }
+
+    /// A finger count (1 to 10: two hands).
+    static func fingers(_ key: String, _ path: WritableKeyPath<Parameters, Int>, _ meaning: String) -> Self {
+        count(key, path, fingerCounts, noun: "a finger count", meaning)
+    }
+
+    /// `min-fingers` of a kind that needs at least `least` fingers (`what` names the gesture in
+    /// the error: "a pinch").
+    static func minFingers(
+        _ path: WritableKeyPath<Parameters, Int>, least: Int = 1, for what: String = "", _ meaning: String
+    ) -> Self {
+        let counts = "a finger count from \(fingerCounts.lowerBound) to \(fingerCounts.upperBound)"
+        return value(
+            "min-fingers", unit: "count", accepts: least > 1 ? "\(counts), at least \(least)" : counts, meaning,
+            read: { $0[keyPath: path] }, write: { $0[keyPath: path] = $1 }, spell: { "\($0)" },
+            check: { n, _ in
+                guard fingerCounts.contains(n) else { return ParameterProblem(message: "expected \(counts)") }
+                guard n >= least else {
+                    return ParameterProblem(message: "expected at least \(least) fingers for \(what)")
+                }
+                return nil
+            })
+    }
+
+    /// `max-fingers`, at least `min-fingers` (which comes first); absent, at least the minimum.
+    static func maxFingers(
+        _ path: WritableKeyPath<Parameters, Int>, atLeast min: WritableKeyPath<Parameters, Int>, _ meaning: String
+    ) -> Self {
+        let counts = "a finger count from \(fingerCounts.lowerBound) to \(fingerCounts.upperBound)"
+        return value(
+            "max-fingers", unit: "count", accepts: "\(counts), at least min-fingers", meaning,
+            read: { $0[keyPath: path] }, write: { $0[keyPath: path] = $1 },
+            fallback: { Swift.max($0[keyPath: path], $0[keyPath: min]) }, spell: { "\($0)" },
+            check: { n, parameters in
+                guard fingerCounts.contains(n) else { return ParameterProblem(message: "expected \(counts)") }
+                let lower = parameters[keyPath: min]
+                guard n >= lower else {
+                    return ParameterProblem(message: "expected max-fingers ≥ min-fingers (\(lower))")
+                }
+                return nil
+            })
+    }
+
+    /// A duration, written in whole milliseconds within `range`.
+    static func milliseconds(
+        _ key: String, _ path: WritableKeyPath<Parameters, TimeSpan>, range: ClosedRange<Int64> = 1...60_000,
+        _ meaning: String
+    ) -> Self {
+        let accepts = "milliseconds from \(range.lowerBound) to \(range.upperBound)"
+        return value(
+            key, unit: "ms", accepts: accepts, meaning, read: { $0[keyPath: path].microseconds / 1000 },
+            write: { $0[keyPath: path] = .milliseconds($1) }, spell: { "\($0)" },
+            check: { ms, _ in range.contains(ms) ? nil : ParameterProblem(message: "expected \(accepts)") })
+    }
+
+    /// `settle-ms`: how long after the first finger the others may land and still count (0: no
+    /// waiting, the count at the landing).
+    static func settle(_ path: WritableKeyPath<Parameters, TimeSpan>) -> Self {
+        milliseconds("settle-ms", path, range: 0...1000, "how long after the first finger the others may land and count")
+    }
+
+    /// A length (or, with `unit` "mm/s", a speed) above 0 — or from 0 when `allowZero` — up to 10 m.
+    static func millimetres(
+        _ key: String, _ path: WritableKeyPath<Parameters, Millimeters>, unit: String = "mm", allowZero: Bool = false,
+        _ meaning: String
+    ) -> Self {
+        let accepts = "millimetres from \(allowZero ? 0 : 0.01) to 10000"
+        return value(
+            key, unit: unit, accepts: accepts, meaning, read: { $0[keyPath: path].value },
+            write: { $0[keyPath: path] = Millimeters($1) }, spell: spellNumber,
+            check: { mm, _ in
+                (mm > 0 || (allowZero && mm == 0)) && mm <= 10_000
+                    ? nil : ParameterProblem(message: "expected \(accepts)")
+            })
+    }
+
+    /// A plain number that `isValid` accepts; `accepts` says which, as its error will.
+    static func number(
+        _ key: String, _ path: WritableKeyPath<Parameters, Double>, unit: String, accepts: String, _ meaning: String,
+        where isValid: @escaping (Double) -> Bool
+    ) -> Self {
+        value(
+            key, unit: unit, accepts: accepts, meaning, read: { $0[keyPath: path] },
+            write: { $0[keyPath: path] = $1 }, spell: spellNumber,
+            check: { v, _ in isValid(v) ? nil : ParameterProblem(message: "expected \(accepts)") })
+    }
+
+    /// A non-empty set of words (directions, edges), written as a list in declaration order.
+    static func choices<Choice: Codable & CaseIterable & Hashable & RawRepresentable<String>>(
+        _ key: String, _ path: WritableKeyPath<Parameters, Set<Choice>>, noun: String, _ meaning: String
+    ) -> Self {
+        value(
+            key, unit: "list", accepts: "at least one \(noun)", meaning,
+            read: { set in Choice.allCases.filter { set[keyPath: path].contains($0) } },
+            write: { $0[keyPath: path] = Set($1) },
+            spell: {
+                $0.count == Choice.allCases.count ? "all \($0.count)" : $0.map(\.rawValue).joined(separator: ", ")
+            },
+            check: { list, _ in list.isEmpty ? ParameterProblem(message: "expected at least one \(noun)") : nil })
+    }
+}
+
+/// Finger counts any key accepts: two hands.
+let fingerCounts = 1...10
+
+/// A number as a configuration file would show it: `3`, `22.5`.
+private func spellNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+}
+
+extension SpecPathComponent {
+    /// As a coding key, for errors thrown while decoding.
+    var codingKey: any CodingKey {
+        switch self {
+        case .key(let k): AnyCodingKey(stringValue: k)
+        case .index(let i): AnyCodingKey(intValue: i)!
+        }
+    }
+}
