@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "TouchInputTests",
             dependencies: [
-                "TouchInput", "CEvdev", "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
+                "TouchInput", "CEvdev", "CLinuxSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
@@ -143,6 +143,6 @@ let package = Package(
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport"],
-            swiftSettings: swiftSettings),
+            exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ]
 )

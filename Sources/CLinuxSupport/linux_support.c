@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -113,4 +114,8 @@ int64_t gestured_monotonic_us(void) {
 
 int gestured_uinput_set_phys(int fd, const char *phys) {
     return ioctl(fd, UI_SET_PHYS, phys);
+}
+
+int gestured_release_free_memory(void) {
+    return malloc_trim(0);
 }

@@ -285,7 +285,7 @@ final class ReplyRouter: ChannelInboundHandler {
             if case .number(let id)? = error.id, let promise = pending.removeValue(forKey: id) {
                 return promise.fail(error)
             }
-        case .hello, .gesture, .touch, .device, .ok, .pong:
+        case .hello, .gesture, .touch, .device, .dropped, .ok, .pong:
             break
         }
         context.fireChannelRead(wrapInboundOut(message))

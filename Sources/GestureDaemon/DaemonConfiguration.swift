@@ -13,22 +13,27 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var regions: [RegionSpec]
     /// Nil when the file did not list recognizers (the built-in set applies).
     public var recognizers: [RecognizerSpec]?
+    /// What clients' own recognizers may do to these (docs/ARBITRATION.md).
+    public var clients: ClientPolicy
     public var logLevel: LogLevel
 
     public init(
         socket: SocketConfiguration = SocketConfiguration(), devices: [DeviceConfiguration] = [],
-        regions: [RegionSpec] = [], recognizers: [RecognizerSpec]? = nil, logLevel: LogLevel = .info
+        regions: [RegionSpec] = [], recognizers: [RecognizerSpec]? = nil, clients: ClientPolicy = ClientPolicy(),
+        logLevel: LogLevel = .info
     ) {
         self.socket = socket
         self.devices = devices
         self.regions = regions
         self.recognizers = recognizers
+        self.clients = clients
         self.logLevel = logLevel
     }
 
     /// What the engine runs: the file's regions, and its recognizers or the built-in set.
     public var engineConfiguration: EngineConfiguration {
-        EngineConfiguration(regions: regions, recognizers: recognizers ?? EngineConfiguration.default.recognizers)
+        EngineConfiguration(
+            regions: regions, recognizers: recognizers ?? EngineConfiguration.default.recognizers, clients: clients)
     }
 
     /// The built-in configuration: what runs without a file, and what `gestured config

@@ -6,7 +6,7 @@ import TouchInput
 
 extension DaemonConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case socket, devices, regions, recognizers
+        case socket, devices, regions, recognizers, clients
         case logLevel = "log-level"
     }
 
@@ -17,6 +17,7 @@ extension DaemonConfiguration: Codable {
         devices = try c.decode(.devices, default: [])
         regions = try c.decode(.regions, default: [])
         recognizers = try c.decodeIfPresent([RecognizerSpec].self, forKey: .recognizers)
+        clients = try c.decode(.clients, default: ClientPolicy())
         logLevel = try c.decode(.logLevel, default: .info)
     }
 
@@ -27,6 +28,7 @@ extension DaemonConfiguration: Codable {
         try c.encode(devices, forKey: .devices)
         try c.encode(regions, forKey: .regions)
         try c.encodeIfPresent(recognizers, for: .recognizers)
+        try c.encode(clients, forKey: .clients)
     }
 }
 

@@ -53,6 +53,9 @@ final class InputLoop {
     /// The engine's clock when it is not the monotonic clock (replay), advanced by frames.
     private var replayEngineTime = Timestamp(microseconds: 0)
     private var nextWatchdog: Int64?
+    /// The input thread's greatest lag since the last watchdog ping: how long a request waited
+    /// in the queue, or a live frame after its kernel time, before being handled.
+    private var lag: Int64 = 0
     private var stopping = false
 
     init(
@@ -138,7 +141,9 @@ final class InputLoop {
                 logger.critical("epoll_wait failed: \(Self.errorText()); stopping")
                 break
             }
-            for i in 0..<Int(count) { handle(ready[i].token) }
+            // Devices and signals first, client requests last: a frame never waits for a define.
+            for i in 0..<Int(count) where ready[i].token != Token.requests { handle(ready[i].token) }
+            for i in 0..<Int(count) where ready[i].token == Token.requests { handle(ready[i].token) }
             tick()
             flush()
         }
@@ -167,7 +172,15 @@ final class InputLoop {
             publishEvents()
         }
         if let due = nextWatchdog, wallNow >= due, let interval = notifier.watchdogInterval {
-            notifier.watchdog()
+            // The watchdog covers the input thread's work, not only its loop: a thread that
+            // lags its inputs by a whole interval (a backlog of frames or requests) stays
+            // silent, and systemd restarts it after WatchdogSec.
+            if lag < interval {
+                notifier.watchdog()
+            } else {
+                logger.warning("the input thread is \(lag / 1000) ms behind its input; not pinging the watchdog")
+            }
+            lag = 0
             nextWatchdog = wallNow + interval
         }
     }
@@ -371,6 +384,9 @@ final class InputLoop {
     // MARK: - Frames and events
 
     private func processFrames() {
+        if replay == nil, let first = frames.first {
+            lag = max(lag, gestured_monotonic_us() - first.time.microseconds)
+        }
         for frame in frames { engine.process(frame, into: &events) }
         frames.removeAll()
         publishEvents()
@@ -391,16 +407,37 @@ final class InputLoop {
 
     // MARK: - Requests, signals, reload
 
+    /// Handles the queued requests in order, but at most one `define` per loop iteration: the
+    /// rest go back to the queue, so the devices are read between two defines.
     private func takeRequests() {
-        for request in requests.drain() {
-            switch request {
+        let queued = requests.drain()
+        let now = gestured_monotonic_us()
+        var defines = 0
+        for (i, item) in queued.enumerated() {
+            if case .define = item.request {
+                defines += 1
+                if defines > 1 {
+                    requests.putBack(queued[i...])
+                    return
+                }
+            }
+            lag = max(lag, now - item.queuedAt)
+            switch item.request {
             case .connected:
                 engine.connectedClients += 1
             case .disconnected(let client):
                 engine.connectedClients -= 1
+                let before = engine.recognizerSummaries.count
                 engine.removeDefinitions(of: client.owner, at: engineNow, into: &events)
                 publishEvents()
-                server.setRecognizers(recognizerInfos)
+                if engine.recognizerSummaries.count != before {
+                    server.setRecognizers(recognizerInfos)
+                    // What the client's definitions held (shape templates above all) goes back to
+                    // the system, not only to malloc's free lists.
+                    _ = gestured_release_free_memory()
+                }
+            case .ping(let request):
+                request.reply()
             case .define(let request):
                 do {
                     try engine.define(
@@ -449,9 +486,13 @@ final class InputLoop {
             return
         }
         do {
-            let dropped = try engine.reload(fresh.engineConfiguration, at: engineNow, into: &events)
-            for owner in dropped {
-                logger.warning("a client's definitions no longer fit the configuration and were removed: \(owner)")
+            let losses = try engine.reload(fresh.engineConfiguration, at: engineNow, into: &events)
+            for loss in losses {
+                guard case .client(let n) = loss.owner else { continue }
+                logger.warning(
+                    "a reload dropped definitions of a client that no longer fit the configuration",
+                    metadata: ["client": "\(ClientID(n))", "dropped": "\(loss.dropped.map(\.name))"])
+                server.dropped(DroppedMessage(loss), client: ClientID(n))
             }
         } catch {
             logger.error("reload failed, keeping the running configuration: \(configPath): \(error)")

@@ -8,6 +8,14 @@ enum ClientRequest: Sendable {
     case connected(ClientID)
     case disconnected(ClientID)
     case define(DefinitionRequest)
+    case ping(PingRequest)
+}
+
+/// A request and when it was queued (CLOCK_MONOTONIC µs), so the input thread knows how far
+/// behind it is (the watchdog only hears from a thread that keeps up).
+struct QueuedRequest: Sendable {
+    var request: ClientRequest
+    var queuedAt: Int64
 }
 
 /// Requests from the server's thread to the input thread: a locked queue plus an eventfd the
@@ -16,7 +24,7 @@ enum ClientRequest: Sendable {
 final class RequestQueue: GestureServerDelegate {
     /// The eventfd to register for EPOLLIN (owned here, closed on deinit).
     let fileDescriptor: Int32
-    private let pending = Mutex<[ClientRequest]>([])
+    private let pending = Mutex<[QueuedRequest]>([])
 
     init() throws(DaemonError) {
         let fd = gestured_eventfd()
@@ -29,10 +37,12 @@ final class RequestQueue: GestureServerDelegate {
     func clientConnected(_ client: ClientID) { enqueue(.connected(client)) }
     func clientDisconnected(_ client: ClientID) { enqueue(.disconnected(client)) }
     func define(_ request: DefinitionRequest) { enqueue(.define(request)) }
+    func ping(_ request: PingRequest) { enqueue(.ping(request)) }
 
     private func enqueue(_ request: ClientRequest) {
+        let queued = QueuedRequest(request: request, queuedAt: gestured_monotonic_us())
         let wasEmpty = pending.withLock { queue in
-            queue.append(request)
+            queue.append(queued)
             return queue.count == 1
         }
         // One wake-up per batch: the input thread drains everything queued when it wakes.
@@ -40,12 +50,20 @@ final class RequestQueue: GestureServerDelegate {
     }
 
     /// Everything queued, in order (input thread, when the eventfd is readable).
-    func drain() -> [ClientRequest] {
+    func drain() -> [QueuedRequest] {
         _ = gestured_eventfd_drain(fileDescriptor)
         return pending.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
+    }
+
+    /// Puts requests the input thread took but did not handle yet back in front of the queue,
+    /// in order, and wakes it again (after it has read its devices).
+    func putBack(_ requests: ArraySlice<QueuedRequest>) {
+        guard !requests.isEmpty else { return }
+        pending.withLock { queue in queue.insert(contentsOf: requests, at: 0) }
+        _ = gestured_eventfd_signal(fileDescriptor)
     }
 }
 

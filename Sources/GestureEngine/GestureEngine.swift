@@ -7,6 +7,8 @@
 public struct GestureEngine: Sendable {
     /// The configuration running now.
     public private(set) var configuration: EngineConfiguration
+    /// The configuration's definitions (their shape templates prepared once).
+    private var configurationDefinitions: CompiledSet.Definitions
     /// Client definitions, in the order the clients made them.
     private var clients: [CompiledSet.Definitions] = []
     private var compiled: CompiledSet
@@ -29,10 +31,9 @@ public struct GestureEngine: Sendable {
     public init(configuration: EngineConfiguration) throws(SpecError) {
         try configuration.validate()
         self.configuration = configuration
-        compiled = CompiledSet([
-            CompiledSet.Definitions(
-                owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
-        ])
+        configurationDefinitions = CompiledSet.Definitions(
+            owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
+        compiled = CompiledSet([configurationDefinitions], clientsCompete: configuration.clients.mayCompete)
     }
 
     // MARK: - Devices
@@ -107,36 +108,61 @@ public struct GestureEngine: Sendable {
 
     /// R9: replaces the configuration. A configuration that does not validate throws and
     /// changes nothing. Otherwise everything in progress is cancelled as on device removal and
-    /// touches still down are ignored until they lift. Client definitions are kept when they
-    /// still validate against the new configuration; the owners of those that do not are
-    /// returned (their definitions are gone; tell them).
+    /// touches still down are ignored until they lift. Each client keeps the regions and
+    /// recognizers that still validate against the new configuration (and the other clients'
+    /// kept ones); what no longer fits is dropped, one definition at a time with the reason (and
+    /// then whatever named it). Returns what each client lost, to tell it.
     @discardableResult
     public mutating func reload(
         _ configuration: EngineConfiguration, at time: Timestamp, into events: inout [EngineEvent]
-    ) throws(SpecError) -> [Owner] {
+    ) throws(SpecError) -> [DroppedDefinitions] {
         try configuration.validate()
         let validator = SpecValidator(configuration: configuration)
         var kept: [CompiledSet.Definitions] = []
-        var dropped: [Owner] = []
+        var losses: [DroppedDefinitions] = []
         for client in clients {
-            do {
-                try validator.validateClient(
-                    regions: client.regions, recognizers: client.recognizers,
-                    others: kept.map { ($0.regions, $0.recognizers) })
-                kept.append(client)
-            } catch {
-                dropped.append(client.owner)
+            var regions = client.regions
+            var recognizers = client.recognizers
+            var dropped: [DroppedDefinitions.Item] = []
+            while true {
+                do {
+                    try validator.validateClient(
+                        regions: regions, recognizers: recognizers, others: kept.map { ($0.regions, $0.recognizers) })
+                    break
+                } catch {
+                    // The error's path names the definition at fault; drop it and try the rest.
+                    switch (error.path.first, error.path.dropFirst().first) {
+                    case (.key("recognizers")?, .index(let i)?) where recognizers.indices.contains(i):
+                        dropped.append(.init(kind: .recognizer, name: recognizers[i].name, reason: "\(error)"))
+                        recognizers.remove(at: i)
+                    case (.key("regions")?, .index(let i)?) where regions.indices.contains(i):
+                        dropped.append(.init(kind: .region, name: regions[i].name, reason: "\(error)"))
+                        regions.remove(at: i)
+                    default:
+                        dropped += regions.map { .init(kind: .region, name: $0.name, reason: "\(error)") }
+                        dropped += recognizers.map { .init(kind: .recognizer, name: $0.name, reason: "\(error)") }
+                        regions = []
+                        recognizers = []
+                    }
+                }
             }
+            if !dropped.isEmpty { losses.append(DroppedDefinitions(owner: client.owner, dropped: dropped)) }
+            if regions.isEmpty && recognizers.isEmpty { continue }
+            kept.append(
+                dropped.isEmpty
+                    ? client : CompiledSet.Definitions(owner: client.owner, regions: regions, recognizers: recognizers))
         }
         for i in arenas.indices { arenas[i].abortAll(at: time, compiled, into: &events) }
         self.configuration = configuration
+        configurationDefinitions = CompiledSet.Definitions(
+            owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
         clients = kept
-        compiled = CompiledSet(allDefinitions)
+        compiled = compile()
         let fresh = Array(repeating: -1, count: compiled.count)
         for i in arenas.indices {
             arenas[i] = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: fresh, regionMap: [])
         }
-        return dropped
+        return losses
     }
 
     /// A client's regions and recognizers, replacing whatever that client defined before (its
@@ -167,12 +193,10 @@ public struct GestureEngine: Sendable {
         replaceDefinitions(of: owner, with: nil, at: time, into: &events)
     }
 
-    private var allDefinitions: [CompiledSet.Definitions] {
-        [
-            CompiledSet.Definitions(
-                owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
-        ]
-            + clients
+    private var allDefinitions: [CompiledSet.Definitions] { [configurationDefinitions] + clients }
+
+    private func compile() -> CompiledSet {
+        CompiledSet(allDefinitions, clientsCompete: configuration.clients.mayCompete)
     }
 
     private mutating func replaceDefinitions(
@@ -182,7 +206,7 @@ public struct GestureEngine: Sendable {
         let old = compiled
         clients.removeAll { $0.owner == owner }
         if let definitions { clients.append(definitions) }
-        compiled = CompiledSet(allDefinitions)
+        compiled = compile()
 
         let removed = old.order.filter { old.owners[$0] == owner }
         let previousIndex = (0..<compiled.count).map { r -> Int in
@@ -237,4 +261,19 @@ public struct RecognizerSummary: Hashable, Sendable {
         self.owner = owner
         self.region = region
     }
+}
+
+/// What a reload took from one client: the regions and recognizers that no longer fit the new
+/// configuration, each with the validation error that dropped it.
+public struct DroppedDefinitions: Hashable, Sendable {
+    public struct Item: Hashable, Sendable {
+        public enum Kind: String, Hashable, Sendable { case region, recognizer }
+        public var kind: Kind
+        public var name: String
+        /// The validation error, path first: `recognizers[0].requires-failure-of[0]: unknown recognizer 'x'…`.
+        public var reason: String
+    }
+
+    public var owner: Owner
+    public var dropped: [Item]
 }

@@ -71,6 +71,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let invalidDefinition = ErrorCode(rawValue: "invalid-definition")
     /// A `define` while this connection's previous one is still being applied.
     public static let busy = ErrorCode(rawValue: "busy")
+    /// A `define` that would take the definitions of all connections together past
+    /// ``ServerLimits/maxClientDefinitions`` or ``ServerLimits/maxClientTemplates``.
+    public static let tooManyRecognizers = ErrorCode(rawValue: "too-many-recognizers")
     /// This daemon does not accept `define` (it runs without an engine behind the socket).
     public static let unavailable = ErrorCode(rawValue: "unavailable")
     /// The server has ``ServerLimits/maxClients`` connections already; it closes this one.

@@ -118,20 +118,52 @@ public struct ServerLimits: Hashable, Sendable {
     public var maxClients: Int
     /// Regions, and separately recognizers, one connection may define.
     public var maxDefinitions: Int
+    /// Shape templates (each named or built-in template of its shape recognizers) one
+    /// connection may define.
+    public var maxTemplates: Int
+    /// Regions, and separately recognizers, all connections together may have defined; a
+    /// `define` beyond it gets `too-many-recognizers` (every client recognizer costs every
+    /// frame a little; this keeps a frame's cost bounded, issue 12).
+    public var maxClientDefinitions: Int
+    /// Shape templates all connections together may have defined (`too-many-recognizers`).
+    public var maxClientTemplates: Int
 
     public init(
-        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxDefinitions: Int = 64
+        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxDefinitions: Int = 64,
+        maxTemplates: Int = 16, maxClientDefinitions: Int = 256, maxClientTemplates: Int = 128
     ) {
         self.maxLineBytes = maxLineBytes
         self.maxQueuedMessages = maxQueuedMessages
         self.maxClients = maxClients
         self.maxDefinitions = maxDefinitions
+        self.maxTemplates = maxTemplates
+        self.maxClientDefinitions = maxClientDefinitions
+        self.maxClientTemplates = maxClientTemplates
     }
 }
 
 extension ServerLimits: Codable {
     enum CodingKeys: String, CodingKey {
         case maxLineBytes = "max_line_bytes", maxQueuedMessages = "max_queued_messages"
-        case maxClients = "max_clients", maxDefinitions = "max_definitions"
+        case maxClients = "max_clients", maxDefinitions = "max_definitions", maxTemplates = "max_templates"
+        case maxClientDefinitions = "max_client_definitions", maxClientTemplates = "max_client_templates"
+    }
+
+    /// Lenient like every server message: a newer server's limits decode in an older client,
+    /// and an older server's (without the later keys) in a newer one, with the defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = ServerLimits()
+        self.init(
+            maxLineBytes: try c.decodeIfPresent(Int.self, forKey: .maxLineBytes) ?? defaults.maxLineBytes,
+            maxQueuedMessages: try c.decodeIfPresent(Int.self, forKey: .maxQueuedMessages)
+                ?? defaults.maxQueuedMessages,
+            maxClients: try c.decodeIfPresent(Int.self, forKey: .maxClients) ?? defaults.maxClients,
+            maxDefinitions: try c.decodeIfPresent(Int.self, forKey: .maxDefinitions) ?? defaults.maxDefinitions,
+            maxTemplates: try c.decodeIfPresent(Int.self, forKey: .maxTemplates) ?? defaults.maxTemplates,
+            maxClientDefinitions: try c.decodeIfPresent(Int.self, forKey: .maxClientDefinitions)
+                ?? defaults.maxClientDefinitions,
+            maxClientTemplates: try c.decodeIfPresent(Int.self, forKey: .maxClientTemplates)
+                ?? defaults.maxClientTemplates)
     }
 }

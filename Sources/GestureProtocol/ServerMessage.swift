@@ -7,6 +7,8 @@ public enum ServerMessage: Hashable, Sendable {
     case touch(TouchMessage)
     case device(DeviceMessage)
     case error(ErrorMessage)
+    /// A reload took some of this connection's definitions.
+    case dropped(DroppedMessage)
     /// A request succeeded; echoes its `id` (absent when the request had none).
     case ok(id: RequestID?)
     /// The answer to `ping`; echoes its `id`.
@@ -20,6 +22,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .touch: TouchMessage.type
         case .device: DeviceMessage.type
         case .error: ErrorMessage.type
+        case .dropped: DroppedMessage.type
         case .ok: "ok"
         case .pong: "pong"
         }
@@ -40,6 +43,7 @@ extension ServerMessage: Codable {
         case TouchMessage.type: self = .touch(try TouchMessage(from: decoder))
         case DeviceMessage.type: self = .device(try DeviceMessage(from: decoder))
         case ErrorMessage.type: self = .error(try ErrorMessage(from: decoder))
+        case DroppedMessage.type: self = .dropped(try DroppedMessage(from: decoder))
         case "ok": self = .ok(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         case "pong": self = .pong(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         default:
@@ -55,6 +59,7 @@ extension ServerMessage: Codable {
         case .touch(let m): try m.encode(to: encoder)
         case .device(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
+        case .dropped(let m): try m.encode(to: encoder)
         case .ok(let id), .pong(let id):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(type, forKey: .type)

@@ -29,13 +29,18 @@ final class ClientSession: ChannelInboundHandler {
     private var needsFlush = false
     /// Bumped by every `define` sent to the delegate; a reply for an older one is stale.
     private var defineGeneration = 0
-    private var definePending = false
+    /// The definitions the engine runs for this connection, and those of a `define` not yet
+    /// answered: what counts against the limits of all connections together.
+    private var acceptedDefinitions = Definitions()
+    private var pendingDefinitions: Definitions?
     private var closeTimer: Scheduled<Void>?
 
     init(core: ServerCore) {
         self.core = core
         self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages)
     }
+
+    var id: ClientID? { clientID }
 
     var isOpen: Bool {
         if case .open = state { return true }
@@ -192,7 +197,13 @@ final class ClientSession: ChannelInboundHandler {
             subscription = nil
             send(.ok(id: request.id))
         case .ping:
-            send(.pong(id: request.id))
+            guard let delegate = core.delegate, let context else { return send(.pong(id: request.id)) }
+            let session = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            delegate.ping(
+                PingRequest(client: client) {
+                    eventLoop.execute { session.value.pongReady(id: request.id) }
+                })
         case .define(let definitions):
             define(definitions, id: request.id, client: client)
         }
@@ -204,13 +215,14 @@ final class ClientSession: ChannelInboundHandler {
                 ErrorMessage(code: .unavailable, message: "this server does not accept definitions", id: id),
                 client: client)
         }
-        guard !definePending else {
+        guard pendingDefinitions == nil else {
             return reject(
                 ErrorMessage(
                     code: .busy, message: "the previous define of this connection is still being applied", id: id),
                 client: client)
         }
-        let max = core.limits.maxDefinitions
+        let limits = core.limits
+        let max = limits.maxDefinitions
         for (key, count) in [("regions", definitions.regions.count), ("recognizers", definitions.recognizers.count)]
         where count > max {
             return reject(
@@ -219,7 +231,19 @@ final class ClientSession: ChannelInboundHandler {
                     path: "/\(key)"),
                 client: client)
         }
-        definePending = true
+        if definitions.templateCount > limits.maxTemplates {
+            return reject(
+                ErrorMessage(
+                    code: .invalidDefinition,
+                    message:
+                        "recognizers: \(definitions.templateCount) shape templates given, at most \(limits.maxTemplates) per connection",
+                    id: id, path: "/recognizers"),
+                client: client)
+        }
+        if let refusal = core.exceedsClientLimits(definitions, from: self) {
+            return reject(ErrorMessage(code: .tooManyRecognizers, message: refusal, id: id), client: client)
+        }
+        pendingDefinitions = definitions
         defineGeneration += 1
         let generation = defineGeneration
         let session = NIOLoopBound(self, eventLoop: context!.eventLoop)
@@ -231,12 +255,37 @@ final class ClientSession: ChannelInboundHandler {
     }
 
     private func defineCompleted(_ result: Result<Void, SpecError>, id: RequestID?, generation: Int) {
-        guard definePending, generation == defineGeneration, isOpen else { return }
-        definePending = false
+        guard let pending = pendingDefinitions, generation == defineGeneration, isOpen else { return }
+        pendingDefinitions = nil
         switch result {
-        case .success: send(.ok(id: id))
-        case .failure(let error): send(.error(ErrorMessage(definitionError: error, id: id)))
+        case .success:
+            acceptedDefinitions = pending
+            send(.ok(id: id))
+        case .failure(let error):
+            send(.error(ErrorMessage(definitionError: error, id: id)))
         }
+        flushIfNeeded()
+    }
+
+    private func pongReady(id: RequestID?) {
+        guard isOpen else { return }
+        send(.pong(id: id))
+        flushIfNeeded()
+    }
+
+    /// What counts against the limits of all connections together: the pending `define`, or
+    /// what the engine runs.
+    var reservedDefinitions: Definitions { pendingDefinitions ?? acceptedDefinitions }
+
+    /// A reload took some of this connection's definitions: they no longer count, and the client
+    /// is told which and why.
+    func dropped(_ message: DroppedMessage) {
+        guard isOpen else { return }
+        let regions = Set(message.definitions.filter { $0.kind == .region }.map(\.name))
+        let recognizers = Set(message.definitions.filter { $0.kind == .recognizer }.map(\.name))
+        acceptedDefinitions.regions.removeAll { regions.contains($0.name) }
+        acceptedDefinitions.recognizers.removeAll { recognizers.contains($0.name) }
+        send(.dropped(message))
         flushIfNeeded()
     }
 

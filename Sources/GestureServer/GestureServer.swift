@@ -172,6 +172,15 @@ public final class GestureServer: Sendable {
         }
     }
 
+    /// Tells `client` that a reload took some of its definitions (a `dropped` message), and
+    /// stops counting them against the limits.
+    public func dropped(_ message: DroppedMessage, client: ClientID) {
+        let core = self.core
+        stopped.withLock { stopped in
+            if !stopped { eventLoop.execute { core.value.dropped(message, client: client) } }
+        }
+    }
+
     /// Stops accepting, sends every client `error` `shutdown`, closes every connection (waiting
     /// at most the close timeout for clients that do not read), removes the socket file it
     /// created (only that file: never one it found there, nor one another process put there

@@ -34,6 +34,24 @@ public protocol GestureServerDelegate: AnyObject, Sendable {
     /// ``DefinitionRequest/reply(_:)`` from any thread, exactly once. After a success, also call
     /// ``GestureServer/setRecognizers(_:)`` so that `hello` lists the new recognizers.
     func define(_ request: DefinitionRequest)
+
+    /// A connection's `ping`: call ``PingRequest/reply()`` once everything queued before it has
+    /// been handled, from the thread that owns the engine, so that `pong` says the whole
+    /// daemon keeps up, not only the socket server. The default replies at once.
+    func ping(_ request: PingRequest)
+}
+
+extension GestureServerDelegate {
+    public func ping(_ request: PingRequest) { request.reply() }
+}
+
+/// A `ping` waiting for the engine's thread to get to it.
+public struct PingRequest: Sendable {
+    public let client: ClientID
+    let complete: @Sendable () -> Void
+
+    /// Sends the `pong`. Callable from any thread; dropped if the connection has closed.
+    public func reply() { complete() }
 }
 
 /// A `define` waiting for the engine's verdict.

@@ -131,6 +131,39 @@ final class ServerCore {
         self.recognizers = recognizers
     }
 
+    /// Why `definitions` from `session` would take all connections together past
+    /// ``ServerLimits/maxClientDefinitions`` or ``ServerLimits/maxClientTemplates``; nil when
+    /// they fit. Counts every other connection's definitions, pending ones included.
+    func exceedsClientLimits(_ definitions: Definitions, from session: ClientSession) -> String? {
+        var regions = definitions.regions.count
+        var recognizers = definitions.recognizers.count
+        var templates = definitions.templateCount
+        for other in sessions where other !== session {
+            let reserved = other.reservedDefinitions
+            regions += reserved.regions.count
+            recognizers += reserved.recognizers.count
+            templates += reserved.templateCount
+        }
+        let (most, mostTemplates) = (limits.maxClientDefinitions, limits.maxClientTemplates)
+        if recognizers > most {
+            return
+                "all clients together may define at most \(most) recognizers; with these there would be \(recognizers)"
+        }
+        if regions > most {
+            return "all clients together may define at most \(most) regions; with these there would be \(regions)"
+        }
+        if templates > mostTemplates {
+            return
+                "all clients together may define at most \(mostTemplates) shape templates; with these there would be \(templates)"
+        }
+        return nil
+    }
+
+    /// A reload took some of a client's definitions: tell it.
+    func dropped(_ message: DroppedMessage, client: ClientID) {
+        for session in sessions where session.id == client { session.dropped(message) }
+    }
+
     // MARK: Lifecycle
 
     func listening(on channel: any Channel, created: CreatedSocket?) {
@@ -160,5 +193,15 @@ final class ServerCore {
             }
         }
         listenerClosed.flatMapErrorThrowing { _ in }.and(sessionsClosed.futureResult).map { _ in }.cascade(to: done)
+    }
+}
+
+extension Definitions {
+    /// Shape templates named or built in, over all its shape recognizers.
+    var templateCount: Int {
+        recognizers.reduce(0) { count, spec in
+            if case .shape(let p) = spec.parameters { return count + p.templates.count }
+            return count
+        }
     }
 }

@@ -154,8 +154,12 @@ struct ClientDefinitionTests {
         geometry: SurfaceGeometry(physicalSize: PhysicalSize(width: Millimeters(344), height: Millimeters(194))))
     static let t0 = Timestamp(microseconds: 1_000_000)
 
-    static func engine() throws -> GestureEngine {
-        var e = try GestureEngine(configuration: .default)
+    /// The default set, with `clients` granting what these tests exercise (names in
+    /// `requires-failure-of`); ClientPolicyTests check the defaults.
+    static func engine(clients: ClientPolicy = ClientPolicy(mayRequireFailure: true)) throws -> GestureEngine {
+        var configuration = EngineConfiguration.default
+        configuration.clients = clients
+        var e = try GestureEngine(configuration: configuration)
         e.addDevice(device)
         return e
     }
@@ -238,17 +242,45 @@ struct ClientDefinitionTests {
         }
     }
 
-    @Test("R9: a reload keeps the client definitions that still validate and names the dropped owners")
+    @Test("R9: a reload keeps the client definitions that still validate and says what it dropped and why")
     func reloadDropsInvalidClients() throws {
         var e = try Self.engine()
         try Self.define(
-            &e, 1, #"{"recognizers": [{"name": "a", "kind": "tap", "requires-failure-of": ["double-tap"]}]}"#)
+            &e, 1,
+            #"{"recognizers": [{"name": "a", "kind": "tap", "requires-failure-of": ["double-tap"]}, {"name": "a2", "kind": "swipe"}, {"name": "a3", "kind": "tap", "requires-failure-of": ["a"]}]}"#
+        )
         try Self.define(&e, 2, #"{"recognizers": [{"name": "b", "kind": "tap"}]}"#)
         var events: [EngineEvent] = []
-        let dropped = try e.reload(
-            EngineConfiguration(recognizers: [RecognizerSpec(name: "x", parameters: .pan(PanParameters()))]),
-            at: Self.t0, into: &events)
-        #expect(dropped == [.client(1)])
-        #expect(e.recognizerSummaries.map(\.name) == ["x", "b"])
+        var next = EngineConfiguration(recognizers: [RecognizerSpec(name: "x", parameters: .pan(PanParameters()))])
+        next.clients = ClientPolicy(mayRequireFailure: true)
+        let dropped = try e.reload(next, at: Self.t0, into: &events)
+        // Issue 12, defect 7: only what no longer fits goes (a, and a3 which named it); a2 stays.
+        #expect(dropped.map(\.owner) == [.client(1)])
+        #expect(dropped.first?.dropped.map(\.name) == ["a", "a3"])
+        #expect(
+            dropped.first?.dropped.first?.reason
+                == "recognizers[0].requires-failure-of[0]: unknown recognizer 'double-tap' (a client may name the configuration's definitions and its own)"
+        )
+        #expect(e.recognizerSummaries.map(\.name) == ["x", "a2", "b"])
+    }
+
+    @Test("R9: a reload that takes a region drops what was in it; a narrower policy drops what it forbids")
+    func reloadDropsRegionsAndPolicy() throws {
+        var configuration = EngineConfiguration.default
+        configuration.regions = [RegionSpec(name: "keypad", rect: SurfaceRect(x: 0, y: 0, width: 0.5, height: 0.5))]
+        configuration.clients = ClientPolicy(mayRequireFailure: true)
+        var e = try GestureEngine(configuration: configuration)
+        e.addDevice(Self.device)
+        try Self.define(
+            &e, 1,
+            #"{"regions": [{"name": "pad", "parent": "keypad", "rect": {"x": 0, "y": 0, "width": 0.2, "height": 0.2}}], "recognizers": [{"name": "p", "kind": "tap", "region": "pad"}, {"name": "q", "kind": "tap", "requires-failure-of": ["double-tap"]}, {"name": "r", "kind": "tap"}]}"#
+        )
+        var events: [EngineEvent] = []
+        // No keypad any more, and no grant for requires-failure-of.
+        let dropped = try e.reload(.default, at: Self.t0, into: &events)
+        #expect(dropped.first?.dropped.map(\.name) == ["pad", "p", "q"])
+        #expect(dropped.first?.dropped.map(\.kind) == [.region, .recognizer, .recognizer])
+        #expect(dropped.first?.dropped.last?.reason.contains("may-require-failure") == true)
+        #expect(e.recognizerSummaries.filter { $0.owner == .client(1) }.map(\.name) == ["r"])
     }
 }

@@ -64,6 +64,9 @@ struct ScenarioTests {
     @Test("Client definitions: references, collisions, owners, removal")
     func clientDefinitions() throws { try ScenarioFiles.check("client-definitions") }
 
+    @Test("Client policy: no preempting or requiring the configuration's recognizers; clients observe them")
+    func clientPolicy() throws { try ScenarioFiles.check("client-policy") }
+
     @Test("A drawn circle is a circle; half of one is not")
     func circle() throws { try ScenarioFiles.check("circle") }
 

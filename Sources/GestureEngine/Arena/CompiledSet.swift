@@ -4,12 +4,31 @@
 ///
 /// Recognizer indices: the configuration's in order, then each client's in the order the clients
 /// defined them. Region 0 is the root.
+///
+/// Compiling is linear in the definitions (plus zeroing the relation rows, n²/64 words): `*` is a
+/// flag, not a row of bits; delivery lists are built from per-region buckets; shape templates are
+/// prepared once per owner's definitions (``Definitions/shapes``), not at every recompile. So a
+/// client's `define` costs in proportion to everything running, not to its square (issue 12).
 struct CompiledSet: Sendable {
-    /// One owner's definitions.
+    /// One owner's definitions, with the shape templates of its recognizers prepared once.
     struct Definitions: Sendable {
         var owner: Owner
         var regions: [RegionSpec]
         var recognizers: [RecognizerSpec]
+        /// Prepared templates of its shape recognizers, by recognizer name.
+        let shapes: [String: ShapeRecognizer.Configuration]
+
+        init(owner: Owner, regions: [RegionSpec], recognizers: [RecognizerSpec]) {
+            self.owner = owner
+            self.regions = regions
+            self.recognizers = recognizers
+            var shapes: [String: ShapeRecognizer.Configuration] = [:]
+            for spec in recognizers {
+                guard case .shape(let p) = spec.parameters else { continue }
+                shapes[spec.name] = ShapeRecognizer.Configuration(p)
+            }
+            self.shapes = shapes
+        }
     }
 
     /// Recognizer flags (R8).
@@ -60,10 +79,12 @@ struct CompiledSet: Sendable {
     /// R4: whom each recognizer waits for, and who waits for it.
     var requires: [[Int]] = []
     var dependents: [[Int]] = []
-    /// R6 and R5: bit rows of `words` 64-bit words per recognizer.
+    /// R6 and R5: bit rows of `words` 64-bit words per recognizer, and who names `*`.
     var words = 1
     var simultaneous: [UInt64] = []
     var preempts: [UInt64] = []
+    var simultaneousWithAll: [Bool] = []
+    var preemptsAll: [Bool] = []
     /// The order recognizers handle a frame and fire ties: innermost region first (as UIKit
     /// delivers to the hit view's recognizers before its ancestors'), then definition order.
     var order: [Int] = []
@@ -78,15 +99,29 @@ struct CompiledSet: Sendable {
     var count: Int { names.count }
 
     @inline(__always) func isSimultaneous(_ a: Int, _ b: Int) -> Bool {
-        simultaneous[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
+        simultaneousWithAll[a] || simultaneousWithAll[b]
+            || simultaneous[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
     }
 
     @inline(__always) func doesPreempt(_ a: Int, _ b: Int) -> Bool {
-        preempts[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
+        preemptsAll[a] || preempts[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
     }
 
-    /// Compiles validated definitions (the configuration's first).
-    init(_ owners: [Definitions]) {
+    /// R1: whether a touch landing in `region` is delivered to recognizer `r` (attached to that
+    /// region or an ancestor).
+    func delivers(_ region: Int, to r: Int) -> Bool {
+        var current = region
+        while current >= 0 {
+            if regionOf[r] == current { return true }
+            current = regionParents[current]
+        }
+        return false
+    }
+
+    /// Compiles validated definitions (the configuration's first). Unless `clientsCompete`,
+    /// every client recognizer is simultaneous with every configuration recognizer (the
+    /// configuration's `clients` policy, ``ClientPolicy/mayCompete``).
+    init(_ owners: [Definitions], clientsCompete: Bool) {
         var regionIndex: [String: Int] = [RegionSpec.rootName: 0]
         var pendingParents: [(Int, String?)] = []
         var z: [Int] = [0]
@@ -113,11 +148,13 @@ struct CompiledSet: Sendable {
 
         var recognizerIndex: [String: Int] = [:]
         var specs: [RecognizerSpec] = []
+        var prepared: [ShapeRecognizer.Configuration?] = []
         for definitions in owners {
             for spec in definitions.recognizers {
                 recognizerIndex[spec.name] = specs.count
                 index[Key(owner: definitions.owner, name: spec.name)] = specs.count
                 specs.append(spec)
+                prepared.append(definitions.shapes[spec.name])
                 self.owners.append(definitions.owner)
             }
         }
@@ -125,7 +162,11 @@ struct CompiledSet: Sendable {
         words = max(1, (n + 63) / 64)
         simultaneous = Array(repeating: 0, count: n * words)
         preempts = Array(repeating: 0, count: n * words)
+        simultaneousWithAll = Array(repeating: false, count: n)
+        preemptsAll = Array(repeating: false, count: n)
         dependents = Array(repeating: [], count: n)
+        shapes = prepared
+        let configurationCount = owners.first?.owner == .configuration ? owners[0].recognizers.count : 0
         for (i, spec) in specs.enumerated() {
             names.append(spec.name)
             kinds.append(spec.kind)
@@ -141,34 +182,35 @@ struct CompiledSet: Sendable {
             accepts.append(
                 Filter(tools: tools, maxContactSize: spec.accepts.maxContactSize?.value, devices: spec.accepts.devices))
             parameters.append(spec.parameters)
-            if case .shape(let p) = spec.parameters {
-                shapes.append(ShapeRecognizer.Configuration(p))
-            } else {
-                shapes.append(nil)
-            }
             let required = spec.requiresFailureOf.compactMap { recognizerIndex[$0] }
             requires.append(required)
             for b in required { dependents[b].append(i) }
             for name in spec.simultaneousWith {
                 if name == "*" {
-                    for j in 0..<n where j != i { setPair(&simultaneous, i, j, symmetric: true) }
+                    simultaneousWithAll[i] = true
                 } else if let j = recognizerIndex[name] {
                     setPair(&simultaneous, i, j, symmetric: true)
                 }
             }
             for name in spec.preempts {
                 if name == "*" {
-                    for j in 0..<n where j != i { setPair(&preempts, i, j, symmetric: false) }
+                    preemptsAll[i] = true
                 } else if let j = recognizerIndex[name] {
                     setPair(&preempts, i, j, symmetric: false)
                 }
             }
+            // A client's recognizer observes the configuration's unless they may compete.
+            if !clientsCompete && i >= configurationCount {
+                for j in 0..<configurationCount { setPair(&simultaneous, i, j, symmetric: true) }
+            }
         }
+        var attached = Array(repeating: [Int](), count: regionNames.count)
+        for r in 0..<n { attached[regionOf[r]].append(r) }
         for region in regionNames.indices {
             var list: [Int] = []
             var current = region
             while current >= 0 {
-                for r in 0..<n where regionOf[r] == current { list.append(r) }
+                list += attached[current]
                 current = regionParents[current]
             }
             delivery[region] = list

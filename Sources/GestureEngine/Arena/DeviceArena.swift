@@ -313,7 +313,7 @@ struct DeviceArena {
                 deadlines[r] = Int64.max
                 held[r] = nil
                 resetMachine(r, c.kinds[r])
-                for slot in SlotBits(landed & table.live) where c.delivery[table.regions[slot]].contains(r) {
+                for slot in SlotBits(landed & table.live) where c.delivers(table.regions[slot], to: r) {
                     deliver(slot, to: r)
                 }
             }

@@ -12,7 +12,7 @@ extension EngineConfiguration {
     ///   `edge-swipe` (a swipe across the panel that starts on its edge is both), `pinch` with
     ///   `rotate` (a pinch shows rotate only when the fingers really turn).
     /// - `swipe` requires `circle` to fail (R4): every drawn circle starts with a quick straight
-    ///   stretch. The circle fails on a straight run of 80 mm or at the lift; the swipe is then
+    ///   stretch. The circle fails on a straight run of 100 mm or at the lift; the swipe is then
     ///   reported with the time and place it was recognized.
     /// - `circle` (1–5 fingers) preempts `pinch` and `rotate` (R5): two fingers circling together
     ///   change their spread and turn about each other on the way; the circle cancels those.

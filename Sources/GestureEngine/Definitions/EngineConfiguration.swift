@@ -4,10 +4,14 @@
 public struct EngineConfiguration: Hashable, Sendable {
     public var regions: [RegionSpec]
     public var recognizers: [RecognizerSpec]
+    /// What clients' recognizers may do to these.
+    public var clients: ClientPolicy
 
-    public init(regions: [RegionSpec] = [], recognizers: [RecognizerSpec] = []) {
+    public init(regions: [RegionSpec] = [], recognizers: [RecognizerSpec] = [], clients: ClientPolicy = ClientPolicy())
+    {
         self.regions = regions
         self.recognizers = recognizers
+        self.clients = clients
     }
 
     /// Checks everything a decoder cannot see on its own: names (valid, unique, `root`
@@ -21,20 +25,22 @@ public struct EngineConfiguration: Hashable, Sendable {
 }
 
 extension EngineConfiguration: Codable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case regions, recognizers }
+    enum CodingKeys: String, CodingKey, CaseIterable { case regions, recognizers, clients }
 
-    /// Both keys are optional (an empty configuration recognizes nothing); unknown keys are
+    /// Every key is optional (an empty configuration recognizes nothing); unknown keys are
     /// errors. Decoding checks each spec on its own; call ``validate()`` for the references.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the configuration")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         regions = try c.decode(.regions, default: [])
         recognizers = try c.decode(.recognizers, default: [])
+        clients = try c.decode(.clients, default: ClientPolicy())
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(regions, forKey: .regions)
         try c.encode(recognizers, forKey: .recognizers)
+        try c.encode(clients, forKey: .clients)
     }
 }

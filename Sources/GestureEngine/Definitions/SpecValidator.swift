@@ -12,6 +12,8 @@ struct SpecValidator {
     /// Names in use by other owners, which definitions being validated must not reuse.
     var takenRegions: Set<String> = []
     var takenRecognizers: Set<String> = []
+    /// For a client's definitions: what it may do to the outer (configuration's) recognizers.
+    var policy: ClientPolicy?
     let configuration: EngineConfiguration
 
     init(configuration: EngineConfiguration) {
@@ -32,6 +34,7 @@ struct SpecValidator {
         v.outerRecognizers = Set(configuration.recognizers.map(\.name))
         v.takenRegions = v.outerRegions
         v.takenRecognizers = v.outerRecognizers
+        v.policy = configuration.clients
         for other in others {
             for r in other.regions { v.takenRegions.insert(r.name) }
             for r in other.recognizers { v.takenRecognizers.insert(r.name) }
@@ -115,6 +118,7 @@ struct SpecValidator {
             for (key, names, wildcard) in lists {
                 for (j, name) in names.enumerated() {
                     let at = path + [.key(key), .index(j)]
+                    try checkPolicy(key, name, at: at)
                     if wildcard && name == "*" { continue }
                     guard name != spec.name else {
                         throw SpecError(path: at, message: "a recognizer cannot name itself")
@@ -126,6 +130,29 @@ struct SpecValidator {
             }
         }
         try checkFailureCycles(recognizers, ownRecognizers)
+    }
+
+    /// A client may not preempt (`*` included) or require the failure of the configuration's
+    /// recognizers unless the configuration's `clients` policy grants it.
+    private func checkPolicy(_ key: String, _ name: String, at path: [SpecPathComponent]) throws(SpecError) {
+        guard let policy else { return }
+        switch key {
+        case "preempts" where !policy.mayPreempt && (name == "*" || outerRecognizers.contains(name)):
+            throw SpecError(
+                path: path,
+                message: name == "*"
+                    ? "a client recognizer may not preempt '*' (every recognizer) here: the configuration does not grant 'clients: {may-preempt: true}'"
+                    : "a client recognizer may not preempt the configuration's '\(name)': the configuration does not grant 'clients: {may-preempt: true}'"
+            )
+        case "requires-failure-of" where !policy.mayRequireFailure && outerRecognizers.contains(name):
+            throw SpecError(
+                path: path,
+                message:
+                    "a client recognizer may not require the failure of the configuration's '\(name)': the configuration does not grant 'clients: {may-require-failure: true}'"
+            )
+        default:
+            return
+        }
     }
 
     private var visibilityHint: String {

@@ -123,7 +123,7 @@ extension Scenario.Parser {
         var words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         // Directives of the header.
         switch words[0] {
-        case "config", "recognizer", "region", "device", "rate", "jitter", "seed", "show":
+        case "config", "recognizer", "region", "policy", "device", "rate", "jitter", "seed", "show":
             guard !stepsStarted else { throw fail("'\(words[0])' belongs in the header, before the first step") }
             try parseDirective(words, text)
             return
@@ -203,6 +203,9 @@ extension Scenario.Parser {
         case "region":
             configurationStarted = true
             scenario.configuration.regions.append(try decode(RegionSpec.self, rest))
+        case "policy":
+            configurationStarted = true
+            scenario.configuration.clients = try decode(ClientPolicy.self, rest)
         case "device":
             guard words.count >= 3 else {
                 throw fail("expected 'device <label> <W>x<H>mm | unknown-size [aspect <h/w>]'")

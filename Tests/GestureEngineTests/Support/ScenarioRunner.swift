@@ -65,8 +65,15 @@ enum ScenarioRunner {
                 do {
                     let dropped = try engine.reload(configuration, at: time, into: &events)
                     record(time)
-                    for owner in dropped {
-                        log.append(Emitted(at: time, note: "definitions of \(label(owner)) dropped"))
+                    for loss in dropped {
+                        for item in loss.dropped {
+                            log.append(
+                                Emitted(
+                                    at: time,
+                                    note:
+                                        "\(label(loss.owner)) lost \(item.kind.rawValue) '\(item.name)': \(item.reason)"
+                                ))
+                        }
                     }
                 } catch {
                     log.append(Emitted(at: time, note: "reload refused: \(error)"))

@@ -1,0 +1,46 @@
+/// What the configuration lets clients' own recognizers do to the configuration's recognizers
+/// (the configuration's `clients` key; docs/ARBITRATION.md, "Client recognizers").
+///
+/// By default a client's recognizers observe the configuration's and compete only among
+/// themselves: they are simultaneous with every configuration recognizer (R6), so they can never
+/// make one fail or cancel it, and they may not name one in `preempts` (nor `*`, which reaches
+/// every recognizer) or in `requires-failure-of`. The operator grants more, one right at a time.
+public struct ClientPolicy: Hashable, Sendable {
+    /// Client recognizers take part in exclusivity (R5) against the configuration's: a client's
+    /// gesture that begins first makes a configuration gesture on the same touches fail.
+    public var mayCompete: Bool
+    /// Client recognizers may name configuration recognizers, or `*`, in `preempts`.
+    public var mayPreempt: Bool
+    /// Client recognizers may name configuration recognizers in `requires-failure-of`.
+    public var mayRequireFailure: Bool
+
+    public init(mayCompete: Bool = false, mayPreempt: Bool = false, mayRequireFailure: Bool = false) {
+        self.mayCompete = mayCompete
+        self.mayPreempt = mayPreempt
+        self.mayRequireFailure = mayRequireFailure
+    }
+}
+
+extension ClientPolicy: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case mayCompete = "may-compete"
+        case mayPreempt = "may-preempt"
+        case mayRequireFailure = "may-require-failure"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'clients'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            mayCompete: try c.decode(.mayCompete, default: false),
+            mayPreempt: try c.decode(.mayPreempt, default: false),
+            mayRequireFailure: try c.decode(.mayRequireFailure, default: false))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mayCompete, forKey: .mayCompete)
+        try c.encode(mayPreempt, forKey: .mayPreempt)
+        try c.encode(mayRequireFailure, forKey: .mayRequireFailure)
+    }
+}
