@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GestureDaemon
 import TouchInput
 
@@ -59,7 +59,7 @@ struct RunCommand: ParsableCommand {
             let range = ReplayOptions.speeds
             guard let factor = Double(speed), range.contains(factor) else {
                 throw ValidationError(
-                    "--speed must be 'max' or a number from \(String(format: "%g", range.lowerBound)) to \(String(format: "%g", range.upperBound)) (times real time), not '\(speed)'"
+                    "--speed must be 'max' or a number from \(plain(range.lowerBound)) to \(plain(range.upperBound)) (times real time), not '\(speed)'"
                 )
             }
         }
@@ -102,4 +102,10 @@ func loadRecording(_ path: String) throws -> EvemuRecording {
         printError("gestured: \(path): \(error)")
         throw ExitCode.failure
     }
+}
+
+/// A number as people write it: `1000`, `0.01` (no `String(format:)`: that is Foundation's, not
+/// FoundationEssentials').
+private func plain(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }
