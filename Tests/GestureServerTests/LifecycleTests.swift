@@ -156,6 +156,44 @@ extension SocketTests {
             }
         }
 
+        /// Issue 15, item 3: a client that does not read held the stop for the whole close
+        /// timeout (5 s in the daemon; 600 s here, so a stop that waits for it cannot pass). With a
+        /// small queue the stalled client has overflowed and is being closed already; with a large
+        /// one it is open, its socket full.
+        @Test(arguments: [64, 100_000])
+        func `shutdown tells a reading client and does not wait for one that does not read`(queue: Int) async throws {
+            let events = 1500  // ~600 kB of lines: more than the socket and NIO's buffer hold
+            try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: queue), closeTimeout: .seconds(600)) {
+                f in
+                let stalled = try await f.subscriber(reading: false)
+                let reader = try await f.subscriber()
+                for start in stride(from: 1, through: events, by: 50) {
+                    f.server.publish(
+                        (start..<start + 50).map { .gesture(Sample.gesture(UInt64($0)), owner: .configuration) })
+                    try await reader.received.wait(for: "batch \(start) at the reader") { $0.lines.count >= start + 49 + 2 }
+                }
+                let server = f.server
+                let stopped = Observed(false)
+                Task {
+                    await server.shutdown()
+                    stopped.update { $0 = true }
+                }
+                try await stopped.wait(for: "the server to stop", within: .seconds(10)) { $0 }
+                guard case .error(let error) = try await reader.next(ofType: "error") else {
+                    throw Unexpected("no error for the reader")
+                }
+                #expect(error.code == .shutdown)
+                try await reader.waitForEnd()
+                stalled.startReading()
+                try await stalled.waitForEnd()
+                // Closed with lines still unsent (with the small queue it had overflowed, and its
+                // `overflow` error was stuck behind them too), not waited for.
+                let got = try stalled.gestures().count
+                #expect(got < events, "the stalled client got \(got) of \(events)")
+                #expect(!FileManager.default.fileExists(atPath: f.path))
+            }
+        }
+
         @Test func `a stale socket is replaced and a live one is not`() async throws {
             let directory = ServerFixture.makeDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
