@@ -68,7 +68,12 @@ enum RawSocket {
     /// these are the server's alone.
     static func serverDescriptors(under directory: String) throws -> Int {
         var inodes: Set<Substring> = []
-        for line in try String(contentsOfFile: "/proc/net/unix", encoding: .utf8).split(separator: "\n") {
+        // Read to the end: `String(contentsOfFile:)` takes a proc file's first 4 KB only (its size
+        // reads 0), which missed the listener once the machine had ~70 Unix sockets.
+        guard let table = FileHandle(forReadingAtPath: "/proc/net/unix")?.readDataToEndOfFile() else {
+            throw Unexpected("cannot read /proc/net/unix")
+        }
+        for line in String(decoding: table, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.count >= 8, fields[7].hasPrefix(directory + "/") { inodes.insert(fields[6]) }
         }
