@@ -10,12 +10,7 @@ public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
     case shape
 
     /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
-    public var isContinuous: Bool {
-        switch self {
-        case .longPress, .pan, .edgeSwipe, .pinch, .rotate: true
-        case .tap, .swipe, .shape: false
-        }
-    }
+    public var isContinuous: Bool { visit(IsContinuous()) }
 }
 
 /// A state a recognizer reports. Raw values are the protocol's spellings.

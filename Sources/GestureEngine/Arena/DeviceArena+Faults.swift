@@ -79,17 +79,19 @@ extension DeviceArena {
             deadlines[r] = old.deadlines[o]
             held[r] = old.held[o]
             let (k, ok) = (kindSlot[r], old.kindSlot[o])
-            switch c.kinds[r] {
-            case .tap: taps[k] = old.taps[ok]
-            case .longPress: longPresses[k] = old.longPresses[ok]
-            case .pan: pans[k] = old.pans[ok]
-            case .swipe: swipes[k] = old.swipes[ok]
-            case .edgeSwipe: edgeSwipes[k] = old.edgeSwipes[ok]
-            case .pinch: pinches[k] = old.pinches[ok]
-            case .rotate: rotations[k] = old.rotations[ok]
-            case .shape: shapes[k] = old.shapes[ok]
-            }
+            c.kinds[r].visit(CarryMachine(old: old.banks, k: k, ok: ok), &banks)
         }
         updateEarliestDeadline()
+    }
+}
+
+/// Puts the machine an old arena had at `ok` of a kind's bank at `k` of this one's.
+private struct CarryMachine: KindVisitor {
+    let old: MachineBanks
+    let k: Int
+    let ok: Int
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _ banks: inout MachineBanks) {
+        banks[keyPath: Kind.bank][k] = old[keyPath: Kind.bank][ok]
     }
 }

@@ -85,14 +85,7 @@ struct DeviceArena {
     var held: [Held?]
     /// Each recognizer's index in the array of its kind.
     let kindSlot: [Int]
-    var taps: [TapRecognizer] = []
-    var longPresses: [LongPressRecognizer] = []
-    var pans: [PanRecognizer] = []
-    var swipes: [SwipeRecognizer] = []
-    var edgeSwipes: [EdgeSwipeRecognizer] = []
-    var pinches: [PinchRecognizer] = []
-    var rotations: [RotateRecognizer] = []
-    var shapes: [ShapeRecognizer] = []
+    var banks = MachineBanks()
     /// R1, resolved for this device: tool bits accepted (0 when the device is not accepted) and
     /// the largest contact size (infinity: no limit).
     let acceptedTools: [UInt8]
@@ -123,32 +116,7 @@ struct DeviceArena {
         var sizes: [Double] = []
         var mayBegin: [Bool] = []
         for r in 0..<c.count {
-            switch c.parameters[r] {
-            case .tap(let p):
-                slots.append(taps.count)
-                taps.append(TapRecognizer(p, scale: scale))
-            case .longPress(let p):
-                slots.append(longPresses.count)
-                longPresses.append(LongPressRecognizer(p, scale: scale))
-            case .pan(let p):
-                slots.append(pans.count)
-                pans.append(PanRecognizer(p, scale: scale))
-            case .swipe(let p):
-                slots.append(swipes.count)
-                swipes.append(SwipeRecognizer(p, scale: scale))
-            case .edgeSwipe(let p):
-                slots.append(edgeSwipes.count)
-                edgeSwipes.append(EdgeSwipeRecognizer(p, scale: scale))
-            case .pinch(let p):
-                slots.append(pinches.count)
-                pinches.append(PinchRecognizer(p, scale: scale))
-            case .rotate(let p):
-                slots.append(rotations.count)
-                rotations.append(RotateRecognizer(p, scale: scale))
-            case .shape:
-                slots.append(shapes.count)
-                shapes.append(ShapeRecognizer(c.shapes[r]!, scale: scale))
-            }
+            slots.append(c.kinds[r].visit(AddMachine(r: r, c: c, scale: scale), &banks))
             let filter = c.accepts[r]
             tools.append(DeviceNamePattern.matchesAny(filter.devices, device.name) ? filter.tools : 0)
             sizes.append(filter.maxContactSize ?? Double.infinity)
@@ -365,75 +333,80 @@ struct DeviceArena {
         deadlines[r] = deadline.microseconds
     }
 
-    // MARK: - Dispatch to the machines (a switch over concrete types, no existentials)
+    // MARK: - Dispatch to the machines (through the kind's definition: no existentials)
 
     @inline(__always) mutating func update(_ r: Int, _ kind: GestureKind, _ input: RecognizerInput) -> Proposal {
-        let k = kindSlot[r]
-        switch kind {
-        case .tap: return taps[k].update(input, table)
-        case .longPress: return longPresses[k].update(input, table)
-        case .pan: return pans[k].update(input, table)
-        case .swipe: return swipes[k].update(input, table)
-        case .edgeSwipe: return edgeSwipes[k].update(input, table)
-        case .pinch: return pinches[k].update(input, table)
-        case .rotate: return rotations[k].update(input, table)
-        case .shape: return shapes[k].update(input, table)
-        }
+        kind.visit(UpdateMachine(k: kindSlot[r], input: input), &self)
     }
 
     mutating func timerFired(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> Proposal {
-        let k = kindSlot[r]
-        switch kind {
-        case .tap: return taps[k].timerFired(at: time, table)
-        case .longPress: return longPresses[k].timerFired(at: time, table)
-        case .pan: return pans[k].timerFired(at: time, table)
-        case .swipe: return swipes[k].timerFired(at: time, table)
-        case .edgeSwipe: return edgeSwipes[k].timerFired(at: time, table)
-        case .pinch: return pinches[k].timerFired(at: time, table)
-        case .rotate: return rotations[k].timerFired(at: time, table)
-        case .shape: return shapes[k].timerFired(at: time, table)
-        }
+        kind.visit(FireMachine(k: kindSlot[r], time: time), &self)
     }
 
-    @inline(__always) func deadline(_ r: Int, _ kind: GestureKind) -> Timestamp? {
-        let k = kindSlot[r]
-        switch kind {
-        case .tap: return taps[k].deadline
-        case .longPress: return longPresses[k].deadline
-        case .pan: return pans[k].deadline
-        case .swipe: return swipes[k].deadline
-        case .edgeSwipe: return edgeSwipes[k].deadline
-        case .pinch: return pinches[k].deadline
-        case .rotate: return rotations[k].deadline
-        case .shape: return shapes[k].deadline
-        }
+    @inline(__always) mutating func deadline(_ r: Int, _ kind: GestureKind) -> Timestamp? {
+        kind.visit(MachineDeadline(k: kindSlot[r]), &self)
     }
 
-    func snapshot(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> Report {
-        let k = kindSlot[r]
-        switch kind {
-        case .tap: return taps[k].snapshot(at: time, table)
-        case .longPress: return longPresses[k].snapshot(at: time, table)
-        case .pan: return pans[k].snapshot(at: time, table)
-        case .swipe: return swipes[k].snapshot(at: time, table)
-        case .edgeSwipe: return edgeSwipes[k].snapshot(at: time, table)
-        case .pinch: return pinches[k].snapshot(at: time, table)
-        case .rotate: return rotations[k].snapshot(at: time, table)
-        case .shape: return shapes[k].snapshot(at: time, table)
-        }
+    mutating func snapshot(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> Report {
+        kind.visit(SnapshotMachine(k: kindSlot[r], time: time), &self)
     }
 
     mutating func resetMachine(_ r: Int, _ kind: GestureKind) {
-        let k = kindSlot[r]
-        switch kind {
-        case .tap: taps[k].reset()
-        case .longPress: longPresses[k].reset()
-        case .pan: pans[k].reset()
-        case .swipe: swipes[k].reset()
-        case .edgeSwipe: edgeSwipes[k].reset()
-        case .pinch: pinches[k].reset()
-        case .rotate: rotations[k].reset()
-        case .shape: shapes[k].reset()
-        }
+        kind.visit(ResetMachine(k: kindSlot[r]), &self)
+    }
+}
+
+/// Appends recognizer `r`'s machine to its kind's bank; its index there.
+private struct AddMachine: KindVisitor {
+    let r: Int
+    let c: CompiledSet
+    let scale: MeasuringScale
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _ banks: inout MachineBanks) -> Int {
+        banks[keyPath: Kind.bank].append(Kind.machine(r, c, scale: scale))
+        return banks[keyPath: Kind.bank].count - 1
+    }
+}
+
+private struct UpdateMachine: KindVisitor {
+    let k: Int
+    let input: RecognizerInput
+
+    @inline(__always) func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Proposal {
+        arena.banks[keyPath: Kind.bank][k].update(input, arena.table)
+    }
+}
+
+private struct FireMachine: KindVisitor {
+    let k: Int
+    let time: Timestamp
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Proposal {
+        arena.banks[keyPath: Kind.bank][k].timerFired(at: time, arena.table)
+    }
+}
+
+private struct MachineDeadline: KindVisitor {
+    let k: Int
+
+    @inline(__always) func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Timestamp? {
+        arena.banks[keyPath: Kind.bank][k].deadline
+    }
+}
+
+private struct SnapshotMachine: KindVisitor {
+    let k: Int
+    let time: Timestamp
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Report {
+        arena.banks[keyPath: Kind.bank][k].snapshot(at: time, arena.table)
+    }
+}
+
+private struct ResetMachine: KindVisitor {
+    let k: Int
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) {
+        arena.banks[keyPath: Kind.bank][k].reset()
     }
 }

@@ -299,17 +299,7 @@ extension RecognizerSpec: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CommonKeys.self)
         let kind = try c.decode(GestureKind.self, forKey: .kind)
-        let kindKeys: [String]
-        switch kind {
-        case .tap: kindKeys = TapParameters.keyNames
-        case .longPress: kindKeys = LongPressParameters.keyNames
-        case .pan: kindKeys = PanParameters.keyNames
-        case .swipe: kindKeys = SwipeParameters.keyNames
-        case .edgeSwipe: kindKeys = EdgeSwipeParameters.keyNames
-        case .pinch: kindKeys = PinchParameters.keyNames
-        case .rotate: kindKeys = RotateParameters.keyNames
-        case .shape: kindKeys = ShapeParameters.keyNames
-        }
+        let kindKeys = kind.visit(KeyNames())
         try decoder.rejectUnknownKeys(
             allowed: Set(CommonKeys.allCases.map(\.rawValue) + kindKeys), in: "a \(kind.rawValue) recognizer")
         name = try c.decode(String.self, forKey: .name)
@@ -317,16 +307,7 @@ extension RecognizerSpec: Codable {
             throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: RegionSpec.nameExpectation)
         }
         region = try c.decode(.region, default: RegionSpec.rootName)
-        switch kind {
-        case .tap: parameters = .tap(try TapParameters(decodingFrom: decoder))
-        case .longPress: parameters = .longPress(try LongPressParameters(decodingFrom: decoder))
-        case .pan: parameters = .pan(try PanParameters(decodingFrom: decoder))
-        case .swipe: parameters = .swipe(try SwipeParameters(decodingFrom: decoder))
-        case .edgeSwipe: parameters = .edgeSwipe(try EdgeSwipeParameters(decodingFrom: decoder))
-        case .pinch: parameters = .pinch(try PinchParameters(decodingFrom: decoder))
-        case .rotate: parameters = .rotate(try RotateParameters(decodingFrom: decoder))
-        case .shape: parameters = .shape(try ShapeParameters(decodingFrom: decoder))
-        }
+        parameters = try kind.visit(DecodeParameters(decoder: decoder))
         requiresFailureOf = try c.decode(.requiresFailureOf, default: [])
         simultaneousWith = try c.decode(.simultaneousWith, default: [])
         preempts = try c.decode(.preempts, default: [])
@@ -342,16 +323,7 @@ extension RecognizerSpec: Codable {
         try c.encode(name, forKey: .name)
         try c.encode(kind, forKey: .kind)
         try c.encode(region, forKey: .region)
-        switch parameters {
-        case .tap(let p): try p.encodeParameters(to: encoder)
-        case .longPress(let p): try p.encodeParameters(to: encoder)
-        case .pan(let p): try p.encodeParameters(to: encoder)
-        case .swipe(let p): try p.encodeParameters(to: encoder)
-        case .edgeSwipe(let p): try p.encodeParameters(to: encoder)
-        case .pinch(let p): try p.encodeParameters(to: encoder)
-        case .rotate(let p): try p.encodeParameters(to: encoder)
-        case .shape(let p): try p.encodeParameters(to: encoder)
-        }
+        try kind.visit(EncodeParameters(parameters: parameters, encoder: encoder))
         if !requiresFailureOf.isEmpty { try c.encode(requiresFailureOf, forKey: .requiresFailureOf) }
         if !simultaneousWith.isEmpty { try c.encode(simultaneousWith, forKey: .simultaneousWith) }
         if !preempts.isEmpty { try c.encode(preempts, forKey: .preempts) }
@@ -360,5 +332,26 @@ extension RecognizerSpec: Codable {
         try c.encode(cancelsTouches, forKey: .cancelsTouches)
         try c.encode(delaysTouchesBegan, forKey: .delaysTouchesBegan)
         try c.encode(delaysTouchesEnded, forKey: .delaysTouchesEnded)
+    }
+}
+
+private struct KeyNames: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [String] { Kind.Parameters.keyNames }
+}
+
+private struct DecodeParameters: KindVisitor {
+    let decoder: any Decoder
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) throws(any Error) -> RecognizerParameters {
+        Kind.wrap(try Kind.Parameters(decodingFrom: decoder))
+    }
+}
+
+private struct EncodeParameters: KindVisitor {
+    let parameters: RecognizerParameters
+    let encoder: any Encoder
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) throws(any Error) {
+        try Kind.unwrap(parameters)!.encodeParameters(to: encoder)
     }
 }

@@ -204,17 +204,15 @@ struct SpecValidator {
     }
 
     private func checkParameters(_ parameters: RecognizerParameters, at path: [SpecPathComponent]) throws(SpecError) {
-        let problem: (path: [SpecPathComponent], message: String)?
-        switch parameters {
-        case .tap(let p): problem = p.problem()
-        case .longPress(let p): problem = p.problem()
-        case .pan(let p): problem = p.problem()
-        case .swipe(let p): problem = p.problem()
-        case .edgeSwipe(let p): problem = p.problem()
-        case .pinch(let p): problem = p.problem()
-        case .rotate(let p): problem = p.problem()
-        case .shape(let p): problem = p.problem()
-        }
+        let problem = parameters.kind.visit(ParametersProblem(parameters: parameters))
         if let problem { throw SpecError(path: path + problem.path, message: problem.message) }
+    }
+}
+
+private struct ParametersProblem: KindVisitor {
+    let parameters: RecognizerParameters
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> (path: [SpecPathComponent], message: String)? {
+        Kind.unwrap(parameters)!.problem()
     }
 }

@@ -74,3 +74,14 @@ struct EdgeSwipe: CentroidGesture {
         return best
     }
 }
+
+/// `edgeSwipe` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum EdgeSwipeKind: KindDefinition {
+    static let isContinuous = true
+    static func wrap(_ parameters: EdgeSwipeParameters) -> RecognizerParameters { .edgeSwipe(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> EdgeSwipeParameters? {
+        guard case .edgeSwipe(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [EdgeSwipeRecognizer]> { \.edgeSwipes }
+}

@@ -91,3 +91,14 @@ struct LongPressRecognizer: Recognizer {
         velocity.reset()
     }
 }
+
+/// `longPress` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum LongPressKind: KindDefinition {
+    static let isContinuous = true
+    static func wrap(_ parameters: LongPressParameters) -> RecognizerParameters { .longPress(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> LongPressParameters? {
+        guard case .longPress(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [LongPressRecognizer]> { \.longPresses }
+}

@@ -35,3 +35,14 @@ struct Pan: CentroidGesture {
         FingerSettling(window: parameters.settle, maxFingers: parameters.maxFingers)
     }
 }
+
+/// `pan` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum PanKind: KindDefinition {
+    static let isContinuous = true
+    static func wrap(_ parameters: PanParameters) -> RecognizerParameters { .pan(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> PanParameters? {
+        guard case .pan(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [PanRecognizer]> { \.pans }
+}

@@ -75,3 +75,14 @@ struct Pinch: CentroidGesture {
         currentScale = 1
     }
 }
+
+/// `pinch` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum PinchKind: KindDefinition {
+    static let isContinuous = true
+    static func wrap(_ parameters: PinchParameters) -> RecognizerParameters { .pinch(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> PinchParameters? {
+        guard case .pinch(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [PinchRecognizer]> { \.pinches }
+}

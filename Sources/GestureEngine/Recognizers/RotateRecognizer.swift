@@ -80,3 +80,14 @@ struct Rotate: CentroidGesture {
         rotation = 0
     }
 }
+
+/// `rotate` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum RotateKind: KindDefinition {
+    static let isContinuous = true
+    static func wrap(_ parameters: RotateParameters) -> RecognizerParameters { .rotate(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> RotateParameters? {
+        guard case .rotate(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [RotateRecognizer]> { \.rotations }
+}

@@ -267,3 +267,19 @@ struct ShapeRecognizer: Recognizer {
         paths.removeAll(keepingCapacity: true)
     }
 }
+
+/// `shape` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum ShapeKind: KindDefinition {
+    static let isContinuous = false
+    static func wrap(_ parameters: ShapeParameters) -> RecognizerParameters { .shape(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> ShapeParameters? {
+        guard case .shape(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [ShapeRecognizer]> { \.shapes }
+
+    /// The templates are prepared once per owner's definitions (``CompiledSet/shapes``).
+    static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> ShapeRecognizer {
+        ShapeRecognizer(c.shapes[r]!, scale: scale)
+    }
+}

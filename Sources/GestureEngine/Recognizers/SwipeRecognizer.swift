@@ -217,3 +217,14 @@ extension Direction {
         }
     }
 }
+
+/// `swipe` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum SwipeKind: KindDefinition {
+    static let isContinuous = false
+    static func wrap(_ parameters: SwipeParameters) -> RecognizerParameters { .swipe(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> SwipeParameters? {
+        guard case .swipe(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [SwipeRecognizer]> { \.swipes }
+}

@@ -88,3 +88,14 @@ struct TapRecognizer: Recognizer {
 
     mutating func reset() { self = TapRecognizer(parameters, scale: scale) }
 }
+
+/// `tap` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
+enum TapKind: KindDefinition {
+    static let isContinuous = false
+    static func wrap(_ parameters: TapParameters) -> RecognizerParameters { .tap(parameters) }
+    static func unwrap(_ parameters: RecognizerParameters) -> TapParameters? {
+        guard case .tap(let p) = parameters else { return nil }
+        return p
+    }
+    static var bank: WritableKeyPath<MachineBanks, [TapRecognizer]> { \.taps }
+}

@@ -1,0 +1,73 @@
+/// A recognizer kind as the engine knows it: its parameters (whose descriptors decode, encode,
+/// validate and document them), its machine, and where a device's arena keeps its machines.
+/// Each kind's file declares one (``TapKind`` and the rest); ``GestureKind/visit(_:_:)`` is the
+/// one place that lists them.
+protocol KindDefinition {
+    associatedtype Parameters: DescribedParameters
+    associatedtype Machine: Recognizer
+    /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
+    static var isContinuous: Bool { get }
+    static func wrap(_ parameters: Parameters) -> RecognizerParameters
+    /// The parameters when they are of this kind.
+    static func unwrap(_ parameters: RecognizerParameters) -> Parameters?
+    /// The machine for recognizer `r` of a compiled set, on a device measured by `scale`.
+    static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Machine
+    /// This kind's machines in an arena.
+    static var bank: WritableKeyPath<MachineBanks, [Machine]> { get }
+}
+
+extension KindDefinition where Machine.Parameters == Parameters {
+    static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Machine {
+        Machine(unwrap(c.parameters[r])!, scale: scale)
+    }
+}
+
+/// Something done with a kind, whichever it is: the engine's one dispatch over kinds, in place
+/// of a `switch` per operation. `visit` is specialised for each kind's concrete types (no
+/// existentials), and works on a `subject` it may change (an arena, its machines).
+protocol KindVisitor {
+    associatedtype Subject
+    associatedtype Result
+    associatedtype Failure: Error = Never
+    func visit<Kind: KindDefinition>(_ kind: Kind.Type, _ subject: inout Subject) throws(Failure) -> Result
+}
+
+extension GestureKind {
+    /// The list of kinds. A new kind is its own file (parameters with descriptors, machine,
+    /// definition), a case of ``GestureKind`` and of ``RecognizerParameters``, and a line here
+    /// and in ``MachineBanks``.
+    @inline(__always) func visit<V: KindVisitor>(_ visitor: V, _ subject: inout V.Subject) throws(V.Failure) -> V.Result {
+        switch self {
+        case .tap: try visitor.visit(TapKind.self, &subject)
+        case .longPress: try visitor.visit(LongPressKind.self, &subject)
+        case .pan: try visitor.visit(PanKind.self, &subject)
+        case .swipe: try visitor.visit(SwipeKind.self, &subject)
+        case .edgeSwipe: try visitor.visit(EdgeSwipeKind.self, &subject)
+        case .pinch: try visitor.visit(PinchKind.self, &subject)
+        case .rotate: try visitor.visit(RotateKind.self, &subject)
+        case .shape: try visitor.visit(ShapeKind.self, &subject)
+        }
+    }
+
+    /// ``visit(_:_:)`` for a visitor that needs no subject.
+    @inline(__always) func visit<V: KindVisitor>(_ visitor: V) throws(V.Failure) -> V.Result where V.Subject == Void {
+        var none: Void = ()
+        return try visit(visitor, &none)
+    }
+}
+
+/// A device's machines, one array of concrete value types per kind (``KindDefinition/bank``).
+struct MachineBanks {
+    var taps: [TapRecognizer] = []
+    var longPresses: [LongPressRecognizer] = []
+    var pans: [PanRecognizer] = []
+    var swipes: [SwipeRecognizer] = []
+    var edgeSwipes: [EdgeSwipeRecognizer] = []
+    var pinches: [PinchRecognizer] = []
+    var rotations: [RotateRecognizer] = []
+    var shapes: [ShapeRecognizer] = []
+}
+
+struct IsContinuous: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Bool { Kind.isContinuous }
+}
