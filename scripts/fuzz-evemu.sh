@@ -25,7 +25,7 @@ for f in LineError Frames/InputEvent Devices/DeviceCapabilities Devices/DeviceCl
   SOURCES+=("Sources/TouchInput/$f.swift")
 done
 "$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name EvemuFuzz -I "$OUT" -I Sources/CMtdev \
-  "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lGestureEngine -lmtdev -o "$OUT/fuzz-evemu"
+  "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lGestureEngine -lmtdev -lm -o "$OUT/fuzz-evemu"
 
 cp -n Tests/TouchInputTests/Fixtures/*.event scripts/cache/fuzz-corpus/ 2>/dev/null || true
 { xz -dc Tests/TouchInputTests/Fixtures/3m.event.xz || true; } | head -c 20000 > scripts/cache/fuzz-corpus/3m-head.event
