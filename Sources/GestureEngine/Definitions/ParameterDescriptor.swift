@@ -203,7 +203,9 @@ let fingerCounts = 1...10
 
 /// A number as a configuration file would show it: `3`, `22.5`.
 private func spellNumber(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    // Text, not arithmetic: the engine links no libm (rounding would need it).
+    let text = String(value)
+    return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
 }
 
 extension SpecPathComponent {

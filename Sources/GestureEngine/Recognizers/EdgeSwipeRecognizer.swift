@@ -8,71 +8,51 @@
 /// | active | followed | **change** | followed | → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
-/// No timers.
-struct EdgeSwipeRecognizer: Recognizer {
-    enum State { case tracking, active, done }
+/// No timers. The machine is ``CentroidRecognizer``; this is the kind's part.
+typealias EdgeSwipeRecognizer = CentroidRecognizer<EdgeSwipe>
 
+struct EdgeSwipe: CentroidGesture {
     let parameters: EdgeSwipeParameters
     let scale: MeasuringScale
-    private(set) var state = State.tracking
-    var deadline: Timestamp? { nil }
+    /// The edge the first finger landed at.
     private var edge: Edge?
-    private var started = false
-    private var fingers = 0
-    private var tracker = CentroidTracker()
-    private var velocity = VelocityTracker()
 
     init(_ parameters: EdgeSwipeParameters, scale: MeasuringScale) {
         self.parameters = parameters
         self.scale = scale
     }
 
-    mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
-        if state == .done { return .none }
-        if state == .tracking {
-            for slot in SlotBits(input.added) {
-                guard let e = nearestEdge(touches.starts[slot]), edge == nil || edge == e else { return fail() }
-                edge = e
-            }
+    /// Every finger lands in the band of the same edge.
+    mutating func accepts(landing added: UInt64, _ touches: borrowing TouchTable) -> Bool {
+        for slot in SlotBits(added) {
+            guard let e = nearestEdge(touches.starts[slot]), edge == nil || edge == e else { return false }
+            edge = e
         }
-        if !started {
-            started = true
-            tracker.start(input.live | input.lifted, touches)
-        }
-        tracker.update(input.live, touches)
-        let t = tracker.translation
-        velocity.add(input.time, x: t.dx, y: t.dy)
-        let down = input.live.count
-        if down > 0 { fingers = down }
-        switch state {
-        case .tracking:
-            if down > parameters.fingers || input.lifted != 0 { return fail() }
-            guard down == parameters.fingers, input.moved != 0, let edge else { return .none }
-            let d = scale.mm(t)
-            let inward: Double
-            let along: Double
-            switch edge {
-            case .left: (inward, along) = (d.x, abs(d.y))
-            case .right: (inward, along) = (-d.x, abs(d.y))
-            case .top: (inward, along) = (d.y, abs(d.x))
-            case .bottom: (inward, along) = (-d.y, abs(d.x))
-            }
-            if inward >= parameters.minDistance.value && inward > along {
-                state = .active
-                return .begin(snapshot(at: input.time, touches))
-            }
-            if along >= parameters.minDistance.value && along > inward { return fail() }
-            return .none
-        case .active:
-            if down == 0 {
-                state = .done
-                return .end(snapshot(at: input.time, touches))
-            }
-            return input.moved != 0 ? .change(snapshot(at: input.time, touches)) : .none
-        case .done:
-            return .none
-        }
+        return true
     }
+
+    func track(_ input: RecognizerInput, down: Int, translation: SurfaceVector) -> TrackingDecision {
+        if down > parameters.fingers || input.lifted != 0 { return .fail }
+        guard down == parameters.fingers, input.moved != 0, let edge else { return .wait }
+        let d = scale.mm(translation)
+        let inward: Double
+        let along: Double
+        switch edge {
+        case .left: (inward, along) = (d.x, abs(d.y))
+        case .right: (inward, along) = (-d.x, abs(d.y))
+        case .top: (inward, along) = (d.y, abs(d.x))
+        case .bottom: (inward, along) = (-d.y, abs(d.x))
+        }
+        if inward >= parameters.minDistance.value && inward > along { return .begin }
+        if along >= parameters.minDistance.value && along > inward { return .fail }
+        return .wait
+    }
+
+    func ends(down: Int) -> Bool { down == 0 }
+
+    func annotate(_ report: inout Report, measureVelocity: Double) { report.edge = edge }
+
+    mutating func reset() { edge = nil }
 
     /// The allowed edge whose band holds `p` (the nearest one in a corner).
     private func nearestEdge(_ p: SurfacePoint) -> Edge? {
@@ -92,31 +72,5 @@ struct EdgeSwipeRecognizer: Recognizer {
             }
         }
         return best
-    }
-
-    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal { .none }
-
-    func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
-        var r = Report(time: time, fingers: fingers, position: tracker.centroid)
-        r.translation = tracker.translation
-        let v = velocity.velocity(at: time)
-        r.velocity = SurfaceVector(dx: v.x, dy: v.y)
-        r.edge = edge
-        return r
-    }
-
-    private mutating func fail() -> Proposal {
-        state = .done
-        return .fail
-    }
-
-    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
-    mutating func reset() {
-        state = .tracking
-        edge = nil
-        started = false
-        fingers = 0
-        tracker.reset()
-        velocity.reset()
     }
 }

@@ -4,8 +4,8 @@
 ///
 /// The rotation is accumulated frame by frame as the mean change of each touch's angle about the
 /// centroid (in millimetres, so a non-square panel does not skew it); touches within
-/// ``minRadius`` of the centroid have no meaningful angle and are left out. When fingers land or
-/// lift the angles are re-measured and the rotation carries on.
+/// ``Rotate/minRadius`` of the centroid have no meaningful angle and are left out. When fingers
+/// land or lift the angles are re-measured and the rotation carries on.
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
 /// |---|---|---|---|---|
@@ -13,27 +13,20 @@
 /// | active | followed | **change** | fewer than `min-fingers` left → done: **end** | → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
-/// No timers.
-struct RotateRecognizer: Recognizer {
-    enum State { case tracking, active, done }
+/// No timers. The machine is ``CentroidRecognizer``; this is the kind's part.
+typealias RotateRecognizer = CentroidRecognizer<Rotate>
 
+struct Rotate: CentroidGesture {
     static let minRadius = 1.0
 
     let parameters: RotateParameters
     let scale: MeasuringScale
     private let minRotation: Double
-    private(set) var state = State.tracking
-    var deadline: Timestamp? { nil }
-    private var started = false
-    private var fingers = 0
     private var mask: UInt64 = 0
     /// Touches whose previous angle is known, and the angles, by slot.
     private var angleKnown: UInt64 = 0
     private var angles: [Double]
     private var rotation = 0.0
-    private var tracker = CentroidTracker()
-    /// The translation (x, y) and the rotation (z).
-    private var velocity = VelocityTracker()
 
     init(_ parameters: RotateParameters, scale: MeasuringScale) {
         self.parameters = parameters
@@ -42,7 +35,9 @@ struct RotateRecognizer: Recognizer {
         angles = Array(repeating: 0, count: TouchTable.capacity)
     }
 
-    private mutating func measure(_ live: UInt64, _ touches: borrowing TouchTable) {
+    /// The rotation since the first finger landed.
+    mutating func measure(_ live: UInt64, _ touches: borrowing TouchTable) -> Double {
+        guard live != 0 else { return rotation }
         let c = scale.mm(touches.centroid(live))
         let sameSet = live == mask
         var sum = 0.0
@@ -62,64 +57,26 @@ struct RotateRecognizer: Recognizer {
         if n > 0 { rotation += sum / Double(n) }
         angleKnown = known
         mask = live
+        return rotation
     }
 
-    mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
-        if state == .done { return .none }
-        if !started {
-            started = true
-            tracker.start(input.live | input.lifted, touches)
-        }
-        let live = input.live
-        if live != 0 { measure(live, touches) }
-        tracker.update(live, touches)
-        let t = tracker.translation
-        velocity.add(input.time, x: t.dx, y: t.dy, z: rotation)
-        let down = live.count
-        if down > 0 { fingers = down }
-        switch state {
-        case .tracking:
-            if down > parameters.maxFingers || down == 0 { return fail() }
-            guard input.moved != 0, down >= parameters.minFingers, abs(rotation) >= minRotation else { return .none }
-            state = .active
-            return .begin(snapshot(at: input.time, touches))
-        case .active:
-            if down < parameters.minFingers {
-                state = .done
-                return .end(snapshot(at: input.time, touches))
-            }
-            return input.moved != 0 ? .change(snapshot(at: input.time, touches)) : .none
-        case .done:
-            return .none
-        }
+    func track(_ input: RecognizerInput, down: Int, translation: SurfaceVector) -> TrackingDecision {
+        .fingerRange(
+            input, down: down, minFingers: parameters.minFingers, maxFingers: parameters.maxFingers,
+            reached: abs(rotation) >= minRotation)
     }
 
-    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal { .none }
+    func ends(down: Int) -> Bool { down < parameters.minFingers }
 
-    func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
-        var r = Report(time: time, fingers: fingers, position: tracker.centroid)
-        r.translation = tracker.translation
-        let v = velocity.velocity(at: time)
-        r.velocity = SurfaceVector(dx: v.x, dy: v.y)
-        r.rotation = rotation
-        r.rotationVelocity = v.z
-        return r
+    func annotate(_ report: inout Report, measureVelocity: Double) {
+        report.rotation = rotation
+        report.rotationVelocity = measureVelocity
     }
 
-    private mutating func fail() -> Proposal {
-        state = .done
-        return .fail
-    }
-
-    /// Back to the start, keeping the buffers (a reset must not allocate).
+    /// Back to the start, keeping the angle buffer (a reset must not allocate).
     mutating func reset() {
-        state = .tracking
-        started = false
-        fingers = 0
         mask = 0
         angleKnown = 0
         rotation = 0
-        tracker.reset()
-        velocity.reset()
     }
 }
