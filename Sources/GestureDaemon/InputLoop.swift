@@ -337,16 +337,22 @@ final class InputLoop {
 
     private func stepReplay(wallNow: Int64) {
         guard var driver = replay else { return }
-        defer { replay = driver }
+        var stopped = false
+        defer { if !stopped { replay = driver } }
+        /// Ends the replay for good: its device goes (R9: what it had in progress is cancelled).
+        func stop(_ error: ReplayError, device: DeviceDescriptor) {
+            logger.error("replay stopped: \(driver.label): \(error)")
+            removeReplayDevice(device, at: replayEngineTime)
+            replay = nil
+            stopped = true
+        }
         driver.resume(wallNow: wallNow)
         guard driver.pausedUntil == nil else { return }
         replayFrames.removeAll(keepingCapacity: true)
         do {
             try driver.takeDue(wallNow: wallNow, into: &replayFrames)
         } catch {
-            logger.error("replay stopped: \(driver.label): \(error)")
-            replay = nil
-            return
+            return stop(error, device: driver.descriptor)
         }
         for frame in replayFrames {
             engine.process(frame, into: &events)
@@ -373,8 +379,7 @@ final class InputLoop {
             logger.info("replay pass done", metadata: ["events": "\(eventCount)", "passes": "\(driver.passes)"])
             guard again else { return }
         } catch {
-            logger.error("replay stopped: \(error)")
-            return
+            return stop(error, device: finished)
         }
         replay = driver
         removeReplayDevice(finished, at: replayEngineTime)

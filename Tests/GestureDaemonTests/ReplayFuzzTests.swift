@@ -11,7 +11,8 @@ import Testing
 /// on both. Every run must end one of three ways: refused at start with a message naming the
 /// file (exit 1) or the speed (exit 64); or running, answering a `ping` (which goes through the
 /// input thread), and exiting 0 on SIGTERM. Unpaced runs are first played to the end of a pass
-/// (or to where the replay stops, with its reason). No crash, no trap, no hang.
+/// (or to where the replay stops, with its reason, once). No crash, no trap, no hang. (Unpaced runs
+/// without `--loop` are not pinged: their pass is over at once, see below.)
 ///
 /// CI runs 128 inputs; `GESTURED_REPLAY_FUZZ_ITERATIONS=N` runs more (docs/INPUT.md, "Fuzzing").
 @Suite("replay fuzzing", .timeLimit(.minutes(10)))
@@ -20,8 +21,8 @@ struct ReplayFuzzTests {
         ProcessInfo.processInfo.environment["GESTURED_REPLAY_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 128
     }
 
-    /// Daemons run at once (each waits mostly on the others' CPU).
-    static let parallel = 4
+    /// Daemons run at once (the other suites run beside these).
+    static let parallel = 2
 
     static func seeds() throws -> [[UInt8]] {
         let fixtures = DaemonProcessTests.repository.appendingPathComponent("Tests/TouchInputTests/Fixtures")
@@ -82,23 +83,28 @@ struct ReplayFuzzTests {
             }
             return .refused(status: status)
         }
-        var toTheEnd = false
-        if speed == "max" {
+        // Unpaced and not looped, a pass ends at once; what the daemon does after it is issue 15's
+        // (it spun, logging at full speed): such a run gets SIGTERM as soon as its pass ended.
+        let unpaced = speed == "max"
+        if !(unpaced && !loop) {
+            do {
+                try await GestureClient.connect(to: socket) { client in try await client.ping() }
+            } catch {
+                report("no pong: \(error)")
+            }
+        }
+        if unpaced {
             try await daemon.output.wait(for: "\(what): a pass's end", within: .seconds(60)) { o in
                 o.status != nil || o.lines.contains { $0.contains("replay pass done") || $0.contains("replay stopped") }
             }
-            toTheEnd = true
-        }
-        do {
-            try await GestureClient.connect(to: socket) { client in try await client.ping() }
-        } catch {
-            report("no pong: \(error)")
         }
         daemon.send(SIGTERM)
         let status = try await daemon.waitForExit(within: .seconds(20))
         if status != 0 { report("exit status \(status) after SIGTERM") }
         if let fatal = daemon.lines.first(where: { $0.contains("Fatal error") }) { report(fatal) }
-        return .ran(toTheEnd: toTheEnd)
+        let stops = daemon.lines.filter { $0.contains("replay stopped") }.count
+        if stops > 1 { report("the replay stopped \(stops) times") }
+        return .ran(toTheEnd: unpaced)
     }
 
     @Test("mutated recordings at any speed, looped or not, never crash or hang the daemon")
