@@ -25,7 +25,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // MARK: C edges
@@ -38,6 +37,15 @@ let package = Package(
             name: "CUdev",
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
+        ),
+        // The configuration's YAML library is libyaml (maintained, in every distribution, the C
+        // library behind PyYAML and Yams), reached through our thin YAMLCoding target. Yams, its
+        // Swift wrapper, was used before and dropped: it imports all of Foundation, whose ICU data
+        // and code made up two thirds of the static binary (docs/PERFORMANCE.md, "Footprint").
+        .systemLibrary(
+            name: "CYaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
         ),
         .systemLibrary(
             name: "CMtdev",
@@ -60,6 +68,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // YAML for the configuration: libyaml's parser and emitter, a node tree with positions,
+        // and a Decoder/Encoder over it so the definitions' Codable reads YAML as it reads JSON.
+        .target(
+            name: "YAMLCoding",
+            dependencies: ["CYaml"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -90,7 +105,7 @@ let package = Package(
             name: "GestureDaemon",
             dependencies: [
                 "GestureEngine", "TouchInput", "GestureProtocol", "GestureServer", "CLinuxSupport",
-                .product(name: "Yams", package: "Yams"),
+                "YAMLCoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -141,9 +156,11 @@ let package = Package(
                 "TouchInput", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport"],
+            exclude: ["Fixtures", "Golden"],
             swiftSettings: swiftSettings),
     ]
 )

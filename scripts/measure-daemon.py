@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the daemon's idle behaviour (docs/PERFORMANCE.md, "Daemon"): time from exec to
 READY=1 (sd_notify), wake-ups while idle (context switches of every thread, from /proc), and
-resident memory. Standard library only.
+resident memory (anonymous and file-backed). Standard library only.
 
 usage: scripts/measure-daemon.py [--binary PATH] [--idle SECONDS] [--runs N] [-- run options...]
 """
@@ -67,10 +67,11 @@ def measure(binary, idle, settle, extra):
             wakeups = wakeups_between(before, switches(daemon.pid))
             rss = status_field(daemon.pid, "VmRSS")
             hwm = status_field(daemon.pid, "VmHWM")
+            parts = f'{status_field(daemon.pid, "RssAnon")} anonymous, {status_field(daemon.pid, "RssFile")} file'
         finally:
             daemon.terminate()
             daemon.wait(timeout=10)
-        return ready_ms, wakeups, threads, rss, hwm, daemon.returncode
+        return ready_ms, wakeups, threads, f"{rss} ({parts})", hwm, daemon.returncode
 
 
 def main():

@@ -44,8 +44,10 @@ public struct DaemonConfiguration: Hashable, Sendable {
 }
 
 /// Log levels, spelled as swift-log and the journal's priorities name them.
-public enum LogLevel: String, Hashable, Sendable, Codable, CaseIterable {
+public enum LogLevel: String, Hashable, Sendable, Codable, CaseIterable, Spelled {
     case trace, debug, info, notice, warning, error, critical
+
+    public static var spelledAs: String { "log level" }
 }
 
 /// Where and how the daemon listens.

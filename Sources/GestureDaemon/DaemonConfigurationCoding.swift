@@ -16,6 +16,14 @@ extension DaemonConfiguration: Codable {
         socket = try c.decode(.socket, default: SocketConfiguration())
         devices = try c.decode(.devices, default: [])
         regions = try c.decode(.regions, default: [])
+        // Absent means the built-in set; `recognizers:` with nothing after it (everything below
+        // commented out, say) is neither that nor an empty list: ask which was meant.
+        if c.contains(.recognizers), try c.decodeNil(forKey: .recognizers) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .recognizers, in: c,
+                debugDescription: "'recognizers' has no value: list recognizers, write 'recognizers: []' for none, "
+                    + "or remove the key to run the built-in set")
+        }
         recognizers = try c.decodeIfPresent([RecognizerSpec].self, forKey: .recognizers)
         clients = try c.decode(.clients, default: ClientPolicy())
         logLevel = try c.decode(.logLevel, default: .info)

@@ -34,6 +34,8 @@ struct ReplayDriver {
     private(set) var passes = 0
     /// Frames handed out in this pass.
     private var framesThisPass = 0
+    /// The replay has ended (its last pass is done, or it stopped): no more frames, no clock.
+    private(set) var isOver = false
 
     /// The pause between two passes, in engine time (and in wall time at speed 1).
     static let passGap: Int64 = 500_000
@@ -174,6 +176,12 @@ struct ReplayDriver {
         passRecordingStart = nil
         pausedUntil = speed.map { Self.adding(wallNow, Self.clamped(Double(Self.passGap) / $0)) }
         return true
+    }
+
+    /// Ends the replay for good.
+    mutating func end() {
+        isOver = true
+        pausedUntil = nil
     }
 
     /// Lifts the pause between passes once its time has come.

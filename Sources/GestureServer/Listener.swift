@@ -72,7 +72,7 @@ struct CreatedSocket: Sendable {
 /// its path with the mode the umask happened to give it, so no one outside the configured group
 /// can connect even for a moment, whatever the umask. `rename` also replaces a stale socket in
 /// one step. Nothing this process did not create is ever removed.
-enum SocketFile {
+public enum SocketFile {
     /// `sockaddr_un.sun_path` holds 108 bytes including the terminating NUL.
     static let maxPathBytes = 107
     /// The private directory beside the socket: `.g` and mkdtemp's six characters.
@@ -208,7 +208,7 @@ enum SocketFile {
     }
 
     /// A group name or a numeric gid.
-    private static func groupID(_ name: String) throws(ServerError) -> gid_t {
+    public static func groupID(_ name: String) throws(ServerError) -> gid_t {
         if let numeric = gid_t(name) { return numeric }
         var entry = group()
         var result: UnsafeMutablePointer<group>? = nil

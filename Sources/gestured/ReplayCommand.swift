@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GestureDaemon
 
 /// `gestured replay FILE...`: recordings through the engine, offline and deterministic.

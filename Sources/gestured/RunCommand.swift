@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GestureDaemon
 import TouchInput
 
@@ -16,9 +16,13 @@ struct RunCommand: ParsableCommand {
             open, pings the watchdog, and takes the socket from gestured.socket (LISTEN_FDS).
 
             SIGHUP reloads the configuration file (a broken file keeps the running one and logs \
-            why); SIGTERM and SIGINT cancel active gestures, tell the clients, and exit 0.
+            why); SIGTERM and SIGINT cancel active gestures, tell the clients (`error` `shutdown`), \
+            and exit 0 within a second: a client that does not read its socket is closed without it.
 
             --replay plays an evemu recording in place of touchscreens, for runs without hardware. \
+            Without --loop it plays once; then the replay device goes (clients get `device` \
+            `removed`, as for an unplugged panel) and the daemon stays up, idle (it does not wake \
+            at all), serving clients until it is stopped. \
             With --loop each pass starts after the previous one on the engine's clock; a recording \
             whose clock jumps centuries ahead runs out of clock (2^62 µs) after some hundreds of \
             passes, and the replay stops there, as it does at a line the parser refuses halfway \
@@ -61,7 +65,7 @@ struct RunCommand: ParsableCommand {
             let range = ReplayOptions.speeds
             guard let factor = Double(speed), range.contains(factor) else {
                 throw ValidationError(
-                    "--speed must be 'max' or a number from \(String(format: "%g", range.lowerBound)) to \(String(format: "%g", range.upperBound)) (times real time), not '\(speed)'"
+                    "--speed must be 'max' or a number from \(plain(range.lowerBound)) to \(plain(range.upperBound)) (times real time), not '\(speed)'"
                 )
             }
         }
@@ -104,4 +108,10 @@ func loadRecording(_ path: String) throws -> EvemuRecording {
         printError("gestured: \(path): \(error)")
         throw ExitCode.failure
     }
+}
+
+/// A number as people write it: `1000`, `0.01` (no `String(format:)`: that is Foundation's, not
+/// FoundationEssentials').
+private func plain(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }

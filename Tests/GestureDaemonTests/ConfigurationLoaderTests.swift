@@ -61,6 +61,47 @@ struct ConfigurationLoaderTests {
             title: "calibration matrix of the wrong size", yaml: "devices:\n  - calibration: [1, 0, 0]\n", line: 2,
             column: 18, says: "6 numbers"),
         .init(title: "bad log level", yaml: "log-level: loud\n", line: 1, column: 12, says: "loud"),
+        // Issue 12, defect 9: messages that said nothing (Yams named its own node types).
+        .init(
+            title: "recognizers written as a mapping, not a list", yaml: "recognizers:\n  name: p\n  kind: pan\n",
+            line: 2, column: 3, says: "expected a list, found a mapping"),
+        .init(
+            title: "a name list written as one name",
+            yaml: "recognizers:\n  - name: t\n    kind: tap\n    requires-failure-of: dbl\n", line: 4, column: 26,
+            says: "expected a list, found 'dbl'"),
+        .init(
+            title: "kind written as a mapping", yaml: "recognizers:\n  - name: t\n    kind: {a: 1}\n", line: 3,
+            column: 11, says: "expected a string, found a mapping"),
+        .init(
+            title: "unknown tool type", yaml: "recognizers:\n  - name: p\n    kind: pan\n    accepts: {tools: [hand]}\n",
+            line: 4, column: 23, says: "unknown tool 'hand' (expected one of: finger, pen, palm)"),
+        .init(
+            title: "log level as a number", yaml: "log-level: 3\n", line: 1, column: 12,
+            says: "unknown log level '3' (expected one of: trace, debug, info, notice, warning, error, critical)"),
+        .init(
+            title: "a key that is not a name", yaml: "socket:\n  [path]: /run/x.sock\n", line: 2, column: 3,
+            says: "expected a key that is a string, found a list"),
+        // Issue 12, defect 9: `recognizers:` with nothing after it ran the built-in set.
+        .init(
+            title: "recognizers without a value", yaml: "log-level: info\nrecognizers:\n#  - name: p\n#    kind: pan\n",
+            line: 2, column: 1, says: "'recognizers' has no value: list recognizers, write 'recognizers: []' for none"),
+        .init(
+            title: "duplicate key in a flow mapping", yaml: "socket: {path: /run/a.sock, path: /run/b.sock}\n",
+            line: 1, column: 29, says: "duplicate key 'path' in this mapping"),
+        .init(title: "unknown alias", yaml: "socket: *settings\n", line: 1, column: 9, says: "unknown alias '*settings'"),
+        .init(title: "two documents", yaml: "log-level: info\n---\nlog-level: debug\n", line: 2, column: 1,
+            says: "a second YAML document"),
+        .init(
+            title: "a value of the wrong type through an alias",
+            yaml: """
+                regions:
+                  - name: r
+                    rect: &r {x: 0, y: 0, width: 0.5, height: 0.5}
+                recognizers:
+                  - name: t
+                    kind: tap
+                    fingers: *r
+                """, line: 7, column: 14, says: "expected an integer, found a mapping"),
     ]
 
     @Test("a broken configuration fails at its file:line:column", arguments: broken)
@@ -83,6 +124,79 @@ struct ConfigurationLoaderTests {
         {
             try ConfigurationLoader.parse(data, file: "x")
         }
+    }
+
+    @Test("a socket group the system does not know fails the check, at the group (issue 12, defect 9)")
+    func unknownGroup() {
+        let yaml = "socket:\n  path: /run/g.sock\n  group: nosuchgroup\n"
+        #expect(
+            throws: ConfigurationFileError(file: "g.yaml", line: 3, column: 10, message: "no group named 'nosuchgroup'")
+        ) {
+            try ConfigurationLoader.parse(Data(yaml.utf8), file: "g.yaml") { "no group named '\($0)'" }
+        }
+        #expect(throws: Never.self) {
+            try ConfigurationLoader.parse(Data(yaml.utf8), file: "g.yaml") { _ in nil }
+        }
+    }
+
+    @Test("YAML people write in configurations: anchors, merge keys, flow and block, quotes, comments, multi-line")
+    func yamlFeatures() throws {
+        let written = """
+            %YAML 1.1
+            --- # the kiosk
+            socket: {path: '/run/g/g.sock', mode: "0600"}   # flow mapping, quoted scalars
+            devices:
+              - match:
+                  name: >-
+                    eGalax
+                    Touch*
+                rotation: 90
+            regions:
+              - &strip {name: strip, rect: {x: 0.9, y: 0, width: 0.1, height: 1}}
+            recognizers:
+              - &tap
+                name: tap
+                kind: tap
+                region: strip
+                requires-failure-of: [double-tap]
+              - <<: *tap
+                name: double-tap
+                taps: 2
+                requires-failure-of: []
+              - name: "pan"
+                kind: pan
+                simultaneous-with:
+                  - '*'
+            ...
+            """
+        let plain = """
+            socket:
+              path: /run/g/g.sock
+              mode: "0600"
+            devices:
+              - match:
+                  name: eGalax Touch*
+                rotation: 90
+            regions:
+              - name: strip
+                rect: {x: 0.9, y: 0, width: 0.1, height: 1}
+            recognizers:
+              - name: tap
+                kind: tap
+                region: strip
+                requires-failure-of: [double-tap]
+              - name: double-tap
+                kind: tap
+                region: strip
+                taps: 2
+              - name: pan
+                kind: pan
+                simultaneous-with: ["*"]
+            """
+        let fancy = try ConfigurationLoader.parse(Data(written.utf8), file: "fancy.yaml")
+        #expect(fancy == (try ConfigurationLoader.parse(Data(plain.utf8), file: "plain.yaml")))
+        #expect(fancy.devices.first?.match.name == "eGalax Touch*")
+        #expect(fancy.recognizers?.map(\.name) == ["tap", "double-tap", "pan"])
     }
 
     @Test("an empty file is the default configuration")

@@ -11,8 +11,7 @@ import Testing
 /// on both. Every run must end one of three ways: refused at start with a message naming the
 /// file (exit 1) or the speed (exit 64); or running, answering a `ping` (which goes through the
 /// input thread), and exiting 0 on SIGTERM. Unpaced runs are first played to the end of a pass
-/// (or to where the replay stops, with its reason, once). No crash, no trap, no hang. (Unpaced runs
-/// without `--loop` are not pinged: their pass is over at once, see below.)
+/// (or to where the replay stops, with its reason, once). No crash, no trap, no hang.
 ///
 /// CI runs 128 inputs; `GESTURED_REPLAY_FUZZ_ITERATIONS=N` runs more (docs/INPUT.md, "Fuzzing").
 @Suite("replay fuzzing", .timeLimit(.minutes(10)))
@@ -83,20 +82,16 @@ struct ReplayFuzzTests {
             }
             return .refused(status: status)
         }
-        // Unpaced and not looped, a pass ends at once; what the daemon does after it is issue 15's
-        // (it spun, logging at full speed): such a run gets SIGTERM as soon as its pass ended.
         let unpaced = speed == "max"
-        if !(unpaced && !loop) {
-            do {
-                try await GestureClient.connect(to: socket) { client in try await client.ping() }
-            } catch {
-                report("no pong: \(error)")
-            }
-        }
         if unpaced {
             try await daemon.output.wait(for: "\(what): a pass's end", within: .seconds(60)) { o in
                 o.status != nil || o.lines.contains { $0.contains("replay pass done") || $0.contains("replay stopped") }
             }
+        }
+        do {
+            try await GestureClient.connect(to: socket) { client in try await client.ping() }
+        } catch {
+            report("no pong: \(error)")
         }
         daemon.send(SIGTERM)
         let status = try await daemon.waitForExit(within: .seconds(20))

@@ -1,0 +1,195 @@
+import CYaml
+
+// The only file that calls libyaml: its parser turns text into events (YAMLComposer builds the
+// tree), its emitter turns a tree back into text. libyaml is YAML 1.1, the C library behind
+// PyYAML and Yams.
+
+extension YAMLNode {
+    /// Parses a one-document YAML text (`yaml_parser_parse`); nil when it holds no document
+    /// (empty, or only comments).
+    public static func parse(_ text: String) throws(YAMLError) -> YAMLNode? {
+        var bytes = Array(text.utf8)
+        let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+        defer { parser.deallocate() }
+        guard yaml_parser_initialize(parser) == 1 else {
+            throw YAMLError("out of memory", at: YAMLMark(line: 1, column: 1))
+        }
+        defer { yaml_parser_delete(parser) }
+        var composer = YAMLComposer()
+        try bytes.withUnsafeMutableBufferPointer { (buffer) throws(YAMLError) in
+            yaml_parser_set_input_string(parser, buffer.baseAddress, buffer.count)
+            var event = yaml_event_t()
+            while true {
+                guard yaml_parser_parse(parser, &event) == 1 else {
+                    throw parserError(parser.pointee, in: buffer)
+                }
+                defer { yaml_event_delete(&event) }
+                if event.type == YAML_STREAM_END_EVENT { break }
+                if let converted = try convert(event) { try composer.handle(converted) }
+            }
+        }
+        return composer.root
+    }
+
+    private static func convert(_ event: yaml_event_t) throws(YAMLError) -> YAMLEvent? {
+        let mark = YAMLMark(event.start_mark)
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            return .documentStart(mark)
+        case YAML_DOCUMENT_END_EVENT:
+            return .documentEnd
+        case YAML_ALIAS_EVENT:
+            return .alias(string(event.data.alias.anchor) ?? "", at: mark)
+        case YAML_SCALAR_EVENT:
+            let data = event.data.scalar
+            let text = data.value.map { pointer in
+                String(decoding: UnsafeBufferPointer(start: pointer, count: data.length), as: UTF8.self)
+            }
+            let style: YAMLScalar.Style =
+                switch data.style {
+                case YAML_SINGLE_QUOTED_SCALAR_STYLE: .singleQuoted
+                case YAML_DOUBLE_QUOTED_SCALAR_STYLE: .doubleQuoted
+                case YAML_LITERAL_SCALAR_STYLE: .literal
+                case YAML_FOLDED_SCALAR_STYLE: .folded
+                default: .plain
+                }
+            let scalar = YAMLScalar(text ?? "", style: style, tag: try scalarTag(string(data.tag), at: mark))
+            return .scalar(scalar, anchor: string(data.anchor), at: mark)
+        case YAML_SEQUENCE_START_EVENT:
+            let data = event.data.sequence_start
+            return .sequenceStart(tag: string(data.tag), anchor: string(data.anchor), at: mark)
+        case YAML_SEQUENCE_END_EVENT:
+            return .sequenceEnd
+        case YAML_MAPPING_START_EVENT:
+            let data = event.data.mapping_start
+            return .mappingStart(tag: string(data.tag), anchor: string(data.anchor), at: mark)
+        case YAML_MAPPING_END_EVENT:
+            return .mappingEnd
+        default:
+            return nil
+        }
+    }
+
+    /// `!!str` and the other standard scalar tags; `!` (non-specific: "a string") counts as `!!str`.
+    private static func scalarTag(_ tag: String?, at mark: YAMLMark) throws(YAMLError) -> YAMLScalar.Tag? {
+        guard let tag else { return nil }
+        if tag == "!" { return .str }
+        let prefix = "tag:yaml.org,2002:"
+        guard tag.hasPrefix(prefix), let known = YAMLScalar.Tag(rawValue: String(tag.dropFirst(prefix.count))) else {
+            throw YAMLError("unsupported tag '\(tag)'", at: mark)
+        }
+        return known
+    }
+
+    private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    /// libyaml's own words, where it found the problem. Reader errors (bytes YAML does not allow,
+    /// such as control characters) come with a byte offset instead of a mark.
+    private static func parserError(_ parser: yaml_parser_t, in bytes: UnsafeMutableBufferPointer<UInt8>) -> YAMLError {
+        let problem = parser.problem.map { String(cString: $0) } ?? "unreadable YAML"
+        let text = String(decoding: bytes, as: UTF8.self)
+        if parser.error == YAML_READER_ERROR {
+            let prefix = UnsafeBufferPointer(rebasing: bytes[..<min(parser.problem_offset, bytes.count)])
+            return YAMLError(problem, at: YAMLMark(after: String(decoding: prefix, as: UTF8.self)))
+        }
+        // At the end of a file that does not end with a line break, libyaml counts one more
+        // line; point at the end of the last one instead, where an editor can go.
+        var mark = YAMLMark(parser.problem_mark)
+        let end = YAMLMark(after: text)
+        if mark.line > end.line { mark = end }
+        return YAMLError(problem, at: mark)
+    }
+}
+
+extension YAMLMark {
+    /// libyaml counts from 0.
+    init(_ mark: yaml_mark_t) {
+        self.init(line: mark.line + 1, column: mark.column + 1)
+    }
+}
+
+extension YAMLNode {
+    /// The node as a YAML document in block style (`yaml_emitter_emit`), two-space indents, no
+    /// line wrapping. Strings that would read back as something else (`'0660'`, `'true'`) are
+    /// quoted, and so is whatever libyaml cannot write plain (`'*'`).
+    public func emitted() throws(YAMLError) -> String {
+        let emitter = UnsafeMutablePointer<yaml_emitter_t>.allocate(capacity: 1)
+        defer { emitter.deallocate() }
+        guard yaml_emitter_initialize(emitter) == 1 else {
+            throw YAMLError("out of memory", at: mark)
+        }
+        defer { yaml_emitter_delete(emitter) }
+        let output = OutputBuffer()
+        let context = Unmanaged.passUnretained(output).toOpaque()
+        yaml_emitter_set_output(
+            emitter,
+            { context, bytes, count in
+                guard let context, let bytes else { return 0 }
+                Unmanaged<OutputBuffer>.fromOpaque(context).takeUnretainedValue().bytes
+                    .append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+                return 1
+            }, context)
+        yaml_emitter_set_indent(emitter, 2)
+        yaml_emitter_set_width(emitter, -1)
+        yaml_emitter_set_unicode(emitter, 1)
+        try withExtendedLifetime(output) { () throws(YAMLError) in
+            var event = yaml_event_t()
+            yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING)
+            try emit(&event, emitter)
+            yaml_document_start_event_initialize(&event, nil, nil, nil, 1)
+            try emit(&event, emitter)
+            try emitNode(emitter)
+            yaml_document_end_event_initialize(&event, 1)
+            try emit(&event, emitter)
+            yaml_stream_end_event_initialize(&event)
+            try emit(&event, emitter)
+        }
+        return String(decoding: output.bytes, as: UTF8.self)
+    }
+
+    private func emitNode(_ emitter: UnsafeMutablePointer<yaml_emitter_t>) throws(YAMLError) {
+        var event = yaml_event_t()
+        switch content {
+        case .scalar(let scalar):
+            let plain = scalar.style == .plain && scalar.tag == nil
+            var text = Array(scalar.text.utf8)
+            let length = Int32(text.count)
+            text.withUnsafeMutableBufferPointer { buffer in
+                _ = yaml_scalar_event_initialize(
+                    &event, nil, nil, buffer.baseAddress, length, plain ? 1 : 0, 1,
+                    plain ? YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE)
+            }
+            try emit(&event, emitter)
+        case .sequence(let items):
+            yaml_sequence_start_event_initialize(&event, nil, nil, 1, YAML_BLOCK_SEQUENCE_STYLE)
+            try emit(&event, emitter)
+            for item in items { try item.emitNode(emitter) }
+            yaml_sequence_end_event_initialize(&event)
+            try emit(&event, emitter)
+        case .mapping(let pairs):
+            yaml_mapping_start_event_initialize(&event, nil, nil, 1, YAML_BLOCK_MAPPING_STYLE)
+            try emit(&event, emitter)
+            for pair in pairs {
+                try pair.key.emitNode(emitter)
+                try pair.value.emitNode(emitter)
+            }
+            yaml_mapping_end_event_initialize(&event)
+            try emit(&event, emitter)
+        }
+    }
+
+    /// Hands the event to the emitter, which owns it from then on.
+    private func emit(_ event: inout yaml_event_t, _ emitter: UnsafeMutablePointer<yaml_emitter_t>) throws(YAMLError) {
+        guard yaml_emitter_emit(emitter, &event) == 1 else {
+            let problem = emitter.pointee.problem.map { String(cString: $0) } ?? "cannot write YAML"
+            throw YAMLError(problem, at: mark)
+        }
+    }
+}
+
+/// Where the emitter's output callback appends.
+private final class OutputBuffer {
+    var bytes: [UInt8] = []
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `gestured config --default` and `gestured check-config` as users run them.
+@Suite("gestured config and check-config", .timeLimit(.minutes(1)))
+struct ConfigCommandTests {
+    static let golden = DaemonProcessTests.repository.appendingPathComponent(
+        "Tests/GestureDaemonTests/Golden/config-default.yaml")
+
+    /// Runs `gestured ARGS…`: its exit status and output (standard output and error together).
+    static func gestured(_ arguments: String...) async throws -> (status: Int32, output: String) {
+        let child = try ChildProcess([try DaemonProcessTests.gestured()] + arguments)
+        let status = try await child.waitForExit()
+        return (status, child.lines.map { $0 + "\n" }.joined())
+    }
+
+    static func write(_ text: String) throws -> String {
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        let path = directory + "/gestured.yaml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Users keep this output as their configuration file and diff it across upgrades: a change
+    /// must be deliberate. When the built-in set changes on purpose, regenerate the file with
+    /// `swift run gestured config --default > Tests/GestureDaemonTests/Golden/config-default.yaml`.
+    @Test("config --default prints the golden file, byte for byte")
+    func defaultConfiguration() async throws {
+        let (status, output) = try await Self.gestured("config", "--default")
+        #expect(status == 0)
+        #expect(output == (try String(contentsOf: Self.golden, encoding: .utf8)))
+    }
+
+    @Test("check-config refuses a socket group this system does not have, as run does (issue 12, defect 9)")
+    func unknownGroup() async throws {
+        let group = "gestured-no-such-group-\(getpid())"
+        let path = try Self.write("socket:\n  group: \(group)\n")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let check = try await Self.gestured("check-config", path)
+        #expect(check.status == 1)
+        #expect(check.output == "\(path):2:10: no group named '\(group)'\n")
+        let run = try await Self.gestured("run", "--config", path, "--socket", path + ".sock")
+        #expect(run.status == 1)
+        #expect(run.output.contains("\(path):2:10: no group named '\(group)'"), "\(run.output)")
+    }
+
+    @Test("check-config refuses `recognizers:` without a value and says what to write (issue 12, defect 9)")
+    func recognizersWithoutValue() async throws {
+        let path = try Self.write("recognizers:\n#  - name: pan\n#    kind: pan\n")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let check = try await Self.gestured("check-config", path)
+        #expect(check.status == 1)
+        #expect(
+            check.output
+                == "\(path):1:1: 'recognizers' has no value: list recognizers, write 'recognizers: []' for none, "
+                + "or remove the key to run the built-in set\n")
+    }
+}
