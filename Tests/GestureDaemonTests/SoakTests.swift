@@ -57,28 +57,30 @@ struct SoakTests {
                 time.sleep(0.005)
         def define(n):
             rng = random.Random(n)
+            c = 0
             while time.monotonic() < end:
-                s, f = connect()
+                # Names new for each connection: the last one's may not be gone yet.
+                s, f = connect(); c += 1
                 for i in range(rng.randint(1, 4)):
                     choice = rng.random()
                     if choice < 0.5:
                         # Observers of everything, as docs/CONFIGURATION.md recommends; 'swipe'
                         # exists in one of the two configurations only (a reload drops these).
                         others = ["*"] if rng.random() < 0.7 else ["swipe"]
-                        recognizers = [{"name": f"t{n}-{k}", "kind": "tap", "simultaneous-with": others} for k in range(64)]
+                        recognizers = [{"name": f"t{n}-{c}-{k}", "kind": "tap", "simultaneous-with": others} for k in range(64)]
                     elif choice < 0.8:
                         points = [[round(rng.random(), 3), round(rng.random(), 3)] for _ in range(300)]
                         templates = [{"name": f"p{k}", "points": points} for k in range(4)]
-                        recognizers = [{"name": f"s{n}", "kind": "shape", "templates": templates}]
+                        recognizers = [{"name": f"s{n}-{c}", "kind": "shape", "templates": templates}]
                     else:
-                        recognizers = [{"name": f"g{n}", "kind": "pan", "preempts": ["*"], "start-distance-mm": 0.1}]
+                        recognizers = [{"name": f"g{n}-{c}", "kind": "pan", "preempts": ["*"], "start-distance-mm": 0.1}]
                     reply = request(f, {"type": "define", "id": f"d{i}", "recognizers": recognizers})
                     # What the limits and the policy say is counted apart from any other error.
                     code = reply.get("code", reply["type"])
                     message = reply.get("message", "")
                     if code == "invalid-definition" and "may-preempt" in message: code = "policy"
                     if code == "invalid-definition" and "'swipe'" in message: code = "not-in-this-configuration"
-                    count(code)
+                    count(code if code in ("ok", "too-many-recognizers", "policy", "not-in-this-configuration") else f"{code}: {message}")
                     if rng.random() < 0.7:
                         count(request(f, {"type": "define", "id": f"u{i}"})["type"] + "-undefine")
                 s.close(); count("connections")
