@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "TouchInputTests",
             dependencies: [
-                "TouchInput", "CEvdev", "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
+                "TouchInput", "CEvdev", "CLinuxSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport"],
-            exclude: ["Golden"],
+            exclude: ["Fixtures", "Golden"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -165,8 +165,8 @@ final class InputLoop {
     /// Timers, replay pacing and the watchdog, whatever woke the loop.
     private func tick() {
         let wallNow = gestured_monotonic_us()
-        if replay != nil {
-            stepReplay(wallNow: wallNow)
+        if let replay {
+            if !replay.isOver { stepReplay(wallNow: wallNow) }
         } else {
             engine.advance(to: Timestamp(microseconds: wallNow), into: &events)
             publishEvents()
@@ -193,7 +193,10 @@ final class InputLoop {
         func consider(_ t: Int64?) { if let t { wake = min(wake ?? t, t) } }
         consider(nextWatchdog)
         if let replay {
-            if let paused = replay.pausedUntil {
+            // A replay that is over leaves no clock running: the loop sleeps until a client or a
+            // signal wakes it.
+            if replay.isOver {
+            } else if let paused = replay.pausedUntil {
                 consider(paused)
             } else if replay.speed == nil {
                 return 0
@@ -307,10 +310,8 @@ final class InputLoop {
     private func shutDownDevices() {
         let now = engineNow
         for device in devices.values.sorted(by: { $0.id < $1.id }) { remove(device, at: now) }
-        if let replay {
-            removeReplayDevice(replay.descriptor, at: now)
-            self.replay = nil
-        }
+        if let replay, !replay.isOver { removeReplayDevice(replay.descriptor, at: now) }
+        replay = nil
     }
 
     private func takeDeviceID() -> DeviceID {
@@ -337,20 +338,28 @@ final class InputLoop {
 
     private func stepReplay(wallNow: Int64) {
         guard var driver = replay else { return }
-        defer { replay = driver }
         driver.resume(wallNow: wallNow)
-        guard driver.pausedUntil == nil else { return }
-        replayFrames.removeAll(keepingCapacity: true)
-        do {
-            try driver.takeDue(wallNow: wallNow, into: &replayFrames)
-        } catch {
-            logger.error("replay stopped: \(driver.label): \(error)")
-            replay = nil
+        guard driver.pausedUntil == nil else {
+            replay = driver
             return
         }
+        replayFrames.removeAll(keepingCapacity: true)
+        let taken: Result<Void, ReplayError>
+        do {
+            try driver.takeDue(wallNow: wallNow, into: &replayFrames)
+            taken = .success(())
+        } catch {
+            taken = .failure(error)
+        }
+        replay = driver
         for frame in replayFrames {
             engine.process(frame, into: &events)
             replayEngineTime = max(replayEngineTime, frame.time)
+        }
+        if case .failure(let error) = taken {
+            logger.error("replay stopped: \(driver.label): \(error)")
+            endReplay()
+            return
         }
         if let now = driver.engineNow(wallNow: wallNow) {
             replayEngineTime = max(replayEngineTime, now)
@@ -368,17 +377,34 @@ final class InputLoop {
         guard engine.nextDeadline == nil else { return }
         let finished = driver.descriptor
         let eventCount = driver.eventCount
+        let again: Bool
         do {
-            let again = try driver.finishPass(engineTime: replayEngineTime, wallNow: wallNow, nextID: takeDeviceID())
-            logger.info("replay pass done", metadata: ["events": "\(eventCount)", "passes": "\(driver.passes)"])
-            guard again else { return }
+            again = try driver.finishPass(engineTime: replayEngineTime, wallNow: wallNow, nextID: takeDeviceID())
         } catch {
-            logger.error("replay stopped: \(error)")
+            replay = driver
+            logger.error("replay stopped: \(driver.label): \(error)")
+            endReplay()
             return
         }
         replay = driver
+        logger.info("replay pass done", metadata: ["events": "\(eventCount)", "passes": "\(driver.passes)"])
+        guard again else {
+            logger.notice("replay done; serving clients until stopped (--loop plays it again and again)")
+            endReplay()
+            return
+        }
         removeReplayDevice(finished, at: replayEngineTime)
         addReplayDevice()
+    }
+
+    /// Ends the replay after its last pass, or when it cannot go on: the replay device goes
+    /// (R9: what it had under way is cancelled; clients get `device` `removed`), and nothing runs
+    /// any more until a client or a signal wakes the loop. The engine keeps the recording's clock.
+    private func endReplay() {
+        guard var driver = replay, !driver.isOver else { return }
+        removeReplayDevice(driver.descriptor, at: replayEngineTime)
+        driver.end()
+        replay = driver
     }
 
     // MARK: - Frames and events

@@ -32,6 +32,8 @@ struct ReplayDriver {
     private(set) var pausedUntil: Int64?
     /// Passes completed.
     private(set) var passes = 0
+    /// The replay has ended (its last pass is done, or it stopped): no more frames, no clock.
+    private(set) var isOver = false
 
     /// The pause between two passes, in engine time (and in wall time at speed 1).
     static let passGap: Int64 = 500_000
@@ -163,6 +165,12 @@ struct ReplayDriver {
         passRecordingStart = nil
         pausedUntil = speed.map { Self.adding(wallNow, Self.clamped(Double(Self.passGap) / $0)) }
         return true
+    }
+
+    /// Ends the replay for good.
+    mutating func end() {
+        isOver = true
+        pausedUntil = nil
     }
 
     /// Lifts the pause between passes once its time has come.

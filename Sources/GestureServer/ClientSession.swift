@@ -34,6 +34,8 @@ final class ClientSession: ChannelInboundHandler {
     private var acceptedDefinitions = Definitions()
     private var pendingDefinitions: Definitions?
     private var closeTimer: Scheduled<Void>?
+    /// When ``closeTimer`` closes the connection.
+    private var closeDeadline: NIODeadline?
 
     init(core: ServerCore) {
         self.core = core
@@ -326,14 +328,19 @@ final class ClientSession: ChannelInboundHandler {
         context.flush()
     }
 
-    /// Sends `error` as the last message and closes once it is written, or after the close
-    /// timeout when the client does not read it.
-    func close(with error: ErrorMessage) {
+    /// Sends `error` as the last message and closes once it is written, or after `timeout`
+    /// (the close timeout unless given) when the client does not read it. A connection already
+    /// closing keeps its last message and only gets the earlier of the two deadlines.
+    func close(with error: ErrorMessage, within timeout: TimeAmount? = nil) {
         guard let context else { return }
+        let deadline = NIODeadline.now() + (timeout ?? core.configuration.closeTimeout)
         switch state {
         case .connecting: state = .closing(nil)
         case .open(let id): state = .closing(id)
-        case .closing, .closed: return
+        case .closing:
+            if let current = closeDeadline, deadline < current { scheduleClose(at: deadline, context: context) }
+            return
+        case .closed: return
         }
         queue.removeAll()
         needsFlush = false
@@ -343,8 +350,13 @@ final class ClientSession: ChannelInboundHandler {
         } else {
             channel.close(promise: nil)
         }
-        closeTimer = context.eventLoop.scheduleTask(in: core.configuration.closeTimeout) {
-            channel.close(promise: nil)
-        }
+        scheduleClose(at: deadline, context: context)
+    }
+
+    private func scheduleClose(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        closeTimer?.cancel()
+        closeDeadline = deadline
+        let channel = context.channel
+        closeTimer = context.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
     }
 }

@@ -33,10 +33,15 @@ public final class GestureServer: Sendable {
         /// How long a connection being closed (`overflow`, `too-many-clients`, `shutdown`) may
         /// take to read its last message before it is closed anyway.
         public var closeTimeout: TimeAmount
+        /// How long a connection may take to read its `shutdown` error when the server stops
+        /// (``shutdown()``) before it is closed anyway: a stop is prompt whatever the clients do,
+        /// and one that reads gets the line in far less.
+        public var shutdownTimeout: TimeAmount
 
         public init(
             listener: Listener, daemonVersion: String, socketMode: UInt32? = 0o660, socketGroup: String? = nil,
-            limits: ServerLimits = ServerLimits(), closeTimeout: TimeAmount = .seconds(5)
+            limits: ServerLimits = ServerLimits(), closeTimeout: TimeAmount = .seconds(5),
+            shutdownTimeout: TimeAmount = .milliseconds(250)
         ) {
             self.listener = listener
             self.daemonVersion = daemonVersion
@@ -44,6 +49,7 @@ public final class GestureServer: Sendable {
             self.socketGroup = socketGroup
             self.limits = limits
             self.closeTimeout = closeTimeout
+            self.shutdownTimeout = shutdownTimeout
         }
     }
 
@@ -182,7 +188,8 @@ public final class GestureServer: Sendable {
     }
 
     /// Stops accepting, sends every client `error` `shutdown`, closes every connection (waiting
-    /// at most the close timeout for clients that do not read), removes the socket file it
+    /// at most the shutdown timeout for clients that do not read, also for connections that were
+    /// already being closed), removes the socket file it
     /// created (only that file: never one it found there, nor one another process put there
     /// since), and stops the event loop. Later calls do nothing.
     public func shutdown() async {

@@ -173,7 +173,7 @@ final class ServerCore {
 
     /// Stops accepting, tells every client (`error` `shutdown`) and closes; `done` completes
     /// when the listener and every connection are closed (a client that does not read its last
-    /// message is closed after the close timeout).
+    /// message is closed after the shutdown timeout, one already being closed too).
     func shutdown(_ done: EventLoopPromise<Void>) {
         isShuttingDown = true
         let eventLoop = done.futureResult.eventLoop
@@ -189,7 +189,9 @@ final class ServerCore {
         } else {
             drained = sessionsClosed
             for session in sessions {
-                session.close(with: ErrorMessage(code: .shutdown, message: "the daemon is stopping"))
+                session.close(
+                    with: ErrorMessage(code: .shutdown, message: "the daemon is stopping"),
+                    within: configuration.shutdownTimeout)
             }
         }
         listenerClosed.flatMapErrorThrowing { _ in }.and(sessionsClosed.futureResult).map { _ in }.cascade(to: done)

@@ -16,9 +16,13 @@ struct RunCommand: ParsableCommand {
             open, pings the watchdog, and takes the socket from gestured.socket (LISTEN_FDS).
 
             SIGHUP reloads the configuration file (a broken file keeps the running one and logs \
-            why); SIGTERM and SIGINT cancel active gestures, tell the clients, and exit 0.
+            why); SIGTERM and SIGINT cancel active gestures, tell the clients (`error` `shutdown`), \
+            and exit 0 within a second: a client that does not read its socket is closed without it.
 
             --replay plays an evemu recording in place of touchscreens, for runs without hardware. \
+            Without --loop it plays once; then the replay device goes (clients get `device` \
+            `removed`, as for an unplugged panel) and the daemon stays up, idle (it does not wake \
+            at all), serving clients until it is stopped. \
             With --loop each pass starts after the previous one on the engine's clock; a recording \
             whose clock jumps centuries ahead runs out of clock (2^62 µs) after some hundreds of \
             passes, and the replay stops there (the daemon goes on serving).

@@ -111,17 +111,18 @@ struct ArbitrationRuleTests {
             recognizer {"name": "drag", "kind": "pan", "requires-failure-of": ["flick"]}
             recognizer {"name": "flick", "kind": "swipe", "max-duration-ms": 2000, "simultaneous-with": ["drag"]}
             0ms down 1 at 0.30,0.50
-            +10ms stroke 1 to 0.50,0.50 over 800ms drag
+            +10ms stroke 1 to 0.50,0.50 over 2000ms drag
             +50ms up 1
             """
         let slow = try Self.run(script)
-        // The pan wanted to begin early in the stroke; the swipe decided (failed) only at the lift.
+        // The pan wanted to begin early in the stroke; the swipe (never 150 mm/s over 20 mm on this
+        // slow drag) decided, failing, only at the lift.
         #expect(slow.map(\.state) == [.began, .changed, .ended])
         #expect(slow[0].time < slow[2].time)
         #expect(slow[0].translationMM!.dx.value < 4)
         #expect(slow[1].translationMM!.dx.value > 60)
         let fast = try Self.run(
-            script.replacingOccurrences(of: "over 800ms drag", with: "over 150ms flick").replacingOccurrences(
+            script.replacingOccurrences(of: "over 2000ms drag", with: "over 150ms flick").replacingOccurrences(
                 of: "+50ms up", with: "+8ms up"))
         #expect(fast.map(\.name) == ["flick"])
     }

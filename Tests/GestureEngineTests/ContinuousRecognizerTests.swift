@@ -48,10 +48,12 @@ struct ContinuousRecognizerTests {
 
     // MARK: pan
 
-    static func pan(_ low: Int, _ high: Int) -> PanParameters {
+    /// Pan parameters; `settle` 0 takes the fingers down at once (UIKit), as in the transition table.
+    static func pan(_ low: Int, _ high: Int, settle: Int64 = 0) -> PanParameters {
         var p = PanParameters()
         p.minFingers = low
         p.maxFingers = high
+        p.settle = .milliseconds(settle)
         return p
     }
 
@@ -89,7 +91,7 @@ struct ContinuousRecognizerTests {
         #expect(h.move(H.fingers(minFingers - 1, at: 150, 100, dx: 30)).name == "none")
     }
 
-    @Test("pan: a finger landing mid-pan does not make the translation jump")
+    @Test("pan: a finger landing mid-pan does not make the translation jump; the count follows after 100 ms")
     func panContinuity() {
         typealias H = MachineHarness<PanRecognizer>
         var h = H(Self.pan(1, 5))
@@ -99,7 +101,55 @@ struct ContinuousRecognizerTests {
         let after = h.move([(1, 125, 100), (2, 205, 150)])
         #expect(abs(after.report!.translation.dx * 344 - 25) < 1e-9)
         #expect(abs(after.report!.translation.dy) < 1e-12)
-        #expect(after.report?.fingers == 2)
+        #expect(after.report?.fingers == 1)
+        h.wait(100)
+        #expect(h.move([(1, 126, 100), (2, 206, 150)]).report?.fingers == 2)
+    }
+
+    @Test("pan: four fingers landing over 150 ms begin with fingers 4 when the landing window closes")
+    func panSettles() {
+        typealias H = MachineHarness<PanRecognizer>
+        var h = H(PanParameters())
+        let start = h.time
+        for i in 0..<4 {
+            #expect(h.down([(UInt32(i + 1), 120 + 15 * Double(i), 60 + 1.5 * Double(i))]).name == "none")
+            h.wait(i < 3 ? 40 : 20)
+            // The first fingers already move (less than the 8 mm that commit a hand): no pan yet.
+            let down = (0...i).map { j -> (UInt32, Double, Double) in
+                let x: Double = 120 + 15 * Double(j)
+                let y: Double = 60 + 1.5 * Double(i + 1)
+                return (UInt32(j + 1), x, y)
+            }
+            #expect(h.move(down).name == "none")
+        }
+        #expect(h.machine.deadline == start + .milliseconds(150) + TimeSpan(microseconds: 1))
+        let began = h.fire()
+        #expect(began?.name == "begin")
+        #expect(began?.report?.fingers == 4)
+        // Lifted one by one within 100 ms of each other: still four fingers to the end.
+        h.wait(30)
+        #expect(h.up([1]).name == "none")
+        h.wait(60)
+        #expect(h.move([(2, 135, 90), (3, 150, 90), (4, 165, 90)]).report?.fingers == 4)
+        h.wait(60)
+        h.up([2, 3])
+        h.wait(60)
+        let end = h.up([4])
+        #expect(end.name == "end")
+        #expect(end.report?.fingers == 4)
+    }
+
+    @Test("pan: a hand that has moved 8 mm is making its gesture: the count settles with the fingers down")
+    func panCommits() {
+        typealias H = MachineHarness<PanRecognizer>
+        var h = H(PanParameters())
+        h.down([(1, 100, 100), (2, 115, 100)])
+        h.wait(30)
+        #expect(h.move([(1, 100, 107), (2, 115, 107)]).name == "none")
+        h.wait(10)
+        let began = h.move([(1, 100, 108.5), (2, 115, 108.5)])
+        #expect(began.name == "begin")
+        #expect(began.report?.fingers == 2)
     }
 
     // MARK: edge-swipe

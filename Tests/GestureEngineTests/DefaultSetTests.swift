@@ -134,7 +134,9 @@ struct DefaultSetTests {
         #expect(abs((last?.rotation ?? 0) * 180 / Double.pi - degrees) < 3)
     }
 
-    @Test("a stroke from the edge yields edge-swipe with the edge, and no swipe", arguments: Edge.allCases)
+    @Test(
+        "a quick stroke from the edge yields edge-swipe with the edge and, simultaneous with it, the inward swipe",
+        arguments: Edge.allCases)
     func edgeSwipe(edge: Edge) throws {
         let (from, to): (String, String) =
             switch edge {
@@ -146,7 +148,14 @@ struct DefaultSetTests {
         let events = try Self.run(
             "0ms down 1 at \(from)\n+10ms stroke 1 to \(to) over 200ms flick\n+8ms up 1", rate: 120)
         #expect(events.first { $0.name == "edge-swipe" && $0.state == .began }?.edge == edge)
-        #expect(!events.contains { $0.name == "swipe" })
+        let inward: Direction =
+            switch edge {
+            case .left: .right
+            case .right: .left
+            case .top: .down
+            case .bottom: .up
+            }
+        #expect(events.filter { $0.name == "swipe" }.map(\.direction) == [inward])
     }
 
     @Test("a slow drag yields a pan only")

@@ -85,8 +85,12 @@ struct ParameterDescriptorTests {
         ),
         (#"{"name":"r","kind":"shape","templates":[]}"#, spec(.shape(with(ShapeParameters()) { $0.templates = [] }))),
         (
-            #"{"name":"r","kind":"shape","templates":["circle","circle"]}"#,
-            spec(.shape(with(ShapeParameters()) { $0.templates = [.builtIn(.circle), .builtIn(.circle)] }))
+            #"{"name":"r","kind":"swipe","settle-ms":1001}"#,
+            spec(.swipe(with(SwipeParameters()) { $0.settle = .milliseconds(1001) }))
+        ),
+        (
+            #"{"name":"r","kind":"shape","min-fingers":2,"max-fingers":1}"#,
+            spec(.shape(with(ShapeParameters()) { $0.minFingers = 2 }))
         ),
         (
             #"{"name":"r","kind":"shape","templates":[{"name":"dot","points":[[0.5,0.5],[0.5,0.5],[0.5,0.5]]}]}"#,

@@ -70,6 +70,15 @@ struct ScenarioTests {
     @Test("A drawn circle is a circle; half of one is not")
     func circle() throws { try ScenarioFiles.check("circle") }
 
+    @Test("A circle is recognized while it is drawn; a square is not a circle")
+    func circleWhileDrawing() throws { try ScenarioFiles.check("circle-while-drawing") }
+
+    @Test("A swipe is recognized while the finger moves, once; a crawl is no swipe")
+    func swipeWhileMoving() throws { try ScenarioFiles.check("swipe-while-moving") }
+
+    @Test("Fingers landing over 110 ms are one four-finger swipe and pan")
+    func fourFingerSwipe() throws { try ScenarioFiles.check("four-finger-swipe") }
+
     // Real recordings (evemu project, LGPL-3.0; Scenarios/ATTRIBUTION.md).
 
     @Test("R4: eleven real taps on a WeTab: single taps wait for the double tap; quick close pairs are double taps")

@@ -68,7 +68,12 @@ enum RawSocket {
     /// these are the server's alone.
     static func serverDescriptors(under directory: String) throws -> Int {
         var inodes: Set<Substring> = []
-        for line in try String(contentsOfFile: "/proc/net/unix", encoding: .utf8).split(separator: "\n") {
+        // Read to the end: `String(contentsOfFile:)` takes a proc file's first 4 KB only (its size
+        // reads 0), which missed the listener once the machine had ~70 Unix sockets.
+        guard let table = FileHandle(forReadingAtPath: "/proc/net/unix")?.readDataToEndOfFile() else {
+            throw Unexpected("cannot read /proc/net/unix")
+        }
+        for line in String(decoding: table, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.count >= 8, fields[7].hasPrefix(directory + "/") { inodes.insert(fields[6]) }
         }
@@ -153,6 +158,44 @@ extension SocketTests {
                 }
                 #expect(!FileManager.default.fileExists(atPath: f.path))
                 f.server.publish([.gesture(Sample.gesture(1), owner: .configuration)])  // harmless after shutdown
+            }
+        }
+
+        /// Issue 15, item 3: a client that does not read held the stop for the whole close
+        /// timeout (5 s in the daemon; 600 s here, so a stop that waits for it cannot pass). With a
+        /// small queue the stalled client has overflowed and is being closed already; with a large
+        /// one it is open, its socket full.
+        @Test(arguments: [64, 100_000])
+        func `shutdown tells a reading client and does not wait for one that does not read`(queue: Int) async throws {
+            let events = 1500  // ~600 kB of lines: more than the socket and NIO's buffer hold
+            try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: queue), closeTimeout: .seconds(600)) {
+                f in
+                let stalled = try await f.subscriber(reading: false)
+                let reader = try await f.subscriber()
+                for start in stride(from: 1, through: events, by: 50) {
+                    f.server.publish(
+                        (start..<start + 50).map { .gesture(Sample.gesture(UInt64($0)), owner: .configuration) })
+                    try await reader.received.wait(for: "batch \(start) at the reader") { $0.lines.count >= start + 49 + 2 }
+                }
+                let server = f.server
+                let stopped = Observed(false)
+                Task {
+                    await server.shutdown()
+                    stopped.update { $0 = true }
+                }
+                try await stopped.wait(for: "the server to stop", within: .seconds(10)) { $0 }
+                guard case .error(let error) = try await reader.next(ofType: "error") else {
+                    throw Unexpected("no error for the reader")
+                }
+                #expect(error.code == .shutdown)
+                try await reader.waitForEnd()
+                stalled.startReading()
+                try await stalled.waitForEnd()
+                // Closed with lines still unsent (with the small queue it had overflowed, and its
+                // `overflow` error was stuck behind them too), not waited for.
+                let got = try stalled.gestures().count
+                #expect(got < events, "the stalled client got \(got) of \(events)")
+                #expect(!FileManager.default.fileExists(atPath: f.path))
             }
         }
 

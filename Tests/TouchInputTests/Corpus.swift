@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The shared corpus of real recordings (../shared/corpus, or `$GESTURED_CORPUS`): read in optional
 /// tests only, never copied into the repository.
@@ -41,7 +42,7 @@ enum Corpus {
     /// after its device's `.desc`, as evemu-play expects them joined.
     static func bytes(of relative: String) throws -> [UInt8] {
         let url = recordingsFolder!.appendingPathComponent(relative)
-        if relative.hasSuffix(".xz") { return try Fixture.xzDecompress(url) }
+        if relative.hasSuffix(".xz") { return try xzDecompressed(url) }
         let events = Array(try Data(contentsOf: url))
         guard let description = splitDescription(of: relative) else { return events }
         return Array(try Data(contentsOf: recordingsFolder!.appendingPathComponent(description))) + events
@@ -68,19 +69,6 @@ enum Fixture {
 
     static func bytes(_ name: String) throws -> [UInt8] {
         let url = folder.appendingPathComponent(name)
-        return name.hasSuffix(".xz") ? try xzDecompress(url) : Array(try Data(contentsOf: url))
-    }
-
-    static func xzDecompress(_ url: URL) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/xz")
-        process.arguments = ["-dc", url.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
-        return Array(data)
+        return name.hasSuffix(".xz") ? try xzDecompressed(url) : Array(try Data(contentsOf: url))
     }
 }

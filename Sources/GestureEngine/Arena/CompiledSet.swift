@@ -25,17 +25,7 @@ struct CompiledSet: Sendable {
             var shapes: [String: ShapeRecognizer.Configuration] = [:]
             for spec in recognizers {
                 guard case .shape(let p) = spec.parameters else { continue }
-                var templates: [ShapeMatcher.Template] = []
-                for template in p.templates {
-                    switch template {
-                    case .builtIn(let shape): templates += ShapeMatcher.templates(for: shape)
-                    case .points(let name, let points):
-                        templates.append(
-                            ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
-                    }
-                }
-                shapes[spec.name] = ShapeRecognizer.Configuration(
-                    templates: templates, minScore: p.minScore, minSize: p.minSize)
+                shapes[spec.name] = ShapeRecognizer.Configuration(p)
             }
             self.shapes = shapes
         }

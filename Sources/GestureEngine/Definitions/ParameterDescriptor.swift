@@ -148,13 +148,22 @@ extension ParameterDescriptor {
             })
     }
 
-    /// A duration, written in whole milliseconds.
-    static func milliseconds(_ key: String, _ path: WritableKeyPath<Parameters, TimeSpan>, _ meaning: String) -> Self {
-        let accepts = "milliseconds from 1 to 60000"
+    /// A duration, written in whole milliseconds within `range`.
+    static func milliseconds(
+        _ key: String, _ path: WritableKeyPath<Parameters, TimeSpan>, range: ClosedRange<Int64> = 1...60_000,
+        _ meaning: String
+    ) -> Self {
+        let accepts = "milliseconds from \(range.lowerBound) to \(range.upperBound)"
         return value(
             key, unit: "ms", accepts: accepts, meaning, read: { $0[keyPath: path].microseconds / 1000 },
             write: { $0[keyPath: path] = .milliseconds($1) }, spell: { "\($0)" },
-            check: { ms, _ in (1...60_000).contains(ms) ? nil : ParameterProblem(message: "expected \(accepts)") })
+            check: { ms, _ in range.contains(ms) ? nil : ParameterProblem(message: "expected \(accepts)") })
+    }
+
+    /// `settle-ms`: how long after the first finger the others may land and still count (0: no
+    /// waiting, the count at the landing).
+    static func settle(_ path: WritableKeyPath<Parameters, TimeSpan>) -> Self {
+        milliseconds("settle-ms", path, range: 0...1000, "how long after the first finger the others may land and count")
     }
 
     /// A length (or, with `unit` "mm/s", a speed) above 0 — or from 0 when `allowZero` — up to 10 m.

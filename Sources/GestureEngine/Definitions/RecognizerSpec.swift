@@ -147,18 +147,20 @@ public struct LongPressParameters: Hashable, Sendable {
     public init() {}
 }
 
-/// `pan`: `min-fingers`…`max-fingers` fingers whose centroid moves `start-distance-mm`.
-/// Continuous.
+/// `pan`: `min-fingers`…`max-fingers` fingers whose centroid moves `start-distance-mm`, once
+/// the fingers landing within `settle-ms` of the first have settled. Continuous.
 public struct PanParameters: Hashable, Sendable {
     public var minFingers: Int = 1
     public var maxFingers: Int = 5
     public var startDistance = Millimeters(3)
+    public var settle: TimeSpan = .milliseconds(150)
     public init() {}
 }
 
-/// `swipe`: a quick straight stroke of `min-fingers`…`max-fingers` fingers, recognized when they
-/// lift: at least `min-distance-mm` long, at least `min-velocity-mm-s` fast, at most
-/// `max-duration-ms`, within `angle-tolerance-deg` of one of `directions`. Discrete.
+/// `swipe`: a quick straight stroke of `min-fingers`…`max-fingers` fingers (those landing within
+/// `settle-ms` of the first), recognized while it moves: `min-distance-mm` covered within
+/// `max-duration-ms` at `min-velocity-mm-s` or faster, within `angle-tolerance-deg` of one of
+/// `directions`. Discrete.
 public struct SwipeParameters: Hashable, Sendable {
     public var minFingers: Int = 1
     public var maxFingers: Int = 5
@@ -167,6 +169,7 @@ public struct SwipeParameters: Hashable, Sendable {
     public var minVelocity = Millimeters(150)
     public var maxDuration: TimeSpan = .milliseconds(600)
     public var angleTolerance: Double = 22.5
+    public var settle: TimeSpan = .milliseconds(150)
     public init() {}
 }
 
@@ -198,13 +201,17 @@ public struct RotateParameters: Hashable, Sendable {
     public init() {}
 }
 
-/// `shape`: a one-finger stroke matched against `templates` when it lifts; recognized with the
-/// best template's name when its score reaches `min-score` and the stroke spans `min-size-mm`.
-/// Discrete.
+/// `shape`: a stroke of `min-fingers`…`max-fingers` fingers (those landing within `settle-ms` of
+/// the first) matched against `templates`: the built-in circle while the stroke moves, templates
+/// of points when it lifts; recognized with the template's name when its score reaches
+/// `min-score` and the shape spans `min-size-mm`. Discrete.
 public struct ShapeParameters: Hashable, Sendable {
     public var templates: [ShapeTemplate] = [.builtIn(.circle)]
     public var minScore: Double = 0.8
     public var minSize = Millimeters(20)
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 1
+    public var settle: TimeSpan = .milliseconds(150)
     public init() {}
 }
 

@@ -33,6 +33,7 @@ extension PanParameters: DescribedParameters {
             .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
             .millimetres(
                 "start-distance-mm", \.startDistance, allowZero: true, "how far the centroid moves before it begins"),
+            .settle(\.settle),
         ]
     }
 }
@@ -43,13 +44,15 @@ extension SwipeParameters: DescribedParameters {
             .minFingers(\.minFingers, "fewest fingers"),
             .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
             .choices("directions", \.directions, noun: "direction", "directions recognized (8, diagonals included)"),
-            .millimetres("min-distance-mm", \.minDistance, "shortest stroke"),
+            .millimetres("min-distance-mm", \.minDistance, "how far the fingers move to be a swipe"),
             .millimetres(
-                "min-velocity-mm-s", \.minVelocity, unit: "mm/s", allowZero: true, "slowest release velocity"),
-            .milliseconds("max-duration-ms", \.maxDuration, "longest stroke, landing to lift"),
+                "min-velocity-mm-s", \.minVelocity, unit: "mm/s", allowZero: true,
+                "slowest average speed over that distance"),
+            .milliseconds("max-duration-ms", \.maxDuration, "longest time to cover that distance"),
             .number(
                 "angle-tolerance-deg", \.angleTolerance, unit: "°", accepts: "degrees above 0 and at most 45",
                 "how far the stroke's angle may be from its direction", where: { $0 > 0 && $0 <= 45 }),
+            .settle(\.settle),
         ]
     }
 }
@@ -93,7 +96,7 @@ extension ShapeParameters: DescribedParameters {
     static var descriptors: [ParameterDescriptor<Self>] {
         [
             .value(
-                "templates", unit: "list", accepts: "at least one template, each listed once",
+                "templates", unit: "list", accepts: "at least one template",
                 "built-in shapes by name, or `{name, points: [[x, y], …]}`", read: { $0.templates },
                 write: { $0.templates = $1 }, spell: { $0.map(\.name).joined(separator: ", ") },
                 check: { templates, _ in ShapeTemplate.problem(in: templates) }),
@@ -101,6 +104,9 @@ extension ShapeParameters: DescribedParameters {
                 "min-score", \.minScore, unit: "score", accepts: "a score from 0 to 1",
                 "lowest match score recognized (1 = the template exactly)", where: { (0...1).contains($0) }),
             .millimetres("min-size-mm", \.minSize, "smallest stroke (the longer side of its bounding box)"),
+            .minFingers(\.minFingers, "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .settle(\.settle),
         ]
     }
 }
@@ -157,13 +163,11 @@ extension ShapeTemplate: Codable {
         return extent > 0 ? nil : "the points of a template must not all be the same"
     }
 
-    /// The rules of a template list: at least one, each name once, drawn ones well formed.
+    /// The rules of a template list: at least one, drawn ones well formed. Several may share a
+    /// name: more examples of one gesture match better (the $1 paper, Wobbrock et al. 2007,
+    /// measures accuracy rising with the number of templates per gesture).
     static func problem(in templates: [ShapeTemplate]) -> ParameterProblem? {
         guard !templates.isEmpty else { return ParameterProblem(message: "expected at least one template") }
-        var names: Set<String> = []
-        for template in templates where !names.insert(template.name).inserted {
-            return ParameterProblem(message: "template '\(template.name)' is listed twice")
-        }
         for (i, template) in templates.enumerated() {
             guard case .points(let name, let points) = template else { continue }
             if !RegionSpec.isValidName(name) {

@@ -8,20 +8,25 @@
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
 /// |---|---|---|---|---|
-/// | tracking | the kind's `accepts(landing:)` false → fail; then as on a move | the kind's `track`: fail, begin → active: **begin**, or wait | as on a move | as on a move |
+/// | tracking | the kind's `accepts(landing:)` false → fail; then as on a move | the kind's `track`: fail, begin → active: **begin** (once the count settled, for a kind that settles it), or wait | as on a move | as on a move |
 /// | active | followed | **change** | the kind's `ends` → done: **end**; else followed | the kind's `ends` → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
-/// No timers. Each kind's file has its own table.
+/// A kind may wait for its finger count to settle (``FingerSettling``, pan): it then begins only
+/// once the count settled and reports the settled count; its only timer is the landing window.
+/// Each kind's file has its own table.
 struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
     enum State { case tracking, active, done }
 
     let scale: MeasuringScale
     private(set) var state = State.tracking
     private(set) var gesture: Gesture
-    var deadline: Timestamp? { nil }
     private var started = false
     private var fingers = 0
+    /// The kind's finger-count settling, if it waits for one, and whether the last frame would
+    /// have begun the gesture had the count settled (the landing window closing begins it then).
+    private var settling: FingerSettling?
+    private var readyToBegin = false
     private var tracker = CentroidTracker()
     /// The translation (x, y) and the kind's measure (z).
     private var velocity = VelocityTracker()
@@ -31,7 +36,10 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
     init(_ parameters: Gesture.Parameters, scale: MeasuringScale) {
         self.scale = scale
         gesture = Gesture(parameters, scale: scale)
+        settling = gesture.fingerSettling()
     }
+
+    var deadline: Timestamp? { state == .tracking ? settling?.deadline : nil }
 
     mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
         if state == .done { return .none }
@@ -45,13 +53,24 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
         let t = tracker.translation
         velocity.add(input.time, x: t.dx, y: t.dy, z: measure)
         let down = input.live.count
-        if down > 0 { fingers = down }
+        if var landing = settling {
+            landing.update(down: down, lifted: input.lifted != 0, moved: scale.mm(t).length, at: input.time)
+            if landing.isSettled { fingers = landing.currentFingers }
+            settling = landing
+        } else if down > 0 {
+            fingers = down
+        }
         switch state {
         case .tracking:
+            readyToBegin = false
             switch gesture.track(input, down: down, translation: t) {
             case .wait: return .none
             case .fail: return fail()
             case .begin:
+                if let landing = settling, !landing.isSettled {
+                    readyToBegin = true
+                    return .none
+                }
                 state = .active
                 return .begin(snapshot(at: input.time, touches))
             }
@@ -66,7 +85,18 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
         }
     }
 
-    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal { .none }
+    /// The landing window closed: the count is settled, and a gesture that was only waiting for
+    /// that begins.
+    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
+        guard var landing = settling else { return .none }
+        landing.timerFired(at: time)
+        settling = landing
+        guard state == .tracking, readyToBegin, landing.isSettled else { return .none }
+        readyToBegin = false
+        fingers = landing.currentFingers
+        state = .active
+        return .begin(snapshot(at: time, touches))
+    }
 
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
         var r = Report(time: time, fingers: fingers, position: tracker.centroid)
@@ -87,6 +117,8 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
         state = .tracking
         started = false
         fingers = 0
+        readyToBegin = false
+        settling?.reset()
         tracker.reset()
         velocity.reset()
         gesture.reset()
@@ -128,6 +160,10 @@ protocol CentroidGesture: Sendable {
     /// Whether an active gesture ends with `down` fingers down.
     func ends(down: Int) -> Bool
 
+    /// How the kind waits for its finger count to settle before it begins, or nil: it takes the
+    /// fingers as they come.
+    func fingerSettling() -> FingerSettling?
+
     /// The kind's fields of a report; `measureVelocity` is the measure's change per second.
     func annotate(_ report: inout Report, measureVelocity: Double)
 
@@ -139,5 +175,6 @@ extension CentroidGesture {
     mutating func accepts(landing added: UInt64, _ touches: borrowing TouchTable) -> Bool { true }
     mutating func measure(_ live: UInt64, _ touches: borrowing TouchTable) -> Double { 0 }
     func annotate(_ report: inout Report, measureVelocity: Double) {}
+    func fingerSettling() -> FingerSettling? { nil }
     mutating func reset() {}
 }

@@ -1,14 +1,17 @@
 /// `pan`: `min-fingers`…`max-fingers` fingers whose centroid moves `start-distance-mm`
 /// (UIPanGestureRecognizer). Continuous; fingers may land and lift while it runs without the
-/// translation jumping.
+/// translation jumping. It begins only once the finger count has settled (``FingerSettling``:
+/// fingers landing within `settle-ms` of the first are one gesture), so a four-finger pan whose
+/// fingers land over 150 ms reports four fingers from its first message; it then reports the
+/// fingers down, a change taking effect after ``FingerSettling/switchDelay``.
 ///
-/// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
-/// |---|---|---|---|---|
-/// | tracking | more than `max-fingers` → fail | translation ≥ start-distance with `min`…`max` fingers → active: **begin** | follow the rest | fail |
-/// | active | followed | **change** | followed | → done: **end** |
-/// | done | ignored | ignored | ignored | ignored |
+/// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
+/// |---|---|---|---|---|---|
+/// | tracking | more than `max-fingers` → fail | settled, translation ≥ start-distance with `min`…`max` fingers → active: **begin** | follow the rest (settles the count) | fail | settled |
+/// | active | followed | **change** | followed | → done: **end** | — |
+/// | done | ignored | ignored | ignored | ignored | — |
 ///
-/// No timers. The machine is ``CentroidRecognizer``; this is the kind's part.
+/// The machine is ``CentroidRecognizer``; this is the kind's part.
 typealias PanRecognizer = CentroidRecognizer<Pan>
 
 struct Pan: CentroidGesture {
@@ -27,4 +30,8 @@ struct Pan: CentroidGesture {
     }
 
     func ends(down: Int) -> Bool { down == 0 }
+
+    func fingerSettling() -> FingerSettling? {
+        FingerSettling(window: parameters.settle, maxFingers: parameters.maxFingers)
+    }
 }

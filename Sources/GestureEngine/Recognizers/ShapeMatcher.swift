@@ -21,6 +21,8 @@ struct ShapeMatcher {
     struct Template: Hashable, Sendable {
         var name: String
         var points: [Vec2]
+        /// Set for the built-in shape's own templates (the circle's geometric test applies).
+        var builtIn: BuiltInShape? = nil
     }
 
     private var resampled: [Vec2] = []
@@ -28,10 +30,10 @@ struct ShapeMatcher {
     init() { resampled.reserveCapacity(Self.sampleCount + 1) }
 
     /// Prepares a template from its defining points (any scale, any position).
-    static func template(name: String, points: [Vec2]) -> Template {
+    static func template(name: String, points: [Vec2], builtIn: BuiltInShape? = nil) -> Template {
         var matcher = ShapeMatcher()
-        matcher.normalize(points)
-        return Template(name: name, points: matcher.resampled)
+        matcher.normalize(points, points.indices)
+        return Template(name: name, points: matcher.resampled, builtIn: builtIn)
     }
 
     /// The built-in templates: a circle drawn either way round, both named after the shape.
@@ -45,20 +47,22 @@ struct ShapeMatcher {
                 clockwise.append(Vec2(x: c, y: s))
             }
             return [
-                template(name: shape.rawValue, points: clockwise),
-                template(name: shape.rawValue, points: clockwise.reversed()),
+                template(name: shape.rawValue, points: clockwise, builtIn: shape),
+                template(name: shape.rawValue, points: clockwise.reversed(), builtIn: shape),
             ]
         }
     }
 
-    /// The best template for `stroke` and its score (0…1), or nil when the stroke is degenerate.
+    /// The best template for `stroke[range]` among those that are (`builtIn` true) or are not
+    /// (false) built-in shapes, and its score (0…1); nil when the stroke is degenerate or no
+    /// template qualifies.
     mutating func match(
-        _ stroke: borrowing [Vec2], against templates: borrowing [Template]
+        _ stroke: borrowing [Vec2], _ range: Range<Int>, against templates: borrowing [Template], builtIn: Bool
     ) -> (index: Int, score: Double)? {
-        guard normalize(stroke) else { return nil }
+        guard normalize(stroke, range) else { return nil }
         var best = -1
         var bestDistance = Double.infinity
-        for i in templates.indices {
+        for i in templates.indices where (templates[i].builtIn != nil) == builtIn {
             let d = distanceAtBestAngle(templates[i].points)
             if d < bestDistance {
                 bestDistance = d
@@ -69,37 +73,11 @@ struct ShapeMatcher {
         return (best, 1 - bestDistance / Self.halfDiagonal)
     }
 
-    /// Resample, rotate, scale and translate `points` into ``resampled``; false when the stroke
-    /// has no length.
+    /// Resample, rotate, scale and translate `points[range]` into ``resampled``; false when the
+    /// stroke has no length.
     @discardableResult
-    private mutating func normalize(_ points: borrowing [Vec2]) -> Bool {
-        resampled.removeAll(keepingCapacity: true)
-        guard points.count >= 2 else { return false }
-        var length = 0.0
-        for i in 1..<points.count { length += (points[i] - points[i - 1]).length }
-        guard length > 0 else { return false }
-
-        // Resample to sampleCount points spaced interval apart along the path.
-        let interval = length / Double(Self.sampleCount - 1)
-        var accumulated = 0.0
-        var previous = points[0]
-        resampled.append(previous)
-        var i = 1
-        while i < points.count && resampled.count < Self.sampleCount {
-            let current = points[i]
-            let d = (current - previous).length
-            if d > 0 && accumulated + d >= interval {
-                let q = previous + (current - previous) * ((interval - accumulated) / d)
-                resampled.append(q)
-                previous = q
-                accumulated = 0
-            } else {
-                accumulated += d
-                previous = current
-                i += 1
-            }
-        }
-        while resampled.count < Self.sampleCount { resampled.append(points[points.count - 1]) }
+    private mutating func normalize(_ points: borrowing [Vec2], _ range: Range<Int>) -> Bool {
+        guard resamplePath(points, range, count: Self.sampleCount, into: &resampled) else { return false }
 
         // Rotate so the indicative angle (centroid → first point) is zero.
         var c = centroid()
@@ -179,4 +157,36 @@ struct ShapeMatcher {
         }
         return n > 0 ? sum / Double(n) : Double.infinity
     }
+}
+
+/// `points[range]` resampled into `output` as `count` points evenly spaced along its path (the
+/// first step of $1; the circle test measures the same way). False when the path has no length.
+/// `output` keeps its capacity: resampling does not allocate once it is reserved.
+func resamplePath(_ points: borrowing [Vec2], _ range: Range<Int>, count: Int, into output: inout [Vec2]) -> Bool {
+    output.removeAll(keepingCapacity: true)
+    guard range.count >= 2 else { return false }
+    var length = 0.0
+    for i in (range.lowerBound + 1)..<range.upperBound { length += (points[i] - points[i - 1]).length }
+    guard length > 0 else { return false }
+    let interval = length / Double(count - 1)
+    var accumulated = 0.0
+    var previous = points[range.lowerBound]
+    output.append(previous)
+    var i = range.lowerBound + 1
+    while i < range.upperBound && output.count < count {
+        let current = points[i]
+        let d = (current - previous).length
+        if d > 0 && accumulated + d >= interval {
+            let q = previous + (current - previous) * ((interval - accumulated) / d)
+            output.append(q)
+            previous = q
+            accumulated = 0
+        } else {
+            accumulated += d
+            previous = current
+            i += 1
+        }
+    }
+    while output.count < count { output.append(points[range.upperBound - 1]) }
+    return true
 }

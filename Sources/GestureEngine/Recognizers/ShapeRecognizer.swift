@@ -1,89 +1,254 @@
-/// `shape`: a one-finger stroke matched against templates when the finger lifts (discrete; the
-/// custom recognizer of UIKit's "Implementing a custom gesture recognizer" tutorial, with $1
-/// matching, see ``ShapeMatcher``). Reports the best template's name and score.
+/// `shape`: a stroke of `min-fingers`…`max-fingers` fingers (one by default; several draw with
+/// their centroid) matched against templates (discrete; the custom recognizer of UIKit's
+/// "Implementing a custom gesture recognizer" tutorial, with $1 matching, see ``ShapeMatcher``).
+/// Reports the template's name and score.
 ///
-/// | state \ input | fingers land | the finger moves | the finger lifts |
-/// |---|---|---|---|
-/// | tracking | a second finger → fail | record the point | stroke spans min-size and best score ≥ min-score → **recognize**, else fail |
-/// | done | ignored | ignored | ignored |
+/// - The built-in **circle** is recognized while the stroke moves, as soon as its last loop — the
+///   shortest end of the stroke that turns a full 360° — spans `min-size-mm`, passes the
+///   geometric test of ``CircleCheck`` (an ellipse fits it; mapped through that ellipse it is
+///   round, without corners, closed, not a spiral) and, so mapped, scores `min-score` against the
+///   circle templates. So a circle is found where it was drawn, inside a longer stroke too (a
+///   lead-in, more loops), either way round, from any start; a stroke that goes on stays one
+///   circle. A stroke lifted before it turned 360° is checked whole at the lift, from ``minTurn``
+///   (290° on the chords between kept points, which is how a circle drawn 320° may measure).
+/// - **Templates of points** are matched when the last finger lifts, over the whole stroke: the
+///   best one scoring `min-score` wins (several templates may share a name).
+/// - A recognizer whose templates are only the circle gives up early on a **straight run**: the
+///   last ``straightRun`` of path stays within ``straightRunDeviation`` of its chord, which no
+///   loop has (the flattest part of a 150 × 60 mm ellipse bows 6.6 mm over 100 mm; the real
+///   circles of the fixtures at least 3.3 mm, their swipes and drags at most 0.9 mm). A swipe
+///   that waits for the circle to fail (R4) is then released while the stroke still moves.
 ///
-/// No timers. The stroke buffer holds ``capacity`` points; when it is full every other point is
-/// dropped (resampling evens out the density), so a long stroke never allocates.
+/// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
+/// |---|---|---|---|---|---|
+/// | tracking | after settling, after a lift, or more than `max-fingers` → fail | record the point; a loop passes → **recognize**; a straight run (circle only) → fail | follow | a template matches → **recognize**, else fail | count outside `min`…`max` → fail; a loop passes → **recognize** |
+/// | done | ignored | ignored | ignored | ignored | — |
+///
+/// The stroke is kept as points ``step`` apart with the turn and path length up to each; the
+/// buffer holds ``capacity`` points and drops every other one when full, so a long stroke never
+/// allocates.
 struct ShapeRecognizer: Recognizer {
     enum State { case tracking, done }
 
     static let capacity = 512
+    /// Points closer than this (mm) to the last kept one are not kept: finger jitter of a few
+    /// tenths of a millimetre would otherwise turn the heading at every frame.
+    static let step = 2.0
+    static let minTurn = 290.0 * Double.pi / 180
+    static let straightRun = 100.0
+    static let straightRunDeviation = 1.5
 
     /// What the recognizer matches against (templates prepared once, at configuration time).
     struct Configuration: Sendable {
         var templates: [ShapeMatcher.Template]
         var minScore: Double
         var minSize: Millimeters
+        var minFingers: Int
+        var maxFingers: Int
+        var settle: TimeSpan
+        /// Whether the built-in circle is among the templates, and whether anything else is.
+        var hasCircle: Bool
+        var hasPoints: Bool
+
+        init(_ p: ShapeParameters) {
+            var templates: [ShapeMatcher.Template] = []
+            for template in p.templates {
+                switch template {
+                case .builtIn(let shape): templates += ShapeMatcher.templates(for: shape)
+                case .points(let name, let points):
+                    templates.append(ShapeMatcher.template(name: name, points: points.map { Vec2(x: $0.x, y: $0.y) }))
+                }
+            }
+            self.templates = templates
+            minScore = p.minScore
+            minSize = p.minSize
+            minFingers = p.minFingers
+            maxFingers = p.maxFingers
+            settle = p.settle
+            hasCircle = templates.contains { $0.builtIn == .circle }
+            hasPoints = templates.contains { $0.builtIn == nil }
+        }
     }
 
     let parameters: Configuration
     let scale: MeasuringScale
     private(set) var state = State.tracking
-    var deadline: Timestamp? { nil }
-    private var slot = -1
+    private var started = false
+    private var anyLifted = false
+    private var settling: FingerSettling
+    private var tracker = CentroidTracker()
+    /// Where the stroke started (mm); a point is `origin` + the tracker's translation.
+    private var origin = Vec2.zero
     private var points: [Vec2] = []
+    /// Turn (radians, positive clockwise on the surface) and path length (mm) up to each point.
+    private var turns: [Double] = []
+    private var paths: [Double] = []
+    private var heading = 0.0
     private var matcher = ShapeMatcher()
+    private var circle = CircleCheck()
 
     init(_ parameters: Configuration, scale: MeasuringScale) {
         self.parameters = parameters
         self.scale = scale
+        settling = FingerSettling(window: parameters.settle, maxFingers: parameters.maxFingers)
         points.reserveCapacity(Self.capacity)
+        turns.reserveCapacity(Self.capacity)
+        paths.reserveCapacity(Self.capacity)
     }
+
+    var deadline: Timestamp? { state == .tracking ? settling.deadline : nil }
 
     mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
         guard state == .tracking else { return .none }
-        if input.added != 0 {
-            guard slot < 0, input.added.count == 1 else { return fail() }
-            slot = input.added.trailingZeroBitCount
+        if !started {
+            started = true
+            tracker.start(input.live | input.lifted, touches)
+            origin = scale.mm(tracker.centroid)
+            keep(origin)
         }
-        guard slot >= 0 else { return .none }
-        if points.count == Self.capacity {
-            var kept = 0
-            for i in stride(from: 0, to: points.count, by: 2) {
-                points[kept] = points[i]
-                kept += 1
+        if input.added != 0 && (anyLifted || settling.isSettled) { return fail() }
+        if input.lifted != 0 { anyLifted = true }
+        tracker.update(input.live, touches)
+        let moved = scale.mm(tracker.translation)
+        settling.update(down: input.live.count, lifted: input.lifted != 0, moved: moved.length, at: input.time)
+        if settling.fingers > parameters.maxFingers { return fail() }
+
+        let p = origin + moved
+        if (p - points[points.count - 1]).length >= Self.step {
+            keep(p)
+            if settling.isSettled {
+                let proposal = loopOrRun(at: input.time, touches)
+                if case .none = proposal {} else { return proposal }
             }
-            points.removeLast(points.count - kept)
         }
-        points.append(scale.mm(touches.positions[slot]))
         guard input.live == 0 else { return .none }
-        state = .done
-        guard let report = decide(at: input.time, touches) else { return .fail }
-        return .recognize(report)
+        return decideAtLift(at: input.time, touches)
     }
 
-    private mutating func decide(at time: Timestamp, _ touches: borrowing TouchTable) -> Report? {
-        var minX = Double.infinity
-        var minY = Double.infinity
-        var maxX = -Double.infinity
-        var maxY = -Double.infinity
-        for p in points {
-            minX = min(minX, p.x)
-            maxX = max(maxX, p.x)
-            minY = min(minY, p.y)
-            maxY = max(maxY, p.y)
+    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
+        settling.timerFired(at: time)
+        return loopOrRun(at: time, touches)
+    }
+
+    /// Once the count has settled: a closed loop recognizes the circle, a straight run gives up
+    /// (circle only), a count outside `min`…`max` fails.
+    private mutating func loopOrRun(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
+        guard settling.fingers >= parameters.minFingers else { return fail() }
+        guard parameters.hasCircle else { return .none }
+        if let report = circleReport(at: time, lifted: false) {
+            state = .done
+            return .recognize(report)
         }
-        guard max(maxX - minX, maxY - minY) >= parameters.minSize.value,
-            let (index, score) = matcher.match(points, against: parameters.templates),
+        if !parameters.hasPoints && isStraightRun() { return fail() }
+        return .none
+    }
+
+    /// The report for the last loop if it is a circle: the last full turn, or, at the lift, the
+    /// whole stroke that turned at least ``minTurn``.
+    private mutating func circleReport(at time: Timestamp, lifted: Bool) -> Report? {
+        let last = points.count - 1
+        var start = last
+        while start > 0 && abs(turns[last] - turns[start]) < 2 * Double.pi { start -= 1 }
+        let turn = abs(turns[last] - turns[start])
+        guard turn >= 2 * Double.pi || (lifted && turn >= Self.minTurn) else { return nil }
+        let range = start..<points.count
+        guard let (low, high) = bounds(range), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
+            let measures = circle.measure(points, range), measures.isCircle(turn: turn),
+            let (index, score) = matcher.match(
+                circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true),
             score >= parameters.minScore
         else { return nil }
-        let center = SurfacePoint(x: (minX + maxX) / 2 / scale.width, y: (minY + maxY) / 2 / scale.height)
-        var r = Report(time: time, fingers: 1, position: center)
-        r.translation = touches.positions[slot] - touches.starts[slot]
-        r.shape = index
+        return report(at: time, shape: index, score: score, low: low, high: high)
+    }
+
+    /// Whether the last ``straightRun`` of the stroke stays near its chord.
+    private func isStraightRun() -> Bool {
+        let last = points.count - 1
+        var s = last
+        while s > 0 && paths[last] - paths[s] < Self.straightRun { s -= 1 }
+        guard paths[last] - paths[s] >= Self.straightRun else { return false }
+        let chord = points[last] - points[s]
+        let length = chord.length
+        guard length > 0 else { return false }
+        for i in s...last {
+            let d = points[i] - points[s]
+            if abs(d.x * chord.y - d.y * chord.x) > Self.straightRunDeviation * length { return false }
+        }
+        return true
+    }
+
+    /// The last finger lifted: a circle that did not close, then the whole stroke against the
+    /// templates of points.
+    private mutating func decideAtLift(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
+        state = .done
+        guard settling.fingers >= parameters.minFingers else { return .fail }
+        if parameters.hasCircle, let report = circleReport(at: time, lifted: true) { return .recognize(report) }
+        guard parameters.hasPoints,
+            let (low, high) = bounds(points.indices), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
+            let (index, score) = matcher.match(points, points.indices, against: parameters.templates, builtIn: false),
+            score >= parameters.minScore
+        else { return .fail }
+        return .recognize(report(at: time, shape: index, score: score, low: low, high: high))
+    }
+
+    private func report(at time: Timestamp, shape: Int, score: Double, low: Vec2, high: Vec2) -> Report {
+        let center = SurfacePoint(x: (low.x + high.x) / 2 / scale.width, y: (low.y + high.y) / 2 / scale.height)
+        var r = Report(time: time, fingers: settling.fingers, position: center)
+        r.translation = tracker.translation
+        r.shape = shape
         r.score = score
         return r
     }
 
-    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal { .none }
+    private func bounds(_ range: Range<Int>) -> (Vec2, Vec2)? {
+        guard !range.isEmpty else { return nil }
+        var low = points[range.lowerBound]
+        var high = low
+        for i in range {
+            low = Vec2(x: min(low.x, points[i].x), y: min(low.y, points[i].y))
+            high = Vec2(x: max(high.x, points[i].x), y: max(high.y, points[i].y))
+        }
+        return (low, high)
+    }
+
+    /// Appends a point with the turn and path up to it; halves the buffer when it is full.
+    private mutating func keep(_ p: Vec2) {
+        if points.count == Self.capacity { halve() }
+        guard let previous = points.last else {
+            points.append(p)
+            turns.append(0)
+            paths.append(0)
+            return
+        }
+        let d = p - previous
+        let h = atan2Approx(d.y, d.x)
+        let turn = points.count >= 2 ? wrapAngle(h - heading) : 0
+        heading = h
+        points.append(p)
+        turns.append(turns[turns.count - 1] + turn)
+        paths.append(paths[paths.count - 1] + d.length)
+    }
+
+    /// Drops every other point, keeping the last (the turns and paths stay those of the full
+    /// stroke).
+    private mutating func halve() {
+        let n = points.count
+        var kept = 0
+        var i = (n - 1) % 2
+        while i < n {
+            points[kept] = points[i]
+            turns[kept] = turns[i]
+            paths[kept] = paths[i]
+            kept += 1
+            i += 2
+        }
+        points.removeLast(n - kept)
+        turns.removeLast(n - kept)
+        paths.removeLast(n - kept)
+    }
 
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
-        Report(time: time, fingers: 1, position: slot >= 0 ? touches.positions[slot] : touches.centroid(0))
+        Report(time: time, fingers: settling.fingers, position: tracker.centroid)
     }
 
     private mutating func fail() -> Proposal {
@@ -93,7 +258,12 @@ struct ShapeRecognizer: Recognizer {
 
     mutating func reset() {
         state = .tracking
-        slot = -1
+        started = false
+        anyLifted = false
+        settling.reset()
+        tracker.reset()
         points.removeAll(keepingCapacity: true)
+        turns.removeAll(keepingCapacity: true)
+        paths.removeAll(keepingCapacity: true)
     }
 }

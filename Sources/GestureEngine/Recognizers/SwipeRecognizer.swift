@@ -1,17 +1,25 @@
-/// `swipe`: a quick, straight stroke of `min-fingers`…`max-fingers` fingers, decided when the
-/// last finger lifts (discrete). Reports the finger count (the most that were down at once) and
-/// one of eight directions.
+/// `swipe`: a quick, straight stroke of `min-fingers`…`max-fingers` fingers, recognized while it
+/// moves (discrete, like UISwipeGestureRecognizer): lifting is not required, and a stroke that
+/// slows down or stops before the lift still counts.
 ///
-/// The stroke is the mean displacement of its touches from where each landed (a lifted finger
-/// keeps its last position), so fingers that lift one after another do not bend it. Recognized
-/// when, at the lift: it is at least `min-distance-mm` long; its release velocity (over the last
-/// 100 ms, like Android's fling) is at least `min-velocity-mm-s`; it is straight (its length is at
-/// least ``minStraightness`` of the path the mean travelled); and its angle is within
-/// `angle-tolerance-deg` of an allowed direction.
+/// The stroke is the translation of the fingers' centroid, carried over without jumps when
+/// fingers land or lift (``CentroidTracker``). The fingers are the settled count
+/// (``FingerSettling``: fingers landing within `settle-ms` of the first are one gesture). The
+/// swipe is recognized at the first frame, once the count has settled within `min`…`max`, at
+/// which the stroke has covered `min-distance-mm`:
+/// - from the most recent earlier point of the stroke that is at least `min-distance-mm` behind,
+///   reached within `max-duration-ms` (the limit applies to covering the distance, so a finger
+///   that rested first, or a long stroke, is measured on its quick part);
+/// - at an average speed of at least `min-velocity-mm-s` over that stretch;
+/// - straight over that stretch (its length at least ``minStraightness`` of the path);
+/// - within `angle-tolerance-deg` of an allowed direction (the nearest one is reported).
 ///
-/// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing + max-duration) |
+/// A stroke that keeps going after it was recognized stays **one** swipe: the recognizer is done
+/// until every finger has lifted (R2), however far or often the stroke turns afterwards.
+///
+/// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | after a lift, or more than `max-fingers` → fail | follow | follow | all checks pass → **recognize**, else fail | fail |
+/// | tracking | after settling, after a lift, or more than `max-fingers` → fail | settled and the checks pass → **recognize** | follow (settles the count) | checks pass → **recognize**, else fail | settled count outside `min`…`max` → fail; checks pass → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
 struct SwipeRecognizer: Recognizer {
     enum State { case tracking, done }
@@ -22,71 +30,63 @@ struct SwipeRecognizer: Recognizer {
     let parameters: SwipeParameters
     let scale: MeasuringScale
     private(set) var state = State.tracking
-    private(set) var deadline: Timestamp?
     private var started = false
-    private var mask: UInt64 = 0
-    private var peak = 0
     private var anyLifted = false
-    private var displacement = SurfaceVector.zero
-    private var pathLength = 0.0
+    private var settling: FingerSettling
+    private var tracker = CentroidTracker()
+    private var window: StrokeWindow
     private var velocity = VelocityTracker()
 
     init(_ parameters: SwipeParameters, scale: MeasuringScale) {
         self.parameters = parameters
         self.scale = scale
+        settling = FingerSettling(window: parameters.settle, maxFingers: parameters.maxFingers)
+        window = StrokeWindow(span: parameters.maxDuration)
     }
+
+    var deadline: Timestamp? { state == .tracking ? settling.deadline : nil }
 
     mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
         guard state == .tracking else { return .none }
         if !started {
             started = true
-            deadline = touches.earliestStart(input.added | input.live | input.lifted) + parameters.maxDuration
+            tracker.start(input.live | input.lifted, touches)
         }
-        if input.added != 0 && anyLifted { return fail() }
-        mask |= input.added
-        let down = input.live.count
-        let wereDown = (input.live | input.lifted).count
-        if wereDown > peak { peak = wereDown }
-        if peak > parameters.maxFingers { return fail() }
+        if input.added != 0 && (anyLifted || settling.isSettled) { return fail() }
         if input.lifted != 0 { anyLifted = true }
+        tracker.update(input.live, touches)
+        let t = tracker.translation
+        let mm = scale.mm(t)
+        settling.update(down: input.live.count, lifted: input.lifted != 0, moved: mm.length, at: input.time)
+        if settling.fingers > parameters.maxFingers { return fail() }
+        window.add(input.time, mm)
+        velocity.add(input.time, x: t.dx, y: t.dy)
 
-        // Mean displacement of every touch of the stroke from where it landed.
-        var dx = 0.0
-        var dy = 0.0
-        for slot in SlotBits(mask) {
-            dx += touches.positions[slot].x - touches.starts[slot].x
-            dy += touches.positions[slot].y - touches.starts[slot].y
-        }
-        let n = Double(mask.count)
-        let mean = SurfaceVector(dx: dx / n, dy: dy / n)
-        pathLength += scale.mm(SurfaceVector(dx: mean.dx - displacement.dx, dy: mean.dy - displacement.dy)).length
-        displacement = mean
-        velocity.add(input.time, x: mean.dx, y: mean.dy)
-
-        guard down == 0 else { return .none }
-        state = .done
-        deadline = nil
-        guard let report = decide(at: input.time, touches) else { return .fail }
-        return .recognize(report)
+        let proposal = decide(touches)
+        if case .none = proposal, input.live == 0 { return fail() }
+        return proposal
     }
 
-    /// The checks at the last lift; nil when the stroke is not a swipe.
-    private func decide(at time: Timestamp, _ touches: borrowing TouchTable) -> Report? {
-        guard peak >= parameters.minFingers else { return nil }
-        let d = scale.mm(displacement)
-        let distance = d.length
-        guard distance >= parameters.minDistance.value, distance >= Self.minStraightness * pathLength else {
-            return nil
-        }
-        let v = velocity.velocity(at: time)
-        let vmm = scale.mm(SurfaceVector(dx: v.x, dy: v.y))
-        guard vmm.length >= parameters.minVelocity.value else { return nil }
-        guard let direction = direction(of: d) else { return nil }
-        var r = Report(time: time, fingers: peak, position: touches.centroid(mask))
-        r.translation = displacement
+    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
+        settling.timerFired(at: time)
+        return decide(touches)
+    }
+
+    /// The checks, once the count has settled: recognize, fail, or wait for more stroke.
+    private mutating func decide(_ touches: borrowing TouchTable) -> Proposal {
+        guard settling.isSettled else { return .none }
+        guard settling.fingers >= parameters.minFingers else { return fail() }
+        guard let (d, elapsed) = window.covered(parameters.minDistance.value, straightness: Self.minStraightness),
+            d.length >= parameters.minVelocity.value * elapsed.seconds,
+            let direction = direction(of: d)
+        else { return .none }
+        state = .done
+        var r = Report(time: window.newestTime, fingers: settling.fingers, position: tracker.centroid)
+        r.translation = tracker.translation
+        let v = velocity.velocity(at: window.newestTime)
         r.velocity = SurfaceVector(dx: v.x, dy: v.y)
         r.direction = direction
-        return r
+        return .recognize(r)
     }
 
     /// The allowed direction nearest to `d` (millimetres, y down), if within the tolerance.
@@ -104,31 +104,101 @@ struct SwipeRecognizer: Recognizer {
         return bestOff <= parameters.angleTolerance ? best : nil
     }
 
-    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal { fail() }
-
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
-        var r = Report(time: time, fingers: peak, position: touches.centroid(mask))
-        r.translation = displacement
+        var r = Report(time: time, fingers: settling.fingers, position: tracker.centroid)
+        r.translation = tracker.translation
         return r
     }
 
     private mutating func fail() -> Proposal {
         state = .done
-        deadline = nil
         return .fail
     }
 
-    /// Back to the start, keeping the velocity buffer (a reset must not allocate).
+    /// Back to the start, keeping the buffers (a reset must not allocate).
     mutating func reset() {
         state = .tracking
-        deadline = nil
         started = false
-        mask = 0
-        peak = 0
         anyLifted = false
-        displacement = .zero
-        pathLength = 0
+        settling.reset()
+        tracker.reset()
+        window.reset()
         velocity.reset()
+    }
+}
+
+/// The recent part of a stroke: its translation (millimetres) and path length at up to
+/// ``capacity`` earlier moments within `span`, in a ring allocated once. Samples closer together
+/// than `span` / ``capacity`` replace the newest, so the ring always reaches back `span` (at that
+/// resolution) whatever the frame rate.
+private struct StrokeWindow {
+    static let capacity = 32
+    private static let mask = capacity - 1
+
+    private struct Sample {
+        var time: Timestamp
+        var position: Vec2
+        /// Path length of the stroke up to this sample.
+        var path: Double
+    }
+
+    let span: TimeSpan
+    private let spacing: Int64
+    private var samples = [Sample](
+        repeating: Sample(time: Timestamp(microseconds: 0), position: .zero, path: 0), count: StrokeWindow.capacity)
+    private var head = 0
+    private var count = 0
+
+    init(span: TimeSpan) {
+        self.span = span
+        spacing = span.microseconds / Int64(Self.capacity - 1)
+    }
+
+    var newestTime: Timestamp { samples[head].time }
+
+    mutating func add(_ time: Timestamp, _ position: Vec2) {
+        guard count > 0 else {
+            samples[head] = Sample(time: time, position: position, path: 0)
+            count = 1
+            return
+        }
+        let newest = samples[head]
+        let sample = Sample(time: time, position: position, path: newest.path + (position - newest.position).length)
+        // Keep the newest sample only if it is far enough from the one before it.
+        let previous = samples[(head &- 1) & Self.mask]
+        if count > 1 && (newest.time - previous.time).microseconds < spacing {
+            samples[head] = sample
+        } else {
+            head = (head &+ 1) & Self.mask
+            samples[head] = sample
+            if count < Self.capacity { count &+= 1 }
+        }
+    }
+
+    /// The displacement from the most recent earlier sample within `span` that lies at least
+    /// `distance` behind the newest, and the time between them — if the path between them is
+    /// straight enough (displacement ≥ `straightness` × path). Nil when no such sample exists.
+    func covered(_ distance: Double, straightness: Double) -> (Vec2, TimeSpan)? {
+        let newest = samples[head]
+        let cutoff = newest.time + TimeSpan(microseconds: -span.microseconds)
+        // The stroke cannot have covered more than the path it travelled in the window.
+        var oldest = count - 1
+        while oldest > 0 && samples[(head &- oldest) & Self.mask].time < cutoff { oldest -= 1 }
+        guard oldest > 0, newest.path - samples[(head &- oldest) & Self.mask].path >= distance else { return nil }
+        let squared = distance * distance
+        for back in 1...oldest {
+            let s = samples[(head &- back) & Self.mask]
+            let d = newest.position - s.position
+            guard d.x * d.x + d.y * d.y >= squared else { continue }
+            guard d.length >= straightness * (newest.path - s.path) else { return nil }
+            return (d, newest.time - s.time)
+        }
+        return nil
+    }
+
+    mutating func reset() {
+        head = 0
+        count = 0
     }
 }
 

@@ -1,0 +1,209 @@
+/// The geometric test of the built-in `circle`, beside its $1 template score. A $1 score alone
+/// cannot tell a circle from a square or a triangle once the stroke is scaled into a square, so
+/// the loop must also *be* round. Ellipses count as circles drawn askew: an ellipse is fitted to
+/// the loop (least squares on the conic `Ax² + Bxy + Cy² + Dx + Ey = 1`) and the loop is mapped
+/// through it onto a unit circle, which makes any ellipse round and leaves a square square and a
+/// triangle triangular. Then, with r the distance of each of ``sampleCount`` points (evenly
+/// spaced along the loop) from the centre:
+///
+/// - **roundness**: r varies by at most ``maxSpread`` of its mean (coefficient of variation);
+/// - **no corners**: the 3rd to 5th harmonics of r over the angle stay below ``maxCorners`` of
+///   its mean (a triangle shows in the 3rd, a square in the 4th, a star in the 5th);
+/// - **closure**: the ends are no farther apart than the loop's own turn leaves them (a loop of
+///   300° ends sin 30° = 0.5 diameters apart, one of 380° sin 10°) plus ``maxExtraGap``;
+/// - **not a spiral**: r at the two ends differs by at most ``maxEndRadii`` of the mean for a
+///   full loop, ``maxEndRadiiOpen`` for an open one (300°–360°, whose ends are on different
+///   sides);
+/// - **not a line**: the short axis of the ellipse is at least ``minAxisRatio`` of the long one.
+///
+/// Tuned on the generated stroke set of the tests (StrokeSetTests; docs/RECOGNIZERS.md has the
+/// table), checked on the real circles of the evemu-devices fixtures. Works in buffers reserved
+/// once: checking a loop does not allocate.
+struct CircleCheck {
+    static let sampleCount = 64
+    static let maxSpread = 0.05
+    static let maxCorners = 0.06
+    static let maxExtraGap = 0.3
+    static let maxEndRadii = 0.12
+    static let maxEndRadiiOpen = 0.15
+    static let minAxisRatio = 0.3
+
+    /// What was measured of one loop.
+    struct Measures {
+        /// Coefficient of variation of r.
+        var spread: Double
+        /// The largest of the 3rd, 4th and 5th harmonics of r, over the mean.
+        var corners: Double
+        /// Distance of the ends over the diameter.
+        var gap: Double
+        /// Difference of r at the ends over the mean.
+        var endRadii: Double
+        /// Short over long axis of the fitted ellipse.
+        var axisRatio: Double
+
+        /// Whether a loop that turned `turn` radians is a circle.
+        func isCircle(turn: Double) -> Bool {
+            let miss = abs(2 * Double.pi - turn) / 2
+            let expectedGap = miss - miss * miss * miss / 6  // sin, to 0.4 % at 30°
+            let maxEnds = turn >= 2 * Double.pi ? CircleCheck.maxEndRadii : CircleCheck.maxEndRadiiOpen
+            return axisRatio >= CircleCheck.minAxisRatio && spread <= CircleCheck.maxSpread
+                && corners <= CircleCheck.maxCorners && gap <= expectedGap + CircleCheck.maxExtraGap
+                && endRadii <= maxEnds
+        }
+    }
+
+    /// The last loop measured, once measured: resampled and mapped through its ellipse onto a
+    /// circle (the loop "seen straight", which the circle templates are matched against).
+    private(set) var loop: [Vec2] = []
+    /// The 5 × 6 augmented normal equations of the conic fit.
+    private var system: [Double] = Array(repeating: 0, count: 30)
+
+    init() { loop.reserveCapacity(Self.sampleCount) }
+
+    /// Measures `points[range]` (millimetres); nil when no ellipse fits it.
+    mutating func measure(_ points: borrowing [Vec2], _ range: Range<Int>) -> Measures? {
+        guard resamplePath(points, range, count: Self.sampleCount, into: &loop) else { return nil }
+        let n = Double(loop.count)
+
+        // Centre on the centroid and scale to unit RMS radius, so the fit is well conditioned.
+        var c = Vec2.zero
+        for p in loop { c = c + p }
+        c = c * (1 / n)
+        var squares = 0.0
+        for p in loop { squares += (p - c).x * (p - c).x + (p - c).y * (p - c).y }
+        guard squares > 0 else { return nil }
+        let unit = 1 / (squares / n).squareRoot()
+        for i in loop.indices { loop[i] = (loop[i] - c) * unit }
+
+        guard let (a, b, cc, d, e) = fitConic() else { return nil }
+        // Centre of the conic: [2A B; B 2C] · centre = −(D, E).
+        let det = 4 * a * cc - b * b
+        guard det > 0, a > 0 else { return nil }
+        let center = Vec2(x: (-2 * cc * d + b * e) / det, y: (b * d - 2 * a * e) / det)
+        let k = 1 + a * center.x * center.x + b * center.x * center.y + cc * center.y * center.y
+        guard k > 0 else { return nil }
+        // Axes: eigenvalues and eigenvectors of [A B/2; B/2 C].
+        let mean = (a + cc) / 2
+        let root = (((a - cc) / 2) * ((a - cc) / 2) + b * b / 4).squareRoot()
+        let large = mean + root
+        let small = mean - root
+        guard small > 0 else { return nil }
+        var ux = b / 2
+        var uy = large - a
+        if abs(ux) + abs(uy) < 1e-12 {
+            ux = large - cc
+            uy = b / 2
+        }
+        if abs(ux) + abs(uy) < 1e-12 {
+            ux = 1
+            uy = 0
+        }
+        let norm = (ux * ux + uy * uy).squareRoot()
+        ux /= norm
+        uy /= norm
+        let sLarge = (large / k).squareRoot()
+        let sSmall = (small / k).squareRoot()
+
+        // Onto the unit circle; r, its mean and spread, and its harmonics 3…5 (powers of e^{iθ}).
+        var sum = 0.0
+        var sumSquares = 0.0
+        for i in loop.indices {
+            let q = loop[i] - center
+            loop[i] = Vec2(x: (q.x * ux + q.y * uy) * sLarge, y: (-q.x * uy + q.y * ux) * sSmall)
+            let r = loop[i].length
+            sum += r
+            sumSquares += r * r
+        }
+        let meanRadius = sum / n
+        guard meanRadius > 0 else { return nil }
+        var h3 = Vec2.zero
+        var h4 = Vec2.zero
+        var h5 = Vec2.zero
+        for p in loop {
+            let r = p.length
+            guard r > 0 else { continue }
+            let e1 = Vec2(x: p.x / r, y: p.y / r)
+            let e2 = e1.times(e1)
+            let e4 = e2.times(e2)
+            let dr = r - meanRadius
+            h3 = h3 + e2.times(e1) * dr
+            h4 = h4 + e4 * dr
+            h5 = h5 + e4.times(e1) * dr
+        }
+        let corners = 2 * max(h3.length, h4.length, h5.length) / n / meanRadius
+        let variance = max(0, sumSquares / n - meanRadius * meanRadius)
+        let first = loop[0]
+        let last = loop[loop.count - 1]
+        return Measures(
+            spread: variance.squareRoot() / meanRadius, corners: corners,
+            gap: (last - first).length / (2 * meanRadius), endRadii: abs(last.length - first.length) / meanRadius,
+            axisRatio: (small / large).squareRoot())
+    }
+
+    /// Least squares for `Ax² + Bxy + Cy² + Dx + Ey = 1` over ``loop``: the normal equations,
+    /// solved by Gaussian elimination with partial pivoting. Nil when they are singular.
+    private mutating func fitConic() -> (Double, Double, Double, Double, Double)? {
+        // Sums of the monomials of x and y up to degree 4.
+        var (x4, x3y, x2y2, xy3, y4) = (0.0, 0.0, 0.0, 0.0, 0.0)
+        var (x3, x2y, xy2, y3) = (0.0, 0.0, 0.0, 0.0)
+        var (x2, xy, y2, x1, y1) = (0.0, 0.0, 0.0, 0.0, 0.0)
+        for p in loop {
+            let (x, y) = (p.x, p.y)
+            let (xx, yy, xyp) = (x * x, y * y, x * y)
+            x4 += xx * xx
+            x3y += xx * xyp
+            x2y2 += xx * yy
+            xy3 += xyp * yy
+            y4 += yy * yy
+            x3 += xx * x
+            x2y += xx * y
+            xy2 += x * yy
+            y3 += yy * y
+            x2 += xx
+            xy += xyp
+            y2 += yy
+            x1 += x
+            y1 += y
+        }
+        // Normal equations: row i is Σ mᵢ·(x², xy, y², x, y) | Σ mᵢ for the monomial mᵢ.
+        let sums = (x4, x3y, x2y2, xy3, y4, x3, x2y, xy2, y3, x2, xy, y2, x1, y1)
+        fill(0, sums.0, sums.1, sums.2, sums.5, sums.6, sums.9)
+        fill(1, sums.1, sums.2, sums.3, sums.6, sums.7, sums.10)
+        fill(2, sums.2, sums.3, sums.4, sums.7, sums.8, sums.11)
+        fill(3, sums.5, sums.6, sums.7, sums.9, sums.10, sums.12)
+        fill(4, sums.6, sums.7, sums.8, sums.10, sums.11, sums.13)
+        for col in 0..<5 {
+            var pivot = col
+            for r in (col + 1)..<5 where abs(system[r * 6 + col]) > abs(system[pivot * 6 + col]) { pivot = r }
+            guard abs(system[pivot * 6 + col]) > 1e-12 else { return nil }
+            if pivot != col {
+                for j in 0..<6 { system.swapAt(col * 6 + j, pivot * 6 + j) }
+            }
+            for r in 0..<5 where r != col {
+                let f = system[r * 6 + col] / system[col * 6 + col]
+                guard f != 0 else { continue }
+                for j in col..<6 { system[r * 6 + j] -= f * system[col * 6 + j] }
+            }
+        }
+        return (
+            system[5] / system[0], system[11] / system[7], system[17] / system[14], system[23] / system[21],
+            system[29] / system[28]
+        )
+    }
+
+    private mutating func fill(
+        _ row: Int, _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ rhs: Double
+    ) {
+        system[row * 6] = a
+        system[row * 6 + 1] = b
+        system[row * 6 + 2] = c
+        system[row * 6 + 3] = d
+        system[row * 6 + 4] = e
+        system[row * 6 + 5] = rhs
+    }
+}
+
+extension Vec2 {
+    /// The complex product (rotations and powers of unit vectors).
+    @inline(__always) fileprivate func times(_ o: Vec2) -> Vec2 { Vec2(x: x * o.x - y * o.y, y: x * o.y + y * o.x) }
+}
