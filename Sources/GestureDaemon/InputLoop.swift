@@ -39,6 +39,10 @@ final class InputLoop {
     private var configuration: DaemonConfiguration
     private var engine: GestureEngine
     private var publisher = Publisher()
+    /// What the connections want (the server's ``Interest``), as of generation
+    /// ``interestGeneration``.
+    private var interest = Interest()
+    private var interestGeneration: UInt64 = 0
     private var events: [EngineEvent] = []
     private var frames = TouchFrameBuffer()
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
@@ -423,7 +427,10 @@ final class InputLoop {
     private func publishEvents() {
         guard !events.isEmpty else { return }
         passthrough.forward(events, logger: logger)
-        publisher.add(events)
+        if let fresh = server.interest(newerThan: interestGeneration) {
+            (interestGeneration, interest) = fresh
+        }
+        publisher.add(events, wanted: interest)
         events.removeAll(keepingCapacity: true)
     }
 

@@ -5,7 +5,8 @@ import TouchInput
 
 /// Turns the engine's events into what the server publishes: numbers every `gesture` and
 /// `touch` (`seq`, one counter for the daemon's life) and names their devices. The input thread
-/// fills a batch per loop iteration and hands it to the server in one hop.
+/// fills a batch per loop iteration and hands it to the server in one hop; what no connection
+/// wants is left out, so an iteration with nothing wanted costs the server nothing.
 struct Publisher {
     private(set) var seq: UInt64 = 0
     private var descriptors: [DeviceID: DeviceDescriptor] = [:]
@@ -27,26 +28,34 @@ struct Publisher {
         batch.append(.device(DeviceMessage(event: .removed, device: Self.info(descriptor, model, vendor, product))))
     }
 
-    /// Adds the engine's events, in order.
-    mutating func add(_ events: [EngineEvent]) {
+    /// Adds the engine's events that some connection wants, in order (all are numbered).
+    mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
         for event in events {
+            seq += 1
+            // Most connections take no raw touches: those messages are not even built.
             let device: DeviceID
             switch event {
-            case .gesture(let g): device = g.device
-            case .touch(let t): device = t.device
+            case .gesture(let g):
+                guard interest.takesGestures else { continue }
+                device = g.device
+            case .touch(let t):
+                guard interest.takesTouches else { continue }
+                device = t.device
             }
             // Every event names a device the engine was given, and the engine is given devices
             // only through `deviceAdded`.
             guard let descriptor = descriptors[device] else {
                 preconditionFailure("engine event for \(device), which the publisher does not know")
             }
-            seq += 1
-            batch.append(Publication(event, device: descriptor, seq: seq))
+            let publication = Publication(event, device: descriptor, seq: seq)
+            if interest.wants(publication) { batch.append(publication) }
         }
     }
 
     /// Everything added since the last call.
     mutating func take() -> [Publication] {
+        // An empty batch is left alone: emptying a batch the server still holds allocates.
+        guard !batch.isEmpty else { return [] }
         defer { batch.removeAll(keepingCapacity: true) }
         return batch
     }

@@ -59,17 +59,18 @@ final class ClientSession: ChannelInboundHandler {
 
     // MARK: Filters
 
+    /// What this connection wants, while it is open and subscribed.
+    var reader: Interest.Reader? {
+        guard case .open(let id) = state, let subscription else { return nil }
+        return Interest.Reader(client: id, subscription: subscription)
+    }
+
     func wants(_ gesture: GestureMessage, from owner: Owner) -> Bool {
-        guard case .open(let id) = state, let subscription, subscription.matches(gesture) else { return false }
-        switch owner {
-        case .configuration: return true
-        case .client(let n): return n == id.rawValue
-        }
+        reader?.wants(gesture, from: owner) ?? false
     }
 
     func wants(_ touch: TouchMessage) -> Bool {
-        guard isOpen, let subscription else { return false }
-        return subscription.matches(touch)
+        reader?.wants(touch) ?? false
     }
 
     // MARK: Connection events
@@ -194,9 +195,11 @@ final class ClientSession: ChannelInboundHandler {
         switch request.body {
         case .subscribe(let filters):
             subscription = filters
+            core.interestChanged()
             send(.ok(id: request.id))
         case .unsubscribe:
             subscription = nil
+            core.interestChanged()
             send(.ok(id: request.id))
         case .ping:
             guard let delegate = core.delegate, let context else { return send(.pong(id: request.id)) }
@@ -336,7 +339,9 @@ final class ClientSession: ChannelInboundHandler {
         let deadline = NIODeadline.now() + (timeout ?? core.configuration.closeTimeout)
         switch state {
         case .connecting: state = .closing(nil)
-        case .open(let id): state = .closing(id)
+        case .open(let id):
+            state = .closing(id)
+            if subscription != nil { core.interestChanged() }
         case .closing:
             if let current = closeDeadline, deadline < current { scheduleClose(at: deadline, context: context) }
             return

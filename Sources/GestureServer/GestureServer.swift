@@ -58,6 +58,7 @@ public final class GestureServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let eventLoop: any EventLoop
     private let core: NIOLoopBoundBox<ServerCore>
+    private let interestBoard = InterestBoard()
     /// Set by `shutdown`; held while hopping so nothing is scheduled on a loop that has stopped.
     private let stopped = Mutex<Bool>(false)
 
@@ -70,8 +71,8 @@ public final class GestureServer: Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         eventLoop = group.next()
         core = NIOLoopBoundBox.makeBoxSendingValue(
-            ServerCore(configuration: configuration, delegate: delegate, logger: logger), as: ServerCore.self,
-            eventLoop: eventLoop)
+            ServerCore(configuration: configuration, delegate: delegate, interest: interestBoard, logger: logger),
+            as: ServerCore.self, eventLoop: eventLoop)
     }
 
     /// Binds (or adopts) the socket; returns once clients can connect.
@@ -157,6 +158,14 @@ public final class GestureServer: Sendable {
         return bound.flatMap { channel, created in
             eventLoop.submit { core.value.listening(on: channel, created: created) }
         }
+    }
+
+    /// What the open connections want, when it changed since generation `seen` (0 at first):
+    /// a publisher that drops what no one wants (``Interest/wants(_:)``) before ``publish(_:)``
+    /// spares the event loop a wake-up for a batch that would send nothing. Thread-safe; one
+    /// atomic load when nothing changed.
+    public func interest(newerThan seen: UInt64) -> (generation: UInt64, interest: Interest)? {
+        interestBoard.read(newerThan: seen)
     }
 
     /// Sends a batch to the clients, in order. Thread-safe; one hop to the event loop. Each

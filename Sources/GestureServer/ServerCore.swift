@@ -10,6 +10,8 @@ final class ServerCore {
     let configuration: GestureServer.Configuration
     let logger: Logger
     let delegate: (any GestureServerDelegate)?
+    /// Where the publisher learns what the connections want (``Interest``).
+    let interest: InterestBoard
     private var encoder = LineEncoder()
     private let allocator = ByteBufferAllocator()
 
@@ -25,10 +27,19 @@ final class ServerCore {
     /// Completed when the last session has gone, during shutdown.
     private var drained: EventLoopPromise<Void>?
 
-    init(configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, logger: Logger) {
+    init(
+        configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, interest: InterestBoard = InterestBoard(),
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.delegate = delegate
+        self.interest = interest
         self.logger = logger
+    }
+
+    /// A connection subscribed, unsubscribed, or stopped reading: post what they all want now.
+    func interestChanged() {
+        interest.post(Interest(readers: sessions.compactMap(\.reader)))
     }
 
     var limits: ServerLimits { configuration.limits }
@@ -78,6 +89,7 @@ final class ServerCore {
     /// A connection closed.
     func remove(_ session: ClientSession, id: ClientID) {
         sessions.removeAll { $0 === session }
+        interestChanged()
         delegate?.clientDisconnected(id)
         if sessions.isEmpty, let drained {
             self.drained = nil

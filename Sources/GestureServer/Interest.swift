@@ -1,0 +1,71 @@
+import GestureEngine
+import GestureProtocol
+import Synchronization
+
+/// What the open connections want, for the publisher to drop the rest before it hands a batch
+/// to the server: a frame whose events nobody subscribed to (raw touches with no touch
+/// subscriber, a gesture no filter matches) then costs no hop to the server's event loop, and
+/// does not wake it. The server decides with the same ``Reader`` for each connection, so the
+/// two never disagree.
+public struct Interest: Sendable {
+    /// One connection's subscription.
+    struct Reader: Sendable {
+        var client: ClientID
+        var subscription: Subscription
+
+        /// Gestures of a client's own recognizers go to that client only.
+        func wants(_ gesture: GestureMessage, from owner: Owner) -> Bool {
+            guard subscription.matches(gesture) else { return false }
+            switch owner {
+            case .configuration: return true
+            case .client(let n): return n == client.rawValue
+            }
+        }
+
+        func wants(_ touch: TouchMessage) -> Bool { subscription.matches(touch) }
+    }
+
+    var readers: [Reader] = []
+    /// Whether any connection takes raw touches at all (most take none: their messages need not
+    /// even be built).
+    public private(set) var takesTouches = false
+    /// Whether any connection takes gestures at all.
+    public var takesGestures: Bool { !readers.isEmpty }
+
+    /// Nobody subscribed (yet): only `device` messages go out.
+    public init() {}
+
+    init(readers: [Reader]) {
+        self.readers = readers
+        takesTouches = readers.contains { $0.subscription.touches }
+    }
+
+    /// Whether some connection takes `publication` (`device` messages go to every connection).
+    public func wants(_ publication: Publication) -> Bool {
+        switch publication {
+        case .gesture(let gesture, let owner): readers.contains { $0.wants(gesture, from: owner) }
+        case .touch(let touch): readers.contains { $0.wants(touch) }
+        case .device: true
+        }
+    }
+}
+
+/// The latest ``Interest``, written on the server's event loop and read by the publishing
+/// thread: a generation number it can check without a lock on every batch, and the value under
+/// a lock when that number moved.
+final class InterestBoard: Sendable {
+    private let generation = Atomic<UInt64>(0)
+    private let current = Mutex(Interest())
+
+    func post(_ interest: Interest) {
+        current.withLock { $0 = interest }
+        generation.add(1, ordering: .releasing)
+    }
+
+    /// The interest and its generation, when newer than `seen`.
+    func read(newerThan seen: UInt64) -> (generation: UInt64, interest: Interest)? {
+        let now = generation.load(ordering: .acquiring)
+        guard now != seen else { return nil }
+        return current.withLock { (now, $0) }
+    }
+}
