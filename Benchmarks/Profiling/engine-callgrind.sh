@@ -15,9 +15,10 @@ cd "$out"
 # shellcheck disable=SC2046
 swiftc -O -wmo -parse-as-library -module-name GestureEngine -emit-module -emit-library -static \
     -o libGestureEngine.a $(find "$repo/Sources/GestureEngine" -name '*.swift' | sort)
-# The driver has top-level code, which swiftc takes only from a file named main.swift.
+# The driver has top-level code, which swiftc takes only from a file named main.swift. -lm: the
+# engine calls libm (sqrt in the circle check's ellipse fit).
 cp "$here/FrameDriver.swift" main.swift
-swiftc -O -wmo -I . -L . -lGestureEngine main.swift "$here/../Benchmarks/EngineBenchmarks/FrameCycle.swift" -o driver
+swiftc -O -wmo -I . -L . -lGestureEngine -lm main.swift "$here/../Benchmarks/EngineBenchmarks/FrameCycle.swift" -o driver
 instructions() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null ./driver "$1" "$2" 2>&1 >/dev/null \
         | sed -n 's/.*refs: *//p' | tr -d ,

@@ -160,7 +160,9 @@ extension EndToEndTests {
             #expect(swipes.map(\.direction) == [.left, .right, .up, .down])
             #expect(swipes.map(\.fingers) == [1, 1, 2, 1])
             #expect(swipes.allSatisfy { $0.name == "swipe" && $0.state == .recognized })
-            // A 0.3 stroke from the centre: translation along the direction, velocity the same way.
+            // A 0.3 stroke from the centre, recognized while it moves once it has covered 20 mm
+            // (0.039 of the 512 mm width, 0.07 of the 287 mm height): translation along the
+            // direction, at least that far.
             for s in swipes {
                 let (dx, dy) = (s.translation.x, s.translation.y)
                 let along: Double =
@@ -171,8 +173,22 @@ extension EndToEndTests {
                     case .down: dy
                     default: 0
                     }
-                #expect(along > 0.2, "\(s.direction.map(\.rawValue) ?? "?"): translation \(s.translation)")
+                #expect(along > 0.035, "\(s.direction.map(\.rawValue) ?? "?"): translation \(s.translation)")
             }
+        }
+
+        @Test("swipe: 2 to 5 fingers landing over up to 150 ms and lifting over up to 200 ms, each one swipe")
+        func multiFingerSwipes() async throws {
+            let steps = [
+                "swipe down fingers=4 landing=110ms lifting=200ms", "swipe up-left fingers=3 landing=150ms lifting=100ms",
+                "swipe right fingers=5 landing=60ms lifting=200ms", "swipe down-right fingers=2 landing=150ms lifting=150ms",
+            ]
+            let played = try await Self.play(
+                steps, on: "kiosk-10", subscription: Subscription(kinds: [.swipe]), until: "four swipes", count: 4
+            ) { $0.kind == .swipe }
+            let swipes = played.gestures.filter { $0.kind == .swipe }
+            #expect(swipes.map(\.direction) == [.down, .upLeft, .right, .downRight])
+            #expect(swipes.map(\.fingers) == [4, 3, 5, 2])
         }
 
         @Test("pinch: out then in; scale above then below 1 (no resolution)")

@@ -74,8 +74,8 @@ public struct GestureScript: Sendable {
             case .tap: ["at", "fingers", "duration"]
             case .doubleTap: ["at", "fingers", "duration", "gap"]
             case .longPress: ["at", "fingers", "duration"]
-            case .pan: ["from", "to", "fingers", "duration"]
-            case .swipe: ["direction", "at", "distance", "fingers", "duration"]
+            case .pan: ["from", "to", "fingers", "duration", "landing", "lifting"]
+            case .swipe: ["direction", "at", "distance", "fingers", "duration", "landing", "lifting"]
             case .pinch: ["direction", "at", "from", "to", "fingers", "duration"]
             case .rotate: ["at", "angle", "radius", "fingers", "duration"]
             case .edgeSwipe: ["edge", "at", "distance", "fingers", "duration"]
@@ -219,7 +219,9 @@ public struct GestureScript: Sendable {
                 let to = try a.point("to", default: SurfacePoint(x: 0.7, y: 0.5))
                 let fingers = try a.fingers()
                 let duration = try a.duration(default: .milliseconds(600))
-                try builder.stroke(from: from, to: to, fingers: fingers, duration: duration, line: step.line)
+                try builder.stroke(
+                    from: from, to: to, fingers: fingers, duration: duration, spread: try a.spread(),
+                    line: step.line)
             case .swipe:
                 let direction = try a.direction()
                 let at = try a.point("at", default: SurfacePoint(x: 0.5, y: 0.5))
@@ -230,7 +232,7 @@ public struct GestureScript: Sendable {
                 try builder.stroke(
                     from: SurfacePoint(x: at.x - half.dx, y: at.y - half.dy),
                     to: SurfacePoint(x: at.x + half.dx, y: at.y + half.dy), fingers: fingers, duration: duration,
-                    line: step.line)
+                    spread: try a.spread(), line: step.line)
             case .pinch:
                 let inward = try a.word("direction", allowed: ["in", "out"], default: "in") == "in"
                 let at = try a.point("at", default: SurfacePoint(x: 0.5, y: 0.5))
@@ -369,6 +371,13 @@ private struct Arguments {
         try span("duration", default: value)
     }
 
+    /// `landing` and `lifting`: how long the fingers take to land one after the other before the
+    /// stroke and to lift one after the other after it (0: all at once).
+    mutating func spread() throws(ScriptError) -> Spread {
+        Spread(
+            landing: try span("landing", default: .milliseconds(0)), lifting: try span("lifting", default: .milliseconds(0)))
+    }
+
     mutating func number(
         _ key: String, default value: Double, in range: ClosedRange<Double>
     ) throws(ScriptError) -> Double {
@@ -432,6 +441,20 @@ private struct Arguments {
         if let unused = Set(step.arguments.keys).subtracting(used).sorted().first {
             throw ScriptError(line: step.line, "'\(unused)' does not apply here")
         }
+    }
+}
+
+/// How the fingers of a stroke land and lift, as a hand does: one after the other, evenly over
+/// `landing`, where the stroke starts (it moves once the last has landed), and over `lifting`
+/// after the stroke (the last to land lifts first, the others held still).
+private struct Spread {
+    var landing: TimeSpan
+    var lifting: TimeSpan
+    static let none = Spread(landing: .milliseconds(0), lifting: .milliseconds(0))
+
+    /// Finger `i` of `count`'s share of a span: 0 for the first, the whole span for the last.
+    static func share(_ span: TimeSpan, _ i: Int, of count: Int) -> TimeSpan {
+        count > 1 ? TimeSpan(microseconds: span.microseconds * Int64(i) / Int64(count - 1)) : .milliseconds(0)
     }
 }
 
@@ -499,10 +522,22 @@ private struct TimelineBuilder {
         move(count: fingers, duration: duration, path: path)
     }
 
-    private mutating func move(count: Int, duration: TimeSpan, path: (Double, Int) -> SurfacePoint) {
+    private mutating func move(
+        count: Int, duration: TimeSpan, spread: Spread = .none, path: (Double, Int) -> SurfacePoint
+    ) {
         let fingers = ids(count)
-        let start = now
         func positions(_ progress: Double) -> [SurfacePoint] { (0..<count).map { path(progress, $0) } }
+        if spread.landing.microseconds > 0 {
+            // One frame as each finger lands, at its moment; the stroke starts a frame later.
+            let landing = now
+            let starts = positions(0)
+            for i in 0..<count {
+                now = landing + Spread.share(spread.landing, i, of: count)
+                emit(contacts(Array(fingers[...i]), Array(starts[...i]), tremble: false))
+            }
+            now = now + period()
+        }
+        let start = now
         emit(contacts(fingers, positions(0), tremble: false))
         while true {
             let next = now + period()
@@ -514,21 +549,29 @@ private struct TimelineBuilder {
                     tremble: true))
         }
         now = start + duration
-        if duration.microseconds > 0 { emit(contacts(fingers, positions(1), tremble: false)) }
+        let last = positions(1)
+        if duration.microseconds > 0 { emit(contacts(fingers, last, tremble: false)) }
         now = now + period()
+        // The last to land lifts first; the others stay still until their turn.
+        let end = now
+        for remaining in stride(from: count - 1, through: 1, by: -1) where spread.lifting.microseconds > 0 {
+            now = end + Spread.share(spread.lifting, count - 1 - remaining, of: count)
+            emit(contacts(Array(fingers[..<remaining]), Array(last[..<remaining]), tremble: false))
+        }
+        now = end + spread.lifting
         emit()
     }
 
     /// A straight stroke of `fingers` fingers side by side.
     mutating func stroke(
-        from: SurfacePoint, to: SurfacePoint, fingers: Int, duration: TimeSpan, line: Int
+        from: SurfacePoint, to: SurfacePoint, fingers: Int, duration: TimeSpan, spread: Spread = .none, line: Int
     ) throws(ScriptError) {
         let direction = to - from
         guard direction.dx != 0 || direction.dy != 0 else {
             throw ScriptError(line: line, "from and to are the same point")
         }
         let starts = GestureScript.row(from, fingers, along: direction)
-        move(count: fingers, duration: duration) { progress, finger in
+        move(count: fingers, duration: duration, spread: spread) { progress, finger in
             starts[finger] + direction * progress
         }
     }
