@@ -148,7 +148,8 @@ let package = Package(
         .testTarget(
             name: "TouchInputTests",
             dependencies: [
-                "TouchInput", "CEvdev", "CLinuxSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "TouchInput", "CEvdev", "CLinuxSupport", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings

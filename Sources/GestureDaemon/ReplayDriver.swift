@@ -32,6 +32,8 @@ struct ReplayDriver {
     private(set) var pausedUntil: Int64?
     /// Passes completed.
     private(set) var passes = 0
+    /// Frames handed out in this pass.
+    private var framesThisPass = 0
     /// The replay has ended (its last pass is done, or it stopped): no more frames, no clock.
     private(set) var isOver = false
 
@@ -83,6 +85,7 @@ struct ReplayDriver {
             due.append(shifted)
             nextFrame += 1
             taken += 1
+            framesThisPass += 1
         }
     }
 
@@ -153,11 +156,19 @@ struct ReplayDriver {
 
     /// Ends a pass whose frames are delivered and whose engine timers have run out. With
     /// `loops`, the next pass plays as device `id`, starting a gap after `engineTime`; returns
-    /// false when the replay is over.
-    mutating func finishPass(engineTime: Timestamp, wallNow: Int64, nextID id: DeviceID) throws(SkipReason) -> Bool {
+    /// false when the replay is over. A loop over a recording that gave no touch frame stops
+    /// (unpaced, it would add and remove a device as fast as the loop turns, and flood every
+    /// client with `device` messages).
+    mutating func finishPass(engineTime: Timestamp, wallNow: Int64, nextID id: DeviceID) throws(ReplayError) -> Bool {
         passes += 1
         guard loops else { return false }
-        source = try ReplaySource(recording: recording, id: id, label: label, settings: settings)
+        guard framesThisPass > 0 else { throw .nothingToLoop }
+        framesThisPass = 0
+        do {
+            source = try ReplaySource(recording: recording, id: id, label: label, settings: settings)
+        } catch {
+            throw .notReplayable(error)
+        }
         frames.removeAll()
         nextFrame = 0
         exhausted = false
@@ -185,12 +196,18 @@ enum ReplayError: Error, CustomStringConvertible {
     case recording(EvemuError)
     /// The next pass would run the engine's clock past ``ReplayDriver/maxEngineTime``.
     case clockExhausted(passes: Int)
+    /// A pass gave no touch frame: nothing to loop.
+    case nothingToLoop
+    /// The recording no longer makes a replay device (not expected: the first pass made one).
+    case notReplayable(SkipReason)
 
     var description: String {
         switch self {
         case .recording(let error): "the recording is broken: \(error)"
         case .clockExhausted(let passes):
             "after \(passes) passes the recording's clock would run past 2^62 µs (146 000 years); no more passes"
+        case .nothingToLoop: "a pass gave no touch frame; nothing to loop"
+        case .notReplayable(let reason): "\(reason)"
         }
     }
 }

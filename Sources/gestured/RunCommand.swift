@@ -25,7 +25,9 @@ struct RunCommand: ParsableCommand {
             at all), serving clients until it is stopped. \
             With --loop each pass starts after the previous one on the engine's clock; a recording \
             whose clock jumps centuries ahead runs out of clock (2^62 µs) after some hundreds of \
-            passes, and the replay stops there (the daemon goes on serving).
+            passes, and the replay stops there, as it does at a line the parser refuses halfway \
+            through and when a pass of a loop gave no touch frame: once, with the reason logged; \
+            its device goes and the daemon goes on serving.
 
             Examples:
               sudo gestured run

@@ -7,8 +7,9 @@ import TestSupport
 import Testing
 
 /// The real `gestured` binary as an integrator runs it without hardware: `run --replay --loop`
-/// on a temporary socket, with `gestured listen` and the Python example as clients.
-@Suite("gestured run", .timeLimit(.minutes(2)))
+/// on a temporary socket, with `gestured listen` and the Python example as clients. (The time
+/// limit guards against hangs: 20 000 connections alone take ~70 s on two busy cores.)
+@Suite("gestured run", .timeLimit(.minutes(4)))
 struct DaemonProcessTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -237,6 +238,51 @@ struct DaemonProcessTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
+    /// Found by fuzzing through `run --replay` (issue 12): a replay that stopped (a recording
+    /// broken halfway, a clock run out) was not stopped: the input loop put the driver back,
+    /// tried again, and logged `replay stopped` thousands of times a second at full CPU, its
+    /// device left with touches down. And a loop over a recording with no touch frame added and
+    /// removed a device as fast as it turned, flooding every client with `device` messages until
+    /// the server dropped them (overflow). Now the replay stops once, its device goes, and the
+    /// daemon serves on.
+    @Test(
+        "a replay that stops, stops once: its device goes and the daemon serves on",
+        arguments: [
+            ("broken halfway", [] as [String], "the recording is broken: line"),
+            ("no touch frame", ["--loop"], "nothing to loop"),
+        ])
+    func replayStopsOnce(recording: String, options: [String], says: String) async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let lines = try String(contentsOfFile: Self.recording, encoding: .utf8).split(separator: "\n")
+        let events = lines.indices.filter { lines[$0].hasPrefix("E:") }
+        let file = directory + "/odd.event"
+        var text = lines
+        if recording == "broken halfway" {
+            text.insert("E: 1288981456.000000 0003 zz 0", at: events[events.count / 2])
+        } else {
+            text.removeSubrange(events.first!...)
+        }
+        try (text.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let daemon = try ChildProcess(
+            [gestured, "run", "--socket", socket, "--replay", file, "--speed", "max"] + options)
+        defer { daemon.send(SIGKILL) }
+        try await daemon.output.wait(for: "the replay to stop", within: .seconds(60)) { o in
+            o.status != nil || o.lines.contains { $0.contains("replay stopped") }
+        }
+        // A request through the input thread: by its answer the loop has turned again.
+        let probe = try ChildProcess(["python3", "-c", Self.devicesProbe, socket])
+        #expect(try await probe.waitForExit() == 0, "\(probe.lines)")
+        #expect(probe.lines == ["0"], "the replay device is gone: \(probe.lines)")
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(10)) == 0)
+        let stops = daemon.lines.filter { $0.contains("replay stopped") }
+        #expect(stops.count == 1, "\(stops.count) times: \(stops.prefix(2))")
+        #expect(stops.first?.contains(says) == true, "\(stops.prefix(1))")
+    }
+
     /// Defect 5 of issue 12: speeds whose pacing arithmetic left Int64 (Double → Int64 trapped)
     /// are refused with the documented range; the ends of the range run.
     @Test(
@@ -292,6 +338,17 @@ struct DaemonProcessTests {
         for _ in range(int(sys.argv[2])):
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
             s.makefile("rb").readline(); s.close()
+        """
+
+    /// Pings (through the input thread), then prints how many devices a new connection's
+    /// `hello` lists.
+    static let devicesProbe = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb", buffering=0)
+        f.readline(); f.write(b'{"type":"ping","id":1}\\n')
+        while json.loads(f.readline()).get("type") != "pong": pass
+        t = socket.socket(socket.AF_UNIX); t.connect(sys.argv[1])
+        print(len(json.loads(t.makefile().readline())["devices"]))
         """
 
     /// Prints the recognizer names of the `hello` a new connection gets.

@@ -83,6 +83,26 @@ import TouchInput
         driver.resume(wallNow: Int64.max)
     }
 
+    @Test("a loop over a recording without a touch frame stops after its first pass")
+    func nothingToLoop() throws {
+        let text = try String(contentsOfFile: DaemonProcessTests.recording, encoding: .utf8)
+        let header = text.split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n") + "\n"
+        var driver = try ReplayDriver(
+            recording: try EvemuRecording(bytes: Array(header.utf8)), label: "empty", settings: DeviceSettings(),
+            speed: nil, loops: true, id: DeviceID(1))
+        var engineTime = Timestamp(microseconds: 0)
+        try Self.playPass(&driver, engineTime: &engineTime)
+        do {
+            _ = try driver.finishPass(engineTime: engineTime, wallNow: 0, nextID: DeviceID(2))
+            Issue.record("a second pass of nothing")
+        } catch {
+            guard case .nothingToLoop = error else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+    }
+
     @Test("saturating helpers hold at the ends of Int64")
     func saturation() {
         #expect(ReplayDriver.adding(Int64.max, 1) == Int64.max)
