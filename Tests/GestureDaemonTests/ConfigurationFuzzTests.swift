@@ -8,8 +8,7 @@ import Testing
 /// Mutated configuration files through the whole loader (libyaml, the node tree, the decoder, the
 /// definitions' checks): no crash; every refusal names a real line and column with a message that
 /// says something; every accepted file prints as YAML that loads back to the same configuration.
-/// CI runs 10 000 inputs; `GESTURED_FUZZ_ITERATIONS` runs more (docs/CONFIGURATION.md, "Fuzzing"),
-/// and scripts/fuzz-config.sh runs libFuzzer on the YAML layer and the engine's definitions.
+/// CI runs 10 000 inputs; `GESTURED_FUZZ_ITERATIONS` runs more (docs/TESTING.md).
 @Suite struct ConfigurationFuzzTests {
     static var iterations: Int {
         ProcessInfo.processInfo.environment["GESTURED_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 10_000
