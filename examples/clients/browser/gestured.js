@@ -13,6 +13,7 @@
 //   client.on("gesture", (g) => console.log(g.name, g.state, g.direction));
 //   client.on("touch", (t) => draw(t.touch, t.position));
 //   client.on("status", (s) => console.log(s.state));        // connecting | open | closed
+//                                                             // (open: subscribed, receiving)
 //
 //   for await (const g of client.messages("gesture")) { ... } // or an async iterator
 //
@@ -69,7 +70,7 @@ export class GesturedClient {
     this._connect();
   }
 
-  /** "connecting", "open" (after `hello`) or "closed". */
+  /** "connecting", "open" (after `hello`, and the subscription's `ok` when there is one) or "closed". */
   get state() {
     if (this._socket && this.hello && this._socket.readyState === 1) return "open";
     return this._closed ? "closed" : "connecting";
@@ -233,14 +234,14 @@ export class GesturedClient {
     if (message.type === "hello") {
       this.hello = message;
       this._delay = this.options.minDelayMs;
-      if (this._subscription) {
-        // Re-subscribing is the module's business; a refusal is reported as an error message.
-        this.request({ type: "subscribe", ...this._subscription }).catch((error) =>
-          this._emit("error", error.error ?? { type: "error", code: "client", message: String(error) }),
-        );
-      }
       this._emit(message.type, message);
-      this._status("open");
+      if (!this._subscription) return this._status("open");
+      // Re-subscribing is the module's business: "open" once the subscription is in force; a
+      // refusal is reported as an `error` message (and the connection stays up, unsubscribed).
+      this.request({ type: "subscribe", ...this._subscription }).then(
+        () => this._status("open"),
+        (error) => this._emit("error", error.error ?? { type: "error", code: "client", message: String(error) }),
+      );
       return;
     }
     this._emit(message.type, message);
