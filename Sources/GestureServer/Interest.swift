@@ -40,12 +40,13 @@ public struct Interest: Sendable {
         takesTouches = readers.contains { $0.subscription.touches }
     }
 
-    /// Whether some connection takes `publication` (`device` messages go to every connection).
+    /// Whether some connection takes `publication` (`device` messages go to every connection;
+    /// the recognizer list is for the server itself, for `hello`).
     public func wants(_ publication: Publication) -> Bool {
         switch publication {
         case .gesture(let gesture, let owner): readers.contains { $0.wants(gesture, from: owner) }
         case .touch(let touch): readers.contains { $0.wants(touch) }
-        case .device: true
+        case .device, .recognizers: true
         }
     }
 }
