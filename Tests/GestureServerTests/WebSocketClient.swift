@@ -8,7 +8,7 @@ import TestSupport
 /// (masked, as a browser's), so a test can send what a browser never would — fragments with a
 /// ping between them, oversized frames, bytes that are not UTF-8 — and it parses the server's
 /// frames itself, so what is checked is what went over the wire.
-final class WebSocketClient: Sendable {
+final class WebSocketClient: ProtocolClient {
     struct Frame: Sendable {
         var fin: Bool
         var opcode: UInt8
@@ -150,21 +150,6 @@ final class WebSocketClient: Sendable {
             case Opcode.ping, Opcode.pong: continue
             default: throw Unexpected("a frame with opcode \(frame.opcode) where a message was expected: \(frame.text)")
             }
-        }
-    }
-
-    func next(ofType type: String, within: Duration = .seconds(20)) async throws -> ServerMessage {
-        while true {
-            let message = try await next(within: within)
-            if message.type == type { return message }
-        }
-    }
-
-    /// Sends a ping request and waits for its pong (everything before it is consumed).
-    func roundTrip(_ id: String = "sync") async throws {
-        try await send(#"{"type":"ping","id":"\#(id)"}"#)
-        while true {
-            if case .pong(.string(id)?) = try await next() { return }
         }
     }
 
