@@ -48,15 +48,18 @@ extension EndToEndTests {
                 let received = client.received.filter {
                     if case .gesture = $0.message { true } else { false }
                 }
-                var previous: (seq: UInt64, time: Int64)?
+                // `seq` grows across all; times only per recognizer: a report held back by R4 (the
+                // swipe waiting for the circle to fail) keeps its own, earlier time.
+                var previousSeq: UInt64?
+                var previousTime: [String: Int64] = [:]
                 for r in received {
                     guard case .gesture(let g) = r.message else { continue }
                     #expect(g.device == device.label && g.region == "root", "\(g)")
                     #expect(g.timeUS > start && g.timeUS <= r.at, "kernel time within the script: \(g)")
-                    if let previous {
-                        #expect(g.seq > previous.seq && g.timeUS >= previous.time, "\(g) after \(previous)")
-                    }
-                    previous = (g.seq, g.timeUS)
+                    if let previousSeq { #expect(g.seq > previousSeq, "\(g) after seq \(previousSeq)") }
+                    if let time = previousTime[g.name] { #expect(g.timeUS >= time, "\(g) after \(g.name) at \(time)") }
+                    previousSeq = g.seq
+                    previousTime[g.name] = g.timeUS
                 }
                 return Played(device: device, gestures: client.gestures, touches: client.touches, start: start)
             }
