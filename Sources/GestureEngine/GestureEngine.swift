@@ -21,6 +21,14 @@ public struct GestureEngine: Sendable {
         didSet { for i in arenas.indices { arenas[i].clientsConnected = connectedClients } }
     }
 
+    /// Whether the engine explains its decisions: every failure of a recognizer with its reason,
+    /// every arbitration decision that fails, holds, blocks or cancels one with its rule
+    /// (``EngineEvent/explanation(_:)``, in order with the gestures). Off by default; off, the
+    /// engine makes none of them and costs what it did before (docs/PERFORMANCE.md).
+    public var explains = false {
+        didSet { for i in arenas.indices { arenas[i].explaining = explains } }
+    }
+
     /// Frames for devices that were never added (or were removed); they are ignored.
     public private(set) var unknownDeviceFrames = 0
 
@@ -43,6 +51,7 @@ public struct GestureEngine: Sendable {
         guard arenaIndex(device.id) == nil else { return }
         var arena = DeviceArena(device: device, compiled: compiled)
         arena.clientsConnected = connectedClients
+        arena.explaining = explains
         arenas.append(arena)
         arenaDevices.append(device.id)
     }
@@ -51,7 +60,7 @@ public struct GestureEngine: Sendable {
     /// views get `cancelled` for its live touches; then its state is dropped.
     public mutating func removeDevice(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
         guard let i = arenaIndex(id) else { return }
-        arenas[i].abortAll(at: time, compiled, into: &events)
+        arenas[i].abortAll(.deviceRemoved, at: time, compiled, into: &events)
         arenas.remove(at: i)
         arenaDevices.remove(at: i)
     }
@@ -60,7 +69,7 @@ public struct GestureEngine: Sendable {
     /// touches still down are ignored until they lift. The device stays.
     public mutating func resync(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
         guard let i = arenaIndex(id) else { return }
-        arenas[i].abortAll(at: time, compiled, into: &events)
+        arenas[i].abortAll(.eventsLost, at: time, compiled, into: &events)
     }
 
     // MARK: - Input and time
@@ -152,7 +161,7 @@ public struct GestureEngine: Sendable {
                 dropped.isEmpty
                     ? client : CompiledSet.Definitions(owner: client.owner, regions: regions, recognizers: recognizers))
         }
-        for i in arenas.indices { arenas[i].abortAll(at: time, compiled, into: &events) }
+        for i in arenas.indices { arenas[i].abortAll(.reload, at: time, compiled, into: &events) }
         self.configuration = configuration
         configurationDefinitions = CompiledSet.Definitions(
             owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)

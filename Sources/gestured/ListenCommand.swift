@@ -150,6 +150,8 @@ struct MessagePrinter {
             return "device \(d.event.rawValue): " + describe(d.device)
         case .error(let e):
             return "error \(e.code): \(e.message)"
+        case .explain(let e):
+            return "\(seconds(e.timeUS))  \(e.text)  \(e.device)/\(e.region)"
         case .dropped(let d):
             return d.definitions.map { "dropped \($0.kind.rawValue) \($0.name): \($0.reason)" }.joined(separator: "\n")
         case .ok, .pong:
