@@ -123,6 +123,7 @@ let package = Package(
                 "GestureEngine", "TouchInput", "GestureProtocol", "GestureServer", "CLinuxSupport",
                 "YAMLCoding",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings

@@ -6,10 +6,11 @@ import Glibc
 import Logging
 import TouchInput
 
-/// The input thread: one epoll loop that owns the devices, the udev monitor, the engine and its
-/// timers (the epoll timeout is the engine's next deadline, so an idle daemon never wakes up).
-/// It hands the server a batch of publications per iteration, and takes client requests from
-/// the ``RequestQueue``'s eventfd and signals through a self-pipe.
+/// The input thread: one epoll loop that owns the frame source (live devices and the udev
+/// monitor, or a recording), the engine and its timers (the epoll timeout is the engine's next
+/// deadline, so an idle daemon never wakes up). Each iteration reads the clock once, hands the
+/// server one batch of publications — gestures, touches, devices and the recognizer list alike —
+/// and takes client requests from the ``RequestQueue``'s eventfd and signals through a self-pipe.
 ///
 /// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread).
 final class InputLoop {
@@ -47,20 +48,29 @@ final class InputLoop {
     private var frames = TouchFrameBuffer()
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
 
-    private var discovery: DeviceDiscovery?
+    /// Where frames come from; it also says which clock the engine runs on.
+    private var source = FrameSource.live(discovery: nil)
     private var devices: [DeviceID: TouchDevice] = [:]
     /// Mirrors of the panels with `passthrough` (docs/PASSTHROUGH.md).
     private var passthrough = PassthroughRouter()
-    private var replay: ReplayDriver?
-    private var replayFrames: [TouchFrame] = []
     private var nextDeviceID: UInt32 = 1
-    /// The engine's clock when it is not the monotonic clock (replay), advanced by frames.
-    private var replayEngineTime = Timestamp(microseconds: 0)
+    /// What `hello` lists, as last handed to the server.
+    private var publishedRecognizers: [RecognizerSummary]?
     private var nextWatchdog: Int64?
     /// The input thread's greatest lag since the last watchdog ping: how long a request waited
     /// in the queue, or a live frame after its kernel time, before being handled.
     private var lag: Int64 = 0
     private var stopping = false
+    /// Definition changes in the order they came; the first is with the compiler when
+    /// `compiling`.
+    private var definitionChanges: [DefinitionChange] = []
+    private var compiling = false
+    /// Definition changes taken from the queue and done, counted since the start; a `ping` that
+    /// comes while some are not done waits for them (`pong` covers the compiler's thread too).
+    private var changesTaken: UInt64 = 0
+    private var changesDone: UInt64 = 0
+    private var pingsBehindChanges: [(request: PingRequest, after: UInt64)] = []
+    private let compiler: DefinitionCompiler
 
     init(
         configuration: DaemonConfiguration, configPath: String?, server: GestureServer, requests: RequestQueue,
@@ -70,6 +80,7 @@ final class InputLoop {
         self.configPath = configPath
         self.server = server
         self.requests = requests
+        compiler = DefinitionCompiler(results: requests)
         self.notifier = notifier
         self.logger = logger
         do {
@@ -83,7 +94,7 @@ final class InputLoop {
         guard signals >= 0 else { throw DaemonError("cannot install the signal handlers: \(Self.errorText())") }
         try watch(signals, token: Token.signals)
         try watch(requests.fileDescriptor, token: Token.requests)
-        server.setRecognizers(engine.recognizerSummaries)
+        publishRecognizers()
     }
 
     deinit {
@@ -95,8 +106,8 @@ final class InputLoop {
 
     /// Opens the frame source: discovery and the touchscreens present, or the recording.
     /// Returns a status line for READY.
-    func start(_ source: Source) throws(DaemonError) -> String {
-        switch source {
+    func start(_ requested: Source) throws(DaemonError) -> String {
+        switch requested {
         case .devices:
             let finder: DeviceDiscovery
             do {
@@ -104,7 +115,7 @@ final class InputLoop {
             } catch {
                 throw DaemonError("cannot watch for input devices: \(error)")
             }
-            discovery = finder
+            source = .live(discovery: finder)
             try watch(finder.fileDescriptor, token: Token.discovery)
             do {
                 for device in try finder.scan() { open(device) }
@@ -119,15 +130,18 @@ final class InputLoop {
             return "\(devices.count) touchscreen\(devices.count == 1 ? "" : "s")"
         case .replay(let options):
             let id = takeDeviceID()
+            let replay: Replay
             do {
-                replay = try ReplayDriver(
-                    recording: options.recording, label: options.label,
-                    settings: configuration.deviceRules.settings(for: options.identity), speed: options.speed,
-                    loops: options.loops, id: id)
+                replay = Replay(
+                    try ReplayDriver(
+                        recording: options.recording, label: options.label,
+                        settings: configuration.deviceRules.settings(for: options.identity), speed: options.speed,
+                        loops: options.loops, id: id))
             } catch {
                 throw DaemonError("\(options.label): \(error)")
             }
-            addReplayDevice()
+            source = .replay(replay)
+            addReplayDevice(replay)
             flush()
             return "replaying \(options.label)"
         }
@@ -138,42 +152,47 @@ final class InputLoop {
     /// Runs until SIGTERM or SIGINT; returns after active gestures were cancelled and published.
     func run() {
         nextWatchdog = notifier.watchdogInterval.map { gestured_monotonic_us() + $0 }
+        var wallNow = gestured_monotonic_us()
         while !stopping {
-            let count = gestured_epoll_wait(epoll, &ready, Int32(ready.count), timeoutMilliseconds())
+            let count = gestured_epoll_wait(epoll, &ready, Int32(ready.count), timeoutMilliseconds(wallNow: wallNow))
             if count < 0 {
                 if errno == EINTR { continue }
                 logger.critical("epoll_wait failed: \(Self.errorText()); stopping")
                 break
             }
+            // One clock read per iteration: what woke the loop, the timers due and the next
+            // timeout are all measured from it.
+            wallNow = gestured_monotonic_us()
             // Devices and signals first, client requests last: a frame never waits for a define.
-            for i in 0..<Int(count) where ready[i].token != Token.requests { handle(ready[i].token) }
-            for i in 0..<Int(count) where ready[i].token == Token.requests { handle(ready[i].token) }
-            tick()
+            for i in 0..<Int(count) where ready[i].token != Token.requests { handle(ready[i].token, wallNow: wallNow) }
+            for i in 0..<Int(count) where ready[i].token == Token.requests { handle(ready[i].token, wallNow: wallNow) }
+            tick(wallNow: wallNow)
             flush()
         }
         shutDownDevices()
         flush()
+        compiler.shutDown()
     }
 
-    private func handle(_ token: UInt64) {
+    private func handle(_ token: UInt64, wallNow: Int64) {
         switch token {
         case Token.signals: takeSignals()
-        case Token.requests: takeRequests()
-        case Token.discovery: takeHotplug()
+        case Token.requests: takeRequests(wallNow: wallNow)
+        case Token.discovery: takeHotplug(wallNow: wallNow)
         default:
             let id = DeviceID(UInt32(truncatingIfNeeded: token - Token.deviceBase))
-            if let device = devices[id] { read(device) }
+            if let device = devices[id] { read(device, wallNow: wallNow) }
         }
     }
 
     /// Timers, replay pacing and the watchdog, whatever woke the loop.
-    private func tick() {
-        let wallNow = gestured_monotonic_us()
-        if let replay {
-            if !replay.isOver { stepReplay(wallNow: wallNow) }
-        } else {
+    private func tick(wallNow: Int64) {
+        switch source {
+        case .live:
             engine.advance(to: Timestamp(microseconds: wallNow), into: &events)
             publishEvents()
+        case .replay(let replay):
+            step(replay, wallNow: wallNow)
         }
         if let due = nextWatchdog, wallNow >= due, let interval = notifier.watchdogInterval {
             // The watchdog covers the input thread's work, not only its loop: a thread that
@@ -191,26 +210,26 @@ final class InputLoop {
 
     /// Until the earliest of: the engine's next deadline, the next replay frame, the watchdog.
     /// -1 (sleep until something happens) when none is pending.
-    private func timeoutMilliseconds() -> Int32 {
-        let wallNow = gestured_monotonic_us()
+    private func timeoutMilliseconds(wallNow: Int64) -> Int32 {
         var wake: Int64?
         func consider(_ t: Int64?) { if let t { wake = min(wake ?? t, t) } }
         consider(nextWatchdog)
-        if let replay {
+        switch source {
+        case .live:
+            consider(engine.nextDeadline?.microseconds)
+        case .replay(let replay):
             // A replay that is over leaves no clock running: the loop sleeps until a client or a
             // signal wakes it.
-            if replay.isOver {
-            } else if let paused = replay.pausedUntil {
+            if replay.driver.isOver {
+            } else if let paused = replay.driver.pausedUntil {
                 consider(paused)
-            } else if replay.speed == nil {
+            } else if replay.driver.speed == nil {
                 return 0
             } else {
-                consider(replay.nextFrameWallTime() ?? (replay.isPassFinished ? nil : wallNow))
-                consider(engine.nextDeadline.flatMap(replay.wallTime(ofEngineTime:)))
-                if replay.isPassFinished && engine.nextDeadline == nil { consider(wallNow) }
+                consider(replay.driver.nextFrameWallTime() ?? (replay.driver.isPassFinished ? nil : wallNow))
+                consider(engine.nextDeadline.flatMap(replay.driver.wallTime(ofEngineTime:)))
+                if replay.driver.isPassFinished && engine.nextDeadline == nil { consider(wallNow) }
             }
-        } else {
-            consider(engine.nextDeadline?.microseconds)
         }
         guard let wake else { return -1 }
         let remaining = wake - wallNow
@@ -219,10 +238,12 @@ final class InputLoop {
         return Int32(clamping: (remaining + 999) / 1000)
     }
 
-    /// The engine's present: the monotonic clock for live devices, the replay's clock otherwise.
-    private var engineNow: Timestamp {
-        if replay != nil { return replayEngineTime }
-        return Timestamp(microseconds: gestured_monotonic_us())
+    /// The engine's present: the monotonic clock for live devices, the recording's otherwise.
+    private func engineNow(wallNow: Int64) -> Timestamp {
+        switch source {
+        case .live: Timestamp(microseconds: wallNow)
+        case .replay(let replay): replay.clock
+        }
     }
 
     // MARK: - Devices
@@ -267,8 +288,9 @@ final class InputLoop {
         notifier.status("\(devices.count) touchscreen\(devices.count == 1 ? "" : "s")")
     }
 
-    private func read(_ device: TouchDevice) {
+    private func read(_ device: TouchDevice, wallNow: Int64) {
         let outcome = device.read(into: &frames)
+        if let first = frames.first { lag = max(lag, wallNow - first.time.microseconds) }
         processFrames()
         switch outcome {
         case .drained:
@@ -296,8 +318,8 @@ final class InputLoop {
         notifier.status("\(devices.count) touchscreen\(devices.count == 1 ? "" : "s")")
     }
 
-    private func takeHotplug() {
-        guard let discovery else { return }
+    private func takeHotplug(wallNow: Int64) {
+        guard case .live(let discovery?) = source else { return }
         for event in discovery.receive() {
             switch event {
             case .added(let device):
@@ -305,17 +327,16 @@ final class InputLoop {
             case .removed(let devnode):
                 guard let device = devices.values.first(where: { $0.identity.devnode == devnode }) else { continue }
                 // Whatever the node still had comes first (its read may already report the removal).
-                read(device)
-                if devices[device.id] != nil { remove(device, at: Timestamp(microseconds: gestured_monotonic_us())) }
+                read(device, wallNow: wallNow)
+                if devices[device.id] != nil { remove(device, at: Timestamp(microseconds: wallNow)) }
             }
         }
     }
 
     private func shutDownDevices() {
-        let now = engineNow
+        let now = engineNow(wallNow: gestured_monotonic_us())
         for device in devices.values.sorted(by: { $0.id < $1.id }) { remove(device, at: now) }
-        if let replay, !replay.isOver { removeReplayDevice(replay.descriptor, at: now) }
-        replay = nil
+        if case .replay(let replay) = source { endReplay(replay) }
     }
 
     private func takeDeviceID() -> DeviceID {
@@ -325,98 +346,88 @@ final class InputLoop {
 
     // MARK: - Replay
 
-    private func addReplayDevice() {
-        guard let replay else { return }
-        engine.addDevice(replay.descriptor)
-        publisher.deviceAdded(replay.descriptor, model: replay.source.model, vendor: nil, product: nil)
-        logger.info("replaying", metadata: ["recording": "\(replay.label)", "device": "\(replay.descriptor.id)"])
+    private func addReplayDevice(_ replay: Replay) {
+        let descriptor = replay.driver.descriptor
+        engine.addDevice(descriptor)
+        publisher.deviceAdded(descriptor, model: replay.driver.source.model, vendor: nil, product: nil)
+        logger.info("replaying", metadata: ["recording": "\(replay.driver.label)", "device": "\(descriptor.id)"])
     }
 
-    private func removeReplayDevice(_ descriptor: DeviceDescriptor, at time: Timestamp) {
+    private func removeReplayDevice(_ descriptor: DeviceDescriptor, model: TouchscreenModel, at time: Timestamp) {
         engine.removeDevice(descriptor.id, at: time, into: &events)
         publishEvents()
-        if let model = replay?.source.model {
-            publisher.deviceRemoved(descriptor, model: model, vendor: nil, product: nil)
-        }
+        publisher.deviceRemoved(descriptor, model: model, vendor: nil, product: nil)
     }
 
-    private func stepReplay(wallNow: Int64) {
-        guard var driver = replay else { return }
-        driver.resume(wallNow: wallNow)
-        guard driver.pausedUntil == nil else {
-            replay = driver
-            return
-        }
-        replayFrames.removeAll(keepingCapacity: true)
-        let taken: Result<Void, ReplayError>
+    /// Plays what is due of the recording, advances the engine to the recording's clock, and ends
+    /// or restarts the pass when its frames and timers are through.
+    private func step(_ replay: Replay, wallNow: Int64) {
+        guard !replay.driver.isOver else { return }
+        replay.driver.resume(wallNow: wallNow)
+        guard replay.driver.pausedUntil == nil else { return }
+        replay.due.removeAll(keepingCapacity: true)
+        var failure: ReplayError?
         do {
-            try driver.takeDue(wallNow: wallNow, into: &replayFrames)
-            taken = .success(())
+            try replay.driver.takeDue(wallNow: wallNow, into: &replay.due)
         } catch {
-            taken = .failure(error)
+            failure = error
         }
-        replay = driver
-        for frame in replayFrames {
+        for frame in replay.due {
             engine.process(frame, into: &events)
-            replayEngineTime = max(replayEngineTime, frame.time)
+            replay.clock = max(replay.clock, frame.time)
         }
-        if case .failure(let error) = taken {
-            logger.error("replay stopped: \(driver.label): \(error)")
-            endReplay()
+        if let failure {
+            logger.error("replay stopped: \(replay.driver.label): \(failure)")
+            endReplay(replay)
             return
         }
-        if let now = driver.engineNow(wallNow: wallNow) {
-            replayEngineTime = max(replayEngineTime, now)
-            engine.advance(to: replayEngineTime, into: &events)
+        if let now = replay.driver.engineNow(wallNow: wallNow) {
+            replay.clock = max(replay.clock, now)
+            engine.advance(to: replay.clock, into: &events)
         }
         publishEvents()
-        guard driver.isPassFinished else { return }
+        guard replay.driver.isPassFinished else { return }
         // Unpaced: run the remaining timers out at once; paced, they fire in their own time.
-        if driver.speed == nil, let deadline = engine.nextDeadline {
-            replayEngineTime = max(replayEngineTime, deadline)
-            engine.advance(to: replayEngineTime, into: &events)
+        if replay.driver.speed == nil, let deadline = engine.nextDeadline {
+            replay.clock = max(replay.clock, deadline)
+            engine.advance(to: replay.clock, into: &events)
             publishEvents()
             return
         }
         guard engine.nextDeadline == nil else { return }
-        let finished = driver.descriptor
-        let eventCount = driver.eventCount
+        let finished = replay.driver.descriptor
+        let model = replay.driver.source.model
+        let eventCount = replay.driver.eventCount
         let again: Bool
         do {
-            again = try driver.finishPass(engineTime: replayEngineTime, wallNow: wallNow, nextID: takeDeviceID())
+            again = try replay.driver.finishPass(engineTime: replay.clock, wallNow: wallNow, nextID: takeDeviceID())
         } catch {
-            replay = driver
-            logger.error("replay stopped: \(driver.label): \(error)")
-            endReplay()
+            logger.error("replay stopped: \(replay.driver.label): \(error)")
+            endReplay(replay)
             return
         }
-        replay = driver
-        logger.info("replay pass done", metadata: ["events": "\(eventCount)", "passes": "\(driver.passes)"])
+        logger.info("replay pass done", metadata: ["events": "\(eventCount)", "passes": "\(replay.driver.passes)"])
         guard again else {
             logger.notice("replay done; serving clients until stopped (--loop plays it again and again)")
-            endReplay()
+            endReplay(replay)
             return
         }
-        removeReplayDevice(finished, at: replayEngineTime)
-        addReplayDevice()
+        removeReplayDevice(finished, model: model, at: replay.clock)
+        addReplayDevice(replay)
     }
 
     /// Ends the replay after its last pass, or when it cannot go on: the replay device goes
     /// (R9: what it had under way is cancelled; clients get `device` `removed`), and nothing runs
     /// any more until a client or a signal wakes the loop. The engine keeps the recording's clock.
-    private func endReplay() {
-        guard var driver = replay, !driver.isOver else { return }
-        removeReplayDevice(driver.descriptor, at: replayEngineTime)
-        driver.end()
-        replay = driver
+    private func endReplay(_ replay: Replay) {
+        guard !replay.driver.isOver else { return }
+        removeReplayDevice(replay.driver.descriptor, model: replay.driver.source.model, at: replay.clock)
+        replay.driver.end()
     }
 
     // MARK: - Frames and events
 
     private func processFrames() {
-        if replay == nil, let first = frames.first {
-            lag = max(lag, gestured_monotonic_us() - first.time.microseconds)
-        }
         for frame in frames { engine.process(frame, into: &events) }
         frames.removeAll()
         publishEvents()
@@ -440,50 +451,97 @@ final class InputLoop {
         server.publish(publisher.take())
     }
 
+    /// Adds the recognizer list to the batch when it changed (the configuration was loaded or
+    /// reloaded, a client defined or went away), so that `hello` lists what runs.
+    private func publishRecognizers() {
+        let current = engine.recognizerSummaries
+        guard current != publishedRecognizers else { return }
+        publishedRecognizers = current
+        publisher.recognizersChanged(current)
+    }
+
     // MARK: - Requests, signals, reload
 
-    /// Handles the queued requests in order, but at most one `define` per loop iteration: the
-    /// rest go back to the queue, so the devices are read between two defines.
-    private func takeRequests() {
-        let queued = requests.drain()
-        let now = gestured_monotonic_us()
-        var defines = 0
-        for (i, item) in queued.enumerated() {
-            if case .define = item.request {
-                defines += 1
-                if defines > 1 {
-                    requests.putBack(queued[i...])
-                    return
-                }
-            }
-            lag = max(lag, now - item.queuedAt)
+    /// Handles the queued requests in order. Definition changes (a `define`, the definitions of a
+    /// connection that closed) go to the compiler's thread, one at a time in the order they came;
+    /// what it makes is installed here when it comes back (issue 12: no compiling on the frame
+    /// path).
+    private func takeRequests(wallNow: Int64) {
+        defer { publishRecognizers() }
+        for item in requests.drain() {
+            lag = max(lag, wallNow - item.queuedAt)
             switch item.request {
             case .connected:
                 engine.connectedClients += 1
             case .disconnected(let client):
                 engine.connectedClients -= 1
-                let before = engine.recognizerSummaries.count
-                engine.removeDefinitions(of: client.owner, at: engineNow, into: &events)
-                publishEvents()
-                if engine.recognizerSummaries.count != before {
-                    server.setRecognizers(engine.recognizerSummaries)
-                    // What the client's definitions held (shape templates above all) goes back to
-                    // the system, not only to malloc's free lists.
-                    _ = gestured_release_free_memory()
-                }
+                definitionChanges.append(.remove(client))
+                changesTaken += 1
             case .ping(let request):
-                request.reply()
-            case .define(let request):
-                do {
-                    try engine.define(
-                        owner: request.client.owner, regions: request.definitions.regions,
-                        recognizers: request.definitions.recognizers, at: engineNow, into: &events)
-                    publishEvents()
-                    server.setRecognizers(engine.recognizerSummaries)
-                    request.reply(.success(()))
-                } catch {
-                    request.reply(.failure(error))
+                if changesDone == changesTaken {
+                    request.reply()
+                } else {
+                    pingsBehindChanges.append((request, changesTaken))
                 }
+            case .define(let request):
+                definitionChanges.append(.define(request))
+                changesTaken += 1
+            case .compiled(let compiled):
+                install(compiled, wallNow: wallNow)
+            }
+        }
+        compileNext()
+    }
+
+    // MARK: - Definitions
+
+    /// The first waiting change is done (installed, refused, or nothing to do): the `ping`s
+    /// that came behind it and no later change get their `pong`.
+    private func changeDone() {
+        definitionChanges.removeFirst()
+        changesDone += 1
+        while let first = pingsBehindChanges.first, first.after <= changesDone {
+            first.request.reply()
+            pingsBehindChanges.removeFirst()
+        }
+    }
+
+    /// Hands the first waiting definition change to the compiler, made from the running set,
+    /// unless one is being compiled. A connection that closed without definitions changes
+    /// nothing and needs no compiling.
+    private func compileNext() {
+        while !compiling, let change = definitionChanges.first {
+            if case .remove(let client) = change, !engine.definitions.defines(client.owner) {
+                changeDone()
+                continue
+            }
+            compiling = true
+            compiler.compile(change, from: engine.definitions)
+        }
+    }
+
+    /// Installs what the compiler made (between two frames: it only carries the devices' state
+    /// over) and answers the `define`. A set made from one that is no longer running (a reload
+    /// came in between) is made again from the running one.
+    private func install(_ compiled: CompiledChange, wallNow: Int64) {
+        compiling = false
+        guard compiled.basis == engine.definitions.generation else { return }
+        defer { changeDone() }
+        switch compiled.result {
+        case .failure(let error):
+            if case .define(let request) = compiled.change { request.reply(.failure(error)) }
+        case .success(let next):
+            if let next {
+                engine.install(next, at: engineNow(wallNow: wallNow), into: &events)
+                publishEvents()
+            }
+            switch compiled.change {
+            case .define(let request):
+                request.reply(.success(()))
+            case .remove:
+                // What the client's definitions held (shape templates above all) goes back to
+                // the system, not only to malloc's free lists.
+                if next != nil { _ = gestured_release_free_memory() }
             }
         }
     }
@@ -513,6 +571,7 @@ final class InputLoop {
         }
         notifier.reloading()
         defer { notifier.ready(status: "configuration reloaded") }
+        let wallNow = gestured_monotonic_us()
         let fresh: DaemonConfiguration
         do {
             fresh = try ConfigurationLoader.load(contentsOf: configPath)
@@ -521,7 +580,7 @@ final class InputLoop {
             return
         }
         do {
-            let losses = try engine.reload(fresh.engineConfiguration, at: engineNow, into: &events)
+            let losses = try engine.reload(fresh.engineConfiguration, at: engineNow(wallNow: wallNow), into: &events)
             for loss in losses {
                 guard case .client(let n) = loss.owner else { continue }
                 logger.warning(
@@ -540,9 +599,9 @@ final class InputLoop {
         let rulesChanged = fresh.devices != configuration.devices
         configuration = fresh
         logger.logLevel = fresh.logLevel.loggerLevel
-        server.setRecognizers(engine.recognizerSummaries)
-        if rulesChanged, let discovery {
-            let now = Timestamp(microseconds: gestured_monotonic_us())
+        publishRecognizers()
+        if rulesChanged, case .live(let discovery?) = source {
+            let now = Timestamp(microseconds: wallNow)
             for device in devices.values.sorted(by: { $0.id < $1.id }) { remove(device, at: now) }
             discovery.rules = fresh.deviceRules
             do {
@@ -563,6 +622,29 @@ final class InputLoop {
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+/// Where the input loop's frames come from. Each kind owns the clock the engine runs on, so the
+/// loop has one path: read what is ready, let the source advance the engine, publish.
+private enum FrameSource {
+    /// Touchscreens, read when their fds are ready, found and followed through udev (nil before
+    /// ``InputLoop/start(_:)``); the engine runs on CLOCK_MONOTONIC, the kernel's event clock.
+    case live(discovery: DeviceDiscovery?)
+    /// A recording played in place of devices, paced against CLOCK_MONOTONIC; the engine runs on
+    /// the recording's clock.
+    case replay(Replay)
+}
+
+/// A recording being played and the engine clock it drives. A class, so the loop advances the
+/// driver in place (a copy per iteration would copy its read-ahead frames too).
+private final class Replay {
+    var driver: ReplayDriver
+    /// The engine's present: the latest frame time played, or the paced clock if later.
+    var clock = Timestamp(microseconds: 0)
+    /// The frames due in this iteration (kept to reuse its storage).
+    var due: [TouchFrame] = []
+
+    init(_ driver: ReplayDriver) { self.driver = driver }
 }
 
 /// A recording to play in place of devices (`gestured run --replay`).

@@ -28,6 +28,11 @@ struct Publisher {
         batch.append(.device(DeviceMessage(event: .removed, device: Self.info(descriptor, model, vendor, product))))
     }
 
+    /// The recognizers running from now on, for `hello` (in order with the devices and events).
+    mutating func recognizersChanged(_ recognizers: [RecognizerSummary]) {
+        batch.append(.recognizers(recognizers))
+    }
+
     /// Adds the engine's events that some connection wants, in order (all are numbered).
     mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
         for event in events {

@@ -21,17 +21,24 @@ public struct LineEncoder {
 
     public init() {}
 
-    /// `message` as one line, newline included. The buffer is reused by the next call: copy what
-    /// must outlive it.
+    /// `message` as one line, newline included.
     public mutating func encode(_ message: ServerMessage) throws -> [UInt8] {
+        try encode(message) { Array($0) }
+    }
+
+    /// Hands `body` the line of `message`, newline included, in the encoder's own buffer (valid
+    /// only during the call): for a caller that copies it straight to where it goes.
+    public mutating func encode<Result>(
+        _ message: ServerMessage, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) throws -> Result {
         writer.reset()
         switch message {
         case .gesture(let gesture): try writer.write(gesture)
         case .touch(let touch): try writer.write(touch)
-        default: writer.bytes.append(contentsOf: try json.encode(message))
+        default: try json.encode(message).withUnsafeBytes { writer.bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         }
         writer.bytes.append(UInt8(ascii: "\n"))
-        return writer.bytes
+        return try body(writer.bytes.contents)
     }
 }
 
@@ -40,17 +47,14 @@ public struct LineEncoder {
 /// numbers as Swift prints them (an integral `Double` without its `.0`), strings with `"`, `\`
 /// and control characters escaped and everything else as UTF-8.
 struct JSONWriter {
-    var bytes: [UInt8] = []
+    private(set) var bytes = LineBytes()
     /// Whether the object being written already has a member (a comma comes before the next).
     private var hasMember = false
 
-    init() {
-        bytes.reserveCapacity(1024)
-    }
-
-    /// Empties the buffer, keeping its capacity.
+    /// Empties the buffer, keeping its capacity (a copy of the writer gets its own buffer here).
     mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        if !isKnownUniquelyReferenced(&bytes) { bytes = LineBytes() }
+        bytes.removeAll()
         hasMember = false
     }
 
@@ -69,7 +73,13 @@ struct JSONWriter {
         if hasMember { bytes.append(UInt8(ascii: ",")) }
         hasMember = true
         bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        // The literal's bytes where the binary holds them (no closure, no retain per key); a
+        // one-letter literal (`x`) may be stored as its scalar instead.
+        if key.hasPointerRepresentation {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        } else {
+            key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
     }
@@ -78,6 +88,11 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
+            // Names, labels and states need no escape: appended in one piece, not byte by byte.
+            guard utf8.contains(where: Self.needsEscape) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
             for byte in utf8 {
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape(byte)
@@ -101,6 +116,10 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
     private mutating func escape(_ byte: UInt8) {
         bytes.append(UInt8(ascii: "\\"))
         bytes.append(byte)
@@ -116,7 +135,7 @@ struct JSONWriter {
             bytes.append(UInt8(ascii: "0") + UInt8(digit))
             magnitude = quotient
         } while magnitude != 0
-        bytes[start...].reverse()
+        bytes.reverse(from: start)
     }
 
     /// Swift's shortest round-tripping spelling, as `JSONEncoder` writes it: `1` for `1.0`,
@@ -126,12 +145,13 @@ struct JSONWriter {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: "\(value) is not valid in JSON"))
         }
-        var text = value.description
-        text.withUTF8 { utf8 in
-            let n = utf8.count
-            let integral = n > 2 && utf8[n - 2] == UInt8(ascii: ".") && utf8[n - 1] == UInt8(ascii: "0")
-            bytes.append(contentsOf: integral ? UnsafeBufferPointer(rebasing: utf8[..<(n - 2)]) : utf8)
-        }
+        // `description`'s digits, written straight into the line: `Double` hands a
+        // `TextOutputStream` its digits from a stack buffer, where `description` would build a
+        // String (an allocation for most coordinates) to be copied again.
+        let start = bytes.count
+        var sink = DigitSink(bytes: bytes)
+        value.write(to: &sink)
+        bytes.dropIntegralFraction(after: start)
     }
 
     mutating func null() {
@@ -260,5 +280,80 @@ struct JSONWriter {
         key("type")
         string(TouchMessage.type)
         endObject()
+    }
+}
+
+/// Where `Double.write(to:)` puts its digits: ASCII from a buffer (`_writeASCII`, the stream's
+/// customization point for it), or a String when the standard library hands one.
+private struct DigitSink: TextOutputStream {
+    let bytes: LineBytes
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: buffer)
+    }
+}
+
+/// The line being written: a growable byte buffer written through a pointer, so that the ~600
+/// bytes of a `gesture` line cost no uniqueness or bounds check per byte (an `[UInt8]` in the
+/// writer cost ~280 instructions per key; docs/PERFORMANCE.md, "Frame path"). Owned by one
+/// ``JSONWriter``; never shared.
+final class LineBytes {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 1024) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written, valid until the next change.
+    var contents: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    func removeAll() { count = 0 }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        if count + bytes.count > capacity { grow(to: count + bytes.count) }
+        // Keys, names and digits are a few bytes: a loop beats a call to memcpy.
+        for (i, byte) in bytes.enumerated() { base[count + i] = byte }
+        count += bytes.count
+    }
+
+    /// Reverses the bytes from `start` to the end (digits written least significant first).
+    func reverse(from start: Int) {
+        var digits = UnsafeMutableBufferPointer(start: base + start, count: count - start)
+        digits.reverse()
+    }
+
+    /// Drops a trailing `.0` from the number written from `start` on (`1.0` → `1`, as
+    /// `JSONEncoder` writes an integral Double).
+    func dropIntegralFraction(after start: Int) {
+        if count - start > 2 && base[count - 2] == UInt8(ascii: ".") && base[count - 1] == UInt8(ascii: "0") {
+            count -= 2
+        }
+    }
+
+    private func grow(to needed: Int) {
+        let larger = max(needed, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
     }
 }

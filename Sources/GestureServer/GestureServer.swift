@@ -178,15 +178,6 @@ public final class GestureServer: Sendable {
         }
     }
 
-    /// The recognizers `hello` lists from now on (after loading or reloading the configuration,
-    /// and after every successful or removed client definition).
-    public func setRecognizers(_ recognizers: [RecognizerSummary]) {
-        let core = self.core
-        stopped.withLock { stopped in
-            if !stopped { eventLoop.execute { core.value.setRecognizers(recognizers) } }
-        }
-    }
-
     /// Tells `client` that a reload took some of its definitions (a `dropped` message), and
     /// stops counting them against the limits.
     public func dropped(_ message: DroppedMessage, client: ClientID) {

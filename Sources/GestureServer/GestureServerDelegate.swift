@@ -31,8 +31,8 @@ public protocol GestureServerDelegate: AnyObject, Sendable {
 
     /// A connection asks to replace its definitions with `request.definitions`. Apply them with
     /// owner `request.client.owner` (removing what it defined before), then call
-    /// ``DefinitionRequest/reply(_:)`` from any thread, exactly once. After a success, also call
-    /// ``GestureServer/setRecognizers(_:)`` so that `hello` lists the new recognizers.
+    /// ``DefinitionRequest/reply(_:)`` from any thread, exactly once. After a success, also
+    /// publish ``Publication/recognizers(_:)`` so that `hello` lists the new recognizers.
     func define(_ request: DefinitionRequest)
 
     /// A connection's `ping`: call ``PingRequest/reply()`` once everything queued before it has

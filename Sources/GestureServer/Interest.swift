@@ -51,13 +51,14 @@ public struct Interest: Sendable {
         takesExplanations = readers.contains { $0.subscription.explain }
     }
 
-    /// Whether some connection takes `publication` (`device` messages go to every connection).
+    /// Whether some connection takes `publication` (`device` messages go to every connection;
+    /// the recognizer list is for the server itself, for `hello`).
     public func wants(_ publication: Publication) -> Bool {
         switch publication {
         case .gesture(let gesture, let owner): readers.contains { $0.wants(gesture, from: owner) }
         case .touch(let touch): readers.contains { $0.wants(touch) }
         case .explain(let explanation, let owner): readers.contains { $0.wants(explanation, from: owner) }
-        case .device: true
+        case .device, .recognizers: true
         }
     }
 }

@@ -13,6 +13,9 @@ public enum Publication: Sendable {
     case explain(ExplainMessage, owner: Owner)
     /// A device appeared or went away: sent to every connection, and kept for later `hello`s.
     case device(DeviceMessage)
+    /// The recognizers running from now on (the configuration was loaded or reloaded, a client
+    /// defined or went away): kept for later `hello`s, sent to no one.
+    case recognizers([RecognizerSummary])
 
     /// The publication of one engine event. `device` describes `event`'s device; `seq` is the
     /// publisher's counter (one per `gesture` and `touch`, increasing; explanations have none).

@@ -51,7 +51,7 @@ final class ServerCore {
     /// number from a faulty publisher) is logged and yields nil.
     func encode(_ message: ServerMessage) -> ByteBuffer? {
         do {
-            return allocator.buffer(bytes: try encoder.encode(message))
+            return try encoder.encode(message) { line in allocator.buffer(bytes: line) }
         } catch {
             logger.error("cannot encode a \(message.type) message, not sent", metadata: ["error": "\(error)"])
             return nil
@@ -121,6 +121,8 @@ final class ServerCore {
                 case .removed: break
                 }
                 fanOut(.device(message), stream: nil, isUpdate: false) { $0.isOpen }
+            case .recognizers(let list):
+                recognizers = list
             }
         }
         for session in sessions { session.flushIfNeeded() }
@@ -139,10 +141,6 @@ final class ServerCore {
             }
             session.deliver(line!, stream: stream, isUpdate: isUpdate)
         }
-    }
-
-    func setRecognizers(_ recognizers: [RecognizerSummary]) {
-        self.recognizers = recognizers
     }
 
     /// Why `definitions` from `session` would take all connections together past

@@ -64,7 +64,7 @@ extension SocketTests {
                     RecognizerSummary(name: "tap", kind: .tap, owner: .configuration, region: "root"),
                     RecognizerSummary(name: "mine", kind: .swipe, owner: .client(firstHello.client), region: "root"),
                 ]
-                f.server.setRecognizers(recognizers)
+                f.server.publish([.recognizers(recognizers)])
                 f.server.publish([.device(DeviceMessage(event: .added, device: Sample.device))])
                 guard case .device(let added) = try await first.next() else { throw Unexpected("no device message") }
                 #expect(added == DeviceMessage(event: .added, device: Sample.device))
