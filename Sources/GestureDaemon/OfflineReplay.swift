@@ -45,10 +45,15 @@ public struct OfflineReplay {
         self.includeExplanations = includeExplanations
     }
 
-    /// Plays `input`, handing each output line (with its newline) to `write`.
-    public mutating func play(_ input: Input, write: ([UInt8]) -> Void) throws(Failure) {
+    /// Plays `input`, handing each output line (with its newline) to `write`, and each frame and
+    /// message on the way to `observe` and `inspect` (for pictures).
+    public mutating func play(
+        _ input: Input, observe: (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
+        inspect: (ServerMessage) -> Void = { _ in }, write: ([UInt8]) -> Void
+    ) throws(Failure) {
         var encoder = LineEncoder()
-        try play(input) { (message, seq) throws(Failure) in
+        try play(input, observe: observe) { (message, seq) throws(Failure) in
+            inspect(message)
             do {
                 write(try encoder.encode(message))
             } catch {

@@ -112,8 +112,9 @@ public struct ExplainMessage: Hashable, Sendable, Codable {
             + fraction + " s"
     }
 
-    /// A number with at most `decimals` decimals, trailing zeros dropped (`20`, `12.3`, `0.62`).
-    static func number(_ x: Double, _ decimals: Int = 1) -> String {
+    /// A number with at most `decimals` decimals, trailing zeros dropped (`20`, `12.3`, `0.62`):
+    /// how explanations (and `replay --svg`'s coordinates) write numbers.
+    public static func number(_ x: Double, _ decimals: Int = 1) -> String {
         guard x.isFinite else { return "\(x)" }
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }

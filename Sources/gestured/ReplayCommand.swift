@@ -25,6 +25,7 @@ struct ReplayCommand: ParsableCommand {
               gestured replay --config kiosk.yaml a.evemu b.evemu | jq -c '{name, state, direction}'
               gestured replay --touches taps.evemu
               gestured replay --explain --pretty --config kiosk.yaml session.evemu
+              gestured replay --svg session.svg session.evemu > session.jsonl
             """
     )
 
@@ -46,6 +47,17 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Readable lines instead of JSON.")
     var pretty = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also draw the recording to this SVG file: the panel to scale, each touch's path, each gesture where it was recognized (one recording).",
+            valueName: "file"))
+    var svg: String?
+
+    func validate() throws {
+        if svg != nil && files.count != 1 { throw ValidationError("--svg draws one recording; give one file") }
+    }
+
     func run() throws {
         let configuration: DaemonConfiguration
         do {
@@ -56,19 +68,33 @@ struct ReplayCommand: ParsableCommand {
         }
         var replay = try OfflineReplay(
             configuration: configuration, includeTouches: touches, includeExplanations: explain)
+        var picture = svg.map { _ in ReplayPicture(configuration: configuration.engineConfiguration) }
         var failed = false
         for file in files {
             let input = OfflineReplay.Input(
                 label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file))
             do {
                 if pretty {
-                    try replay.play(input) { message, _ in say(MessagePrinter.describe(message, socket: file)) }
+                    try replay.play(input, observe: { picture?.add($1, device: $0) }) { message, _ in
+                        picture?.add(message)
+                        say(MessagePrinter.describe(message, socket: file))
+                    }
                 } else {
-                    try replay.play(input) { line in line.withUnsafeBytes { writeAll(1, $0) } }
+                    try replay.play(
+                        input, observe: { picture?.add($1, device: $0) }, inspect: { picture?.add($0) },
+                        write: { line in line.withUnsafeBytes { writeAll(1, $0) } })
                 }
             } catch {
                 printError("gestured: \(error)")
                 failed = true
+            }
+        }
+        if let svg, let picture {
+            do {
+                try Data(picture.svg().utf8).write(to: URL(fileURLWithPath: svg))
+            } catch {
+                printError("gestured: cannot write \(svg): \(error)")
+                throw ExitCode.failure
             }
         }
         if failed { throw ExitCode.failure }
