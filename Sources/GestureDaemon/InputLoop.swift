@@ -463,7 +463,7 @@ final class InputLoop {
     // MARK: - Requests, signals, reload
 
     /// Handles the queued requests in order. Definition changes (a `define`, the definitions of a
-    /// connection that closed) go to the compiler's thread, one at a time in the order they came;
+    /// connection that closed; a reload, from ``reload()``) go to the compiler's thread, one at a time in the order they came;
     /// what it makes is installed here when it comes back (issue 12: no compiling on the frame
     /// path).
     private func takeRequests(wallNow: Int64) {
@@ -521,16 +521,17 @@ final class InputLoop {
     }
 
     /// Installs what the compiler made (between two frames: it only carries the devices' state
-    /// over) and answers the `define`. A set made from one that is no longer running (a reload
-    /// came in between) is made again from the running one.
+    /// over) and answers the `define`. A set made from one that is no longer running cannot
+    /// come (one change at a time, all through here); were it to, it is made again from the
+    /// running one.
     private func install(_ compiled: CompiledChange, wallNow: Int64) {
         compiling = false
         guard compiled.basis == engine.definitions.generation else { return }
         defer { changeDone() }
-        switch compiled.result {
-        case .failure(let error):
+        switch compiled.outcome {
+        case .refused(let error):
             if case .define(let request) = compiled.change { request.reply(.failure(error)) }
-        case .success(let next):
+        case .changed(let next):
             if let next {
                 engine.install(next, at: engineNow(wallNow: wallNow), into: &events)
                 publishEvents()
@@ -538,11 +539,18 @@ final class InputLoop {
             switch compiled.change {
             case .define(let request):
                 request.reply(.success(()))
-            case .remove:
+            case .remove, .reload:
                 // What the client's definitions held (shape templates above all) goes back to
                 // the system, not only to malloc's free lists.
                 if next != nil { _ = gestured_release_free_memory() }
             }
+        case .reloaded(let fresh, let next, let dropped):
+            engine.install(next, at: engineNow(wallNow: wallNow), into: &events)
+            publishEvents()
+            reloaded(fresh, dropped: dropped, wallNow: wallNow)
+        case .reloadFailed(let reason):
+            logger.error("reload failed, keeping the running configuration: \(reason)")
+            notifier.ready(status: "configuration reloaded")
         }
     }
 
@@ -561,38 +569,33 @@ final class InputLoop {
         }
     }
 
-    /// SIGHUP: re-reads the configuration file. A file that does not load keeps the running
-    /// configuration (and says why); one that loads replaces it (R9: gestures in progress are
-    /// cancelled), reopening the devices when their settings changed.
+    /// SIGHUP: the configuration file is read again, and validated and compiled with the
+    /// clients' definitions, on the compiler's thread, behind the definition changes queued
+    /// before it. A file that does not load keeps the running configuration (and says why);
+    /// one that loads replaces it (R9: gestures in progress are cancelled), reopening the devices
+    /// when their settings changed (``reloaded(_:dropped:wallNow:)``).
     private func reload() {
         guard let configPath else {
             logger.notice("SIGHUP ignored: running on the built-in configuration (no --config)")
             return
         }
         notifier.reloading()
+        definitionChanges.append(.reload(configPath))
+        changesTaken += 1
+        compileNext()
+    }
+
+    /// The rest of a reload, once its definitions run: the clients told what it dropped, the
+    /// daemon's own settings, the devices reopened when their rules changed.
+    private func reloaded(_ fresh: DaemonConfiguration, dropped: [DroppedDefinitions], wallNow: Int64) {
         defer { notifier.ready(status: "configuration reloaded") }
-        let wallNow = gestured_monotonic_us()
-        let fresh: DaemonConfiguration
-        do {
-            fresh = try ConfigurationLoader.load(contentsOf: configPath)
-        } catch {
-            logger.error("reload failed, keeping the running configuration: \(error)")
-            return
+        for loss in dropped {
+            guard case .client(let n) = loss.owner else { continue }
+            logger.warning(
+                "a reload dropped definitions of a client that no longer fit the configuration",
+                metadata: ["client": "\(ClientID(n))", "dropped": "\(loss.dropped.map(\.name))"])
+            server.dropped(DroppedMessage(loss), client: ClientID(n))
         }
-        do {
-            let losses = try engine.reload(fresh.engineConfiguration, at: engineNow(wallNow: wallNow), into: &events)
-            for loss in losses {
-                guard case .client(let n) = loss.owner else { continue }
-                logger.warning(
-                    "a reload dropped definitions of a client that no longer fit the configuration",
-                    metadata: ["client": "\(ClientID(n))", "dropped": "\(loss.dropped.map(\.name))"])
-                server.dropped(DroppedMessage(loss), client: ClientID(n))
-            }
-        } catch {
-            logger.error("reload failed, keeping the running configuration: \(configPath): \(error)")
-            return
-        }
-        publishEvents()
         if fresh.socket != configuration.socket {
             logger.notice("socket settings change when the daemon restarts")
         }

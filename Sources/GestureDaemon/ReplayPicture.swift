@@ -81,8 +81,8 @@ public struct ReplayPicture {
         let margin = 6.0
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(n(3 * (w + 2 * margin)))mm" \
-            height="\(n(3 * (h + 2 * margin)))mm" viewBox="\(n(-margin)) \(n(-margin)) \(n(w + 2 * margin)) \(n(h + 2 * margin))" \
+            <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(n(2 * (w + 2 * margin)))" \
+            height="\(n(2 * (h + 2 * margin)))" viewBox="\(n(-margin)) \(n(-margin)) \(n(w + 2 * margin)) \(n(h + 2 * margin))" \
             font-family="sans-serif">
             <title>\(escape(device?.label ?? "replay")): \(n(w)) × \(n(h)) mm, \(tracks.count) touches, \(labels.count) gestures</title>
 
@@ -134,8 +134,13 @@ public struct ReplayPicture {
             }
             out += "</g>\n"
         }
+        // Labels at one place are stacked, not drawn over each other.
+        var placed: [(x: Double, y: Double)] = []
         for label in labels {
-            out += "<text class=\"gesture\" x=\"\(n(label.x + 2.5))\" y=\"\(n(label.y - 2.5))\" font-size=\"4\" "
+            var y = label.y - 2.5
+            while placed.contains(where: { abs($0.x - label.x) < 30 && abs($0.y - y) < 4.5 }) { y -= 5 }
+            placed.append((label.x, y))
+            out += "<text class=\"gesture\" x=\"\(n(label.x + 2.5))\" y=\"\(n(y))\" font-size=\"4\" "
             out += "fill=\"#111\" stroke=\"#fff\" stroke-width=\"0.8\" paint-order=\"stroke\">"
             out += "\(escape(label.text))</text>\n"
         }

@@ -196,7 +196,8 @@ public enum FailureCheck: String, Sendable, Hashable, CaseIterable {
     case liftedTooSoon = "lifted-too-soon"
     /// A pan's fingers lifted before they moved `start-distance-mm` (mm).
     case notFarEnough = "not-far-enough"
-    /// A finger landed after the finger count settled (ms after the first landing).
+    /// A finger landed after the finger count was committed: the hand had moved 8 mm or all
+    /// `max-fingers` were down (ms after the first landing; `settle-ms` is the landing window).
     case landedAfterSettling = "landed-after-settling"
     /// A finger landed after one had lifted.
     case landedAfterLift = "landed-after-lift"

@@ -314,7 +314,8 @@ private struct Reason {
         case .tapTooFar: return "the next tap landed \(m) mm from the first > \(key) \(l)"
         case .liftedTooSoon: return "lifted after \(m) ms < \(key) \(l)"
         case .notFarEnough: return "lifted after moving \(m) mm < \(key) \(l)"
-        case .landedAfterSettling: return "a finger landed \(m) ms after the first > \(key) \(l)"
+        case .landedAfterSettling:
+            return "a finger landed \(m) ms after the first, once the hand had moved 8 mm (the count was committed; \(key) \(l))"
         case .landedAfterLift: return "a finger landed after one had lifted"
         case .liftedBeforeSettling:
             return "lifted \(m) ms after landing, before the finger count settled (\(key) \(l), or 8 mm of travel)"

@@ -23,6 +23,20 @@ struct LiveExplainTests {
             sys.stdout.flush()
         """
 
+    @Sendable static func failures(_ lines: [String]) -> [String] {
+        lines.filter { $0.contains(#""type":"explain""#) && $0.contains(#""name":"next-page""#) }
+    }
+
+    @Sendable static func gestures(_ lines: [String]) -> [String] {
+        lines.filter { $0.contains(#""type":"gesture""#) }
+    }
+
+    /// The `seq` of a line.
+    @Sendable static func seq(_ line: String) -> Int? {
+        guard let range = line.range(of: #""seq":"#) else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
     @Test("an explain subscriber gets the swipe's failure; a plain one gets the same bytes without it")
     func explainedAndPlain() async throws {
         let directory = try DaemonProcessTests.temporaryDirectory()
@@ -36,7 +50,7 @@ struct LiveExplainTests {
               - {match: {}, force-touchscreen: true}
             recognizers:
               - {name: next-page, kind: swipe, directions: [right], min-distance-mm: 400}
-              - {name: pan, kind: pan}
+              - {name: pan, kind: pan, simultaneous-with: [next-page]}
 
             """.write(toFile: config, atomically: true, encoding: .utf8)
 
@@ -57,9 +71,7 @@ struct LiveExplainTests {
         defer { explained.terminate() }
 
         // Two failures of the swipe explained: a whole pass of the recording seen by both.
-        func failures(_ lines: [String]) -> [String] {
-            lines.filter { $0.contains(#""type":"explain""#) && $0.contains(#""name":"next-page""#) }
-        }
+        let failures = Self.failures
         try await explained.output.wait(for: "two explained swipe failures", within: .seconds(60)) { o in
             failures(o.lines).count >= 2
         }
@@ -70,12 +82,10 @@ struct LiveExplainTests {
 
         // The plain client's lines are the explained client's without its explanations, byte
         // for byte, over every `seq` both received (the plain one connected first).
-        func gestures(_ lines: [String]) -> [String] { lines.filter { $0.contains(#""type":"gesture""#) } }
-        func seq(_ line: String) -> Int? {
-            guard let range = line.range(of: #""seq":"#) else { return nil }
-            return Int(line[range.upperBound...].prefix { $0.isNumber })
-        }
-        let lastFailure = try #require(explained.lines.lastIndex(of: try #require(failures(explained.lines).last)))
+        let gestures = Self.gestures
+        let seq = Self.seq
+        let lastExplained = try #require(failures(explained.lines).last)
+        let lastFailure = try #require(explained.lines.lastIndex(of: lastExplained))
         let shared = gestures(Array(explained.lines[..<lastFailure]))
         let first = try #require(shared.first.flatMap(seq))
         let last = try #require(shared.last.flatMap(seq))

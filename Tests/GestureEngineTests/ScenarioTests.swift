@@ -79,6 +79,9 @@ struct ScenarioTests {
     @Test("Fingers landing over 110 ms are one four-finger swipe and pan")
     func fourFingerSwipe() throws { try ScenarioFiles.check("four-finger-swipe") }
 
+    @Test("A finger landing after the window, before the hand moves, joins it; after, it is a new gesture")
+    func lateFinger() throws { try ScenarioFiles.check("late-finger") }
+
     // Explanations (issue 14): every kind's failures name the check, the key and the numbers;
     // every rule's decisions name the rule. Word for word, as `gestured replay --explain` and
     // `subscribe` with `explain` print them.
