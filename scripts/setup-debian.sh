@@ -2,11 +2,13 @@
 # Installs the Debian 12 packages gestured needs to build, test and run (idempotent).
 #   scripts/setup-debian.sh          build + run: libevdev, libudev, mtdev, libyaml, pkg-config
 #   scripts/setup-debian.sh --test   also what the tests use: qemu, busybox, cpio (the VM
-#                                    harness), socat, python3-jsonschema, evemu, libinput-tools
+#                                    harness), socat, python3-jsonschema, evemu, libinput-tools,
+#                                    chromium + chromium-driver + python3-venv (the browser test)
 set -euo pipefail
 packages=(libevdev-dev libudev-dev libmtdev-dev libyaml-dev pkg-config)
 if [ "${1:-}" = "--test" ]; then
-    packages+=(qemu-system-x86 busybox-static cpio socat python3 python3-jsonschema evemu-tools libinput-tools systemd)
+    packages+=(qemu-system-x86 busybox-static cpio socat python3 python3-jsonschema evemu-tools libinput-tools systemd
+        chromium chromium-driver python3-venv)
 fi
 missing=()
 for p in "${packages[@]}"; do

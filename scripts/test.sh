@@ -17,6 +17,9 @@ swift build --build-tests
 stage "host tests"
 swift test --skip-build
 
+stage "browser test (headless Chromium over the WebSocket endpoint)"
+scripts/browser-test.sh --gestured .build/debug/gestured
+
 stage "systemd units"
 scripts/check-units.sh
 

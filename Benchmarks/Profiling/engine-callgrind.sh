@@ -2,7 +2,7 @@
 # Instructions per engine frame (callgrind), and a digest of everything the engine emitted, for
 # the frame cycles of EngineBenchmarks. Usage: Benchmarks/Profiling/engine-callgrind.sh [REPO]
 # (default: this repository). Compiles the engine as its own module the way a release build does
-# (-O, whole module), links FrameDriver.swift (with the benchmarks' FrameCycle.swift) to it, then for 1, 2 and 10 fingers counts the
+# (-O, whole module; build-driver.sh), links FrameDriver.swift (with the benchmarks' FrameCycle.swift) to it, then for 1, 2 and 10 fingers counts the
 # instructions of 12 200 frames (100 cycles) after 2 000 warm-up frames, minus a run with none.
 # The counts include the driver's share (clearing the caller's event buffer, class accesses).
 set -eu
@@ -11,14 +11,7 @@ repo=${1:-$here/../..}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cd "$out"
-# The engine's sources are in folders; the paths have no spaces.
-# shellcheck disable=SC2046
-swiftc -O -wmo -parse-as-library -module-name GestureEngine -emit-module -emit-library -static \
-    -o libGestureEngine.a $(find "$repo/Sources/GestureEngine" -name '*.swift' | sort)
-# The driver has top-level code, which swiftc takes only from a file named main.swift. -lm: the
-# engine calls libm (sqrt in the circle check's ellipse fit).
-cp "$here/FrameDriver.swift" main.swift
-swiftc -O -wmo -I . -L . -lGestureEngine -lm main.swift "$here/../Benchmarks/EngineBenchmarks/FrameCycle.swift" -o driver
+sh "$here/build-driver.sh" "$repo" FrameDriver.swift
 instructions() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null ./driver "$1" "$2" 2>&1 >/dev/null \
         | sed -n 's/.*refs: *//p' | tr -d ,

@@ -65,7 +65,8 @@ public enum Daemon {
             configuration: .init(
                 listener: listener, daemonVersion: gesturedVersion, socketMode: configuration.socket.mode,
                 socketGroup: configuration.socket.group,
-                limits: ServerLimits(maxClients: configuration.socket.maxClients)),
+                limits: ServerLimits(maxClients: configuration.socket.maxClients),
+                webSocket: configuration.websocket.map(WebSocketEndpoint.init)),
             delegate: requests, logger: logger)
         let loop: InputLoop
         do {
@@ -93,5 +94,14 @@ public enum Daemon {
         loop.run()
         server.shutdownBlocking()
         logger.info("stopped")
+    }
+}
+
+extension WebSocketEndpoint {
+    /// The endpoint the configuration's `websocket` describes.
+    init(_ configuration: WebSocketConfiguration) {
+        self.init(
+            host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins,
+            allowsDefine: configuration.allowDefine, pingInterval: .milliseconds(configuration.pingIntervalMS))
     }
 }

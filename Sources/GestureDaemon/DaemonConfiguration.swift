@@ -9,6 +9,8 @@ import GestureProtocol
 /// one, exactly the listed recognizers run.
 public struct DaemonConfiguration: Hashable, Sendable {
     public var socket: SocketConfiguration
+    /// The WebSocket endpoint for browsers; nil (the key absent) runs none.
+    public var websocket: WebSocketConfiguration?
     public var devices: [DeviceConfiguration]
     public var regions: [RegionSpec]
     /// Nil when the file did not list recognizers (the built-in set applies).
@@ -18,11 +20,13 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var logLevel: LogLevel
 
     public init(
-        socket: SocketConfiguration = SocketConfiguration(), devices: [DeviceConfiguration] = [],
+        socket: SocketConfiguration = SocketConfiguration(), websocket: WebSocketConfiguration? = nil,
+        devices: [DeviceConfiguration] = [],
         regions: [RegionSpec] = [], recognizers: [RecognizerSpec]? = nil, clients: ClientPolicy = ClientPolicy(),
         logLevel: LogLevel = .info
     ) {
         self.socket = socket
+        self.websocket = websocket
         self.devices = devices
         self.regions = regions
         self.recognizers = recognizers
@@ -71,6 +75,35 @@ public struct SocketConfiguration: Hashable, Sendable {
         self.group = group
         self.maxClients = maxClients
     }
+}
+
+/// The WebSocket endpoint (docs/CONFIGURATION.md, `websocket`): the socket protocol for pages in
+/// a browser, on a TCP address that should stay a loopback one.
+public struct WebSocketConfiguration: Hashable, Sendable {
+    /// An IP address literal (IPv6 in brackets in the file: `[::1]:7330`).
+    public var host: String
+    /// 0 picks a free port, which the journal names.
+    public var port: Int
+    /// Serialized origins of the pages that may connect (`http://localhost:8080`, `file://`).
+    public var allowedOrigins: [String]
+    /// Whether pages may `define` their own recognizers.
+    public var allowDefine: Bool
+    /// How often the daemon pings each connection (a silent one is closed at the next ping).
+    public var pingIntervalMS: Int
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowDefine: Bool = false,
+        pingIntervalMS: Int = 30_000
+    ) {
+        self.host = host
+        self.port = port
+        self.allowedOrigins = allowedOrigins
+        self.allowDefine = allowDefine
+        self.pingIntervalMS = pingIntervalMS
+    }
+
+    /// `listen` as written in the file.
+    public var listen: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 /// Settings for the touchscreens an entry's `match` selects (the first matching entry wins).

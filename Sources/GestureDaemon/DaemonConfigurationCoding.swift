@@ -1,4 +1,5 @@
 import GestureEngine
+import Glibc
 import TouchInput
 
 // Strict Codable for the configuration file: unknown keys are errors, every value is checked
@@ -6,7 +7,7 @@ import TouchInput
 
 extension DaemonConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case socket, devices, regions, recognizers, clients
+        case socket, websocket, devices, regions, recognizers, clients
         case logLevel = "log-level"
     }
 
@@ -14,6 +15,7 @@ extension DaemonConfiguration: Codable {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the configuration")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         socket = try c.decode(.socket, default: SocketConfiguration())
+        websocket = try c.decodeIfPresent(WebSocketConfiguration.self, forKey: .websocket)
         devices = try c.decode(.devices, default: [])
         regions = try c.decode(.regions, default: [])
         // Absent means the built-in set; `recognizers:` with nothing after it (everything below
@@ -33,6 +35,7 @@ extension DaemonConfiguration: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(logLevel, forKey: .logLevel)
         try c.encode(socket, forKey: .socket)
+        try c.encodeIfPresent(websocket, for: .websocket)
         try c.encode(devices, forKey: .devices)
         try c.encode(regions, forKey: .regions)
         try c.encodeIfPresent(recognizers, for: .recognizers)
@@ -69,6 +72,79 @@ extension SocketConfiguration: Codable {
         try c.encode("0" + String(mode, radix: 8), forKey: .mode)
         try c.encodeIfPresent(group, for: .group)
         try c.encode(maxClients, forKey: .maxClients)
+    }
+}
+
+extension WebSocketConfiguration: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case listen
+        case allowedOrigins = "allowed-origins"
+        case allowDefine = "allow-define"
+        case pingIntervalMS = "ping-interval-ms"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(allowedOrigins: [])
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'websocket'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let listen = try c.decode(
+            .listen, default: self.listen, expect: "an IP address and a port, such as \"127.0.0.1:7330\" or \"[::1]:7330\""
+        ) { Self.parseListen($0) != nil }
+        (host, port) = Self.parseListen(listen) ?? (host, port)
+        guard c.contains(.allowedOrigins) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.allowedOrigins,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "'websocket' needs 'allowed-origins': the origins of the pages that may connect, such as [\"http://localhost:8080\"]"
+                ))
+        }
+        allowedOrigins = try c.decode(
+            .allowedOrigins, default: [],
+            expect: "a list of 1 to 64 origins, each scheme://host[:port] with no path, such as \"http://localhost:8080\" or \"file://\""
+        ) { origins in (1...64).contains(origins.count) && origins.allSatisfy(Self.isOrigin) }
+        allowDefine = try c.decode(.allowDefine, default: allowDefine)
+        pingIntervalMS = try c.decode(.pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000") {
+            (1000...3_600_000).contains($0)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(listen, forKey: .listen)
+        try c.encode(allowedOrigins, forKey: .allowedOrigins)
+        try c.encode(allowDefine, forKey: .allowDefine)
+        try c.encode(pingIntervalMS, forKey: .pingIntervalMS)
+    }
+
+    /// `HOST:PORT` with HOST an IPv4 literal or a bracketed IPv6 one and PORT 0…65535; nil
+    /// otherwise. Names are refused: binding must not wait on a resolver at boot.
+    static func parseListen(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        let family: Int32
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+            family = AF_INET6
+        } else {
+            family = AF_INET
+        }
+        var address = in6_addr()
+        guard inet_pton(family, host, &address) == 1 else { return nil }
+        return (host, port)
+    }
+
+    /// A serialized origin as browsers send it: `scheme://host[:port]`, no path (`file://`
+    /// has an empty host).
+    static func isOrigin(_ text: String) -> Bool {
+        guard let separator = text.firstRange(of: "://") else { return false }
+        let scheme = text[..<separator.lowerBound]
+        let rest = text[separator.upperBound...]
+        return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+            && !rest.contains("/") && !rest.contains(where: { $0.isWhitespace })
     }
 }
 

@@ -61,6 +61,16 @@ final class InputLoop {
     /// in the queue, or a live frame after its kernel time, before being handled.
     private var lag: Int64 = 0
     private var stopping = false
+    /// Definition changes in the order they came; the first is with the compiler when
+    /// `compiling`.
+    private var definitionChanges: [DefinitionChange] = []
+    private var compiling = false
+    /// Definition changes taken from the queue and done, counted since the start; a `ping` that
+    /// comes while some are not done waits for them (`pong` covers the compiler's thread too).
+    private var changesTaken: UInt64 = 0
+    private var changesDone: UInt64 = 0
+    private var pingsBehindChanges: [(request: PingRequest, after: UInt64)] = []
+    private let compiler: DefinitionCompiler
 
     init(
         configuration: DaemonConfiguration, configPath: String?, server: GestureServer, requests: RequestQueue,
@@ -70,6 +80,7 @@ final class InputLoop {
         self.configPath = configPath
         self.server = server
         self.requests = requests
+        compiler = DefinitionCompiler(results: requests)
         self.notifier = notifier
         self.logger = logger
         do {
@@ -160,6 +171,7 @@ final class InputLoop {
         }
         shutDownDevices()
         flush()
+        compiler.shutDown()
     }
 
     private func handle(_ token: UInt64, wallNow: Int64) {
@@ -448,47 +460,95 @@ final class InputLoop {
 
     // MARK: - Requests, signals, reload
 
-    /// Handles the queued requests in order, but at most one `define` per loop iteration: the
-    /// rest go back to the queue, so the devices are read between two defines.
+    /// Handles the queued requests in order. Definition changes (a `define`, the definitions of a
+    /// connection that closed; a reload, from ``reload()``) go to the compiler's thread, one at a time in the order they came;
+    /// what it makes is installed here when it comes back (issue 12: no compiling on the frame
+    /// path).
     private func takeRequests(wallNow: Int64) {
         defer { publishRecognizers() }
-        let queued = requests.drain()
-        var defines = 0
-        for (i, item) in queued.enumerated() {
-            if case .define = item.request {
-                defines += 1
-                if defines > 1 {
-                    requests.putBack(queued[i...])
-                    return
-                }
-            }
+        for item in requests.drain() {
             lag = max(lag, wallNow - item.queuedAt)
             switch item.request {
             case .connected:
                 engine.connectedClients += 1
             case .disconnected(let client):
                 engine.connectedClients -= 1
-                let before = engine.recognizerSummaries.count
-                engine.removeDefinitions(of: client.owner, at: engineNow(wallNow: wallNow), into: &events)
-                publishEvents()
-                if engine.recognizerSummaries.count != before {
-                    // What the client's definitions held (shape templates above all) goes back to
-                    // the system, not only to malloc's free lists.
-                    _ = gestured_release_free_memory()
-                }
+                definitionChanges.append(.remove(client))
+                changesTaken += 1
             case .ping(let request):
-                request.reply()
-            case .define(let request):
-                do {
-                    try engine.define(
-                        owner: request.client.owner, regions: request.definitions.regions,
-                        recognizers: request.definitions.recognizers, at: engineNow(wallNow: wallNow), into: &events)
-                    publishEvents()
-                    request.reply(.success(()))
-                } catch {
-                    request.reply(.failure(error))
+                if changesDone == changesTaken {
+                    request.reply()
+                } else {
+                    pingsBehindChanges.append((request, changesTaken))
                 }
+            case .define(let request):
+                definitionChanges.append(.define(request))
+                changesTaken += 1
+            case .compiled(let compiled):
+                install(compiled, wallNow: wallNow)
             }
+        }
+        compileNext()
+    }
+
+    // MARK: - Definitions
+
+    /// The first waiting change is done (installed, refused, or nothing to do): the `ping`s
+    /// that came behind it and no later change get their `pong`.
+    private func changeDone() {
+        definitionChanges.removeFirst()
+        changesDone += 1
+        while let first = pingsBehindChanges.first, first.after <= changesDone {
+            first.request.reply()
+            pingsBehindChanges.removeFirst()
+        }
+    }
+
+    /// Hands the first waiting definition change to the compiler, made from the running set,
+    /// unless one is being compiled. A connection that closed without definitions changes
+    /// nothing and needs no compiling.
+    private func compileNext() {
+        while !compiling, let change = definitionChanges.first {
+            if case .remove(let client) = change, !engine.definitions.defines(client.owner) {
+                changeDone()
+                continue
+            }
+            compiling = true
+            compiler.compile(change, from: engine.definitions)
+        }
+    }
+
+    /// Installs what the compiler made (between two frames: it only carries the devices' state
+    /// over) and answers the `define`. A set made from one that is no longer running cannot
+    /// come (one change at a time, all through here); were it to, it is made again from the
+    /// running one.
+    private func install(_ compiled: CompiledChange, wallNow: Int64) {
+        compiling = false
+        guard compiled.basis == engine.definitions.generation else { return }
+        defer { changeDone() }
+        switch compiled.outcome {
+        case .refused(let error):
+            if case .define(let request) = compiled.change { request.reply(.failure(error)) }
+        case .changed(let next):
+            if let next {
+                engine.install(next, at: engineNow(wallNow: wallNow), into: &events)
+                publishEvents()
+            }
+            switch compiled.change {
+            case .define(let request):
+                request.reply(.success(()))
+            case .remove, .reload:
+                // What the client's definitions held (shape templates above all) goes back to
+                // the system, not only to malloc's free lists.
+                if next != nil { _ = gestured_release_free_memory() }
+            }
+        case .reloaded(let fresh, let next, let dropped):
+            engine.install(next, at: engineNow(wallNow: wallNow), into: &events)
+            publishEvents()
+            reloaded(fresh, dropped: dropped, wallNow: wallNow)
+        case .reloadFailed(let reason):
+            logger.error("reload failed, keeping the running configuration: \(reason)")
+            notifier.ready(status: "configuration reloaded")
         }
     }
 
@@ -507,38 +567,33 @@ final class InputLoop {
         }
     }
 
-    /// SIGHUP: re-reads the configuration file. A file that does not load keeps the running
-    /// configuration (and says why); one that loads replaces it (R9: gestures in progress are
-    /// cancelled), reopening the devices when their settings changed.
+    /// SIGHUP: the configuration file is read again, and validated and compiled with the
+    /// clients' definitions, on the compiler's thread, behind the definition changes queued
+    /// before it. A file that does not load keeps the running configuration (and says why);
+    /// one that loads replaces it (R9: gestures in progress are cancelled), reopening the devices
+    /// when their settings changed (``reloaded(_:dropped:wallNow:)``).
     private func reload() {
         guard let configPath else {
             logger.notice("SIGHUP ignored: running on the built-in configuration (no --config)")
             return
         }
         notifier.reloading()
+        definitionChanges.append(.reload(configPath))
+        changesTaken += 1
+        compileNext()
+    }
+
+    /// The rest of a reload, once its definitions run: the clients told what it dropped, the
+    /// daemon's own settings, the devices reopened when their rules changed.
+    private func reloaded(_ fresh: DaemonConfiguration, dropped: [DroppedDefinitions], wallNow: Int64) {
         defer { notifier.ready(status: "configuration reloaded") }
-        let wallNow = gestured_monotonic_us()
-        let fresh: DaemonConfiguration
-        do {
-            fresh = try ConfigurationLoader.load(contentsOf: configPath)
-        } catch {
-            logger.error("reload failed, keeping the running configuration: \(error)")
-            return
+        for loss in dropped {
+            guard case .client(let n) = loss.owner else { continue }
+            logger.warning(
+                "a reload dropped definitions of a client that no longer fit the configuration",
+                metadata: ["client": "\(ClientID(n))", "dropped": "\(loss.dropped.map(\.name))"])
+            server.dropped(DroppedMessage(loss), client: ClientID(n))
         }
-        do {
-            let losses = try engine.reload(fresh.engineConfiguration, at: engineNow(wallNow: wallNow), into: &events)
-            for loss in losses {
-                guard case .client(let n) = loss.owner else { continue }
-                logger.warning(
-                    "a reload dropped definitions of a client that no longer fit the configuration",
-                    metadata: ["client": "\(ClientID(n))", "dropped": "\(loss.dropped.map(\.name))"])
-                server.dropped(DroppedMessage(loss), client: ClientID(n))
-            }
-        } catch {
-            logger.error("reload failed, keeping the running configuration: \(configPath): \(error)")
-            return
-        }
-        publishEvents()
         if fresh.socket != configuration.socket {
             logger.notice("socket settings change when the daemon restarts")
         }

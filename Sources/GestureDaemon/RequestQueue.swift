@@ -3,12 +3,14 @@ import GestureServer
 import Glibc
 import Synchronization
 
-/// What the server's event loop hands to the input thread.
+/// What the server's event loop (and the ``DefinitionCompiler``) hands to the input thread.
 enum ClientRequest: Sendable {
     case connected(ClientID)
     case disconnected(ClientID)
     case define(DefinitionRequest)
     case ping(PingRequest)
+    /// A definition change the compiler's thread has made, to install.
+    case compiled(CompiledChange)
 }
 
 /// A request and when it was queued (CLOCK_MONOTONIC µs), so the input thread knows how far
@@ -38,6 +40,7 @@ final class RequestQueue: GestureServerDelegate {
     func clientDisconnected(_ client: ClientID) { enqueue(.disconnected(client)) }
     func define(_ request: DefinitionRequest) { enqueue(.define(request)) }
     func ping(_ request: PingRequest) { enqueue(.ping(request)) }
+    func compiled(_ change: CompiledChange) { enqueue(.compiled(change)) }
 
     private func enqueue(_ request: ClientRequest) {
         let queued = QueuedRequest(request: request, queuedAt: gestured_monotonic_us())
@@ -56,14 +59,6 @@ final class RequestQueue: GestureServerDelegate {
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
-    }
-
-    /// Puts requests the input thread took but did not handle yet back in front of the queue,
-    /// in order, and wakes it again (after it has read its devices).
-    func putBack(_ requests: ArraySlice<QueuedRequest>) {
-        guard !requests.isEmpty else { return }
-        pending.withLock { queue in queue.insert(contentsOf: requests, at: 0) }
-        _ = gestured_eventfd_signal(fileDescriptor)
     }
 }
 

@@ -5,13 +5,11 @@
 /// has its own arena (R1–R9, docs/ARBITRATION.md). The caller owns the event buffer and empties it
 /// with `removeAll(keepingCapacity: true)`, so frames in steady state allocate nothing.
 public struct GestureEngine: Sendable {
+    /// Everyone's definitions, compiled: the running set, to make the next one from
+    /// (``DefinitionSet``).
+    public private(set) var definitions: DefinitionSet
     /// The configuration running now.
-    public private(set) var configuration: EngineConfiguration
-    /// The configuration's definitions (their shape templates prepared once).
-    private var configurationDefinitions: CompiledSet.Definitions
-    /// Client definitions, in the order the clients made them.
-    private var clients: [CompiledSet.Definitions] = []
-    private var compiled: CompiledSet
+    public var configuration: EngineConfiguration { definitions.configuration }
     private var arenas: [DeviceArena] = []
     /// The device of each arena (kept apart so finding an arena reads no arena).
     private var arenaDevices: [DeviceID] = []
@@ -29,11 +27,7 @@ public struct GestureEngine: Sendable {
 
     /// Validates and compiles `configuration`.
     public init(configuration: EngineConfiguration) throws(SpecError) {
-        try configuration.validate()
-        self.configuration = configuration
-        configurationDefinitions = CompiledSet.Definitions(
-            owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
-        compiled = CompiledSet([configurationDefinitions], clientsCompete: configuration.clients.mayCompete)
+        definitions = try DefinitionSet(configuration: configuration)
     }
 
     // MARK: - Devices
@@ -41,7 +35,7 @@ public struct GestureEngine: Sendable {
     /// Starts an arena for a touchscreen. Adding an id that is already present changes nothing.
     public mutating func addDevice(_ device: DeviceDescriptor) {
         guard arenaIndex(device.id) == nil else { return }
-        var arena = DeviceArena(device: device, compiled: compiled)
+        var arena = DeviceArena(device: device, compiled: definitions.compiled)
         arena.clientsConnected = connectedClients
         arenas.append(arena)
         arenaDevices.append(device.id)
@@ -51,7 +45,7 @@ public struct GestureEngine: Sendable {
     /// views get `cancelled` for its live touches; then its state is dropped.
     public mutating func removeDevice(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
         guard let i = arenaIndex(id) else { return }
-        arenas[i].abortAll(at: time, compiled, into: &events)
+        arenas[i].abortAll(at: time, definitions.compiled, into: &events)
         arenas.remove(at: i)
         arenaDevices.remove(at: i)
     }
@@ -60,7 +54,7 @@ public struct GestureEngine: Sendable {
     /// touches still down are ignored until they lift. The device stays.
     public mutating func resync(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
         guard let i = arenaIndex(id) else { return }
-        arenas[i].abortAll(at: time, compiled, into: &events)
+        arenas[i].abortAll(at: time, definitions.compiled, into: &events)
     }
 
     // MARK: - Input and time
@@ -72,7 +66,7 @@ public struct GestureEngine: Sendable {
             unknownDeviceFrames += 1
             return
         }
-        arenas[i].process(frame, compiled, into: &events)
+        arenas[i].process(frame, definitions.compiled, into: &events)
     }
 
     /// Fires every deadline up to `time`, earliest first (R7).
@@ -88,7 +82,7 @@ public struct GestureEngine: Sendable {
                 }
             }
             guard chosen >= 0 else { return }
-            arenas[chosen].fireEarliest(compiled, into: &events)
+            arenas[chosen].fireEarliest(definitions.compiled, into: &events)
         }
     }
 
@@ -106,145 +100,77 @@ public struct GestureEngine: Sendable {
 
     // MARK: - Definitions
 
-    /// R9: replaces the configuration. A configuration that does not validate throws and
-    /// changes nothing. Otherwise everything in progress is cancelled as on device removal and
-    /// touches still down are ignored until they lift. Each client keeps the regions and
-    /// recognizers that still validate against the new configuration (and the other clients'
-    /// kept ones); what no longer fits is dropped, one definition at a time with the reason (and
-    /// then whatever named it). Returns what each client lost, to tell it.
+    /// Runs `next`, a set made from the running one (``DefinitionSet/defining(owner:regions:recognizers:)``,
+    /// ``DefinitionSet/removing(_:)``, ``DefinitionSet/reloading(_:)``). Returns false, changing
+    /// nothing, when `next` was made from another set (a change was installed meanwhile): make it
+    /// again from ``definitions``. Costs each device a carry of its state, linear in the
+    /// recognizers; no validating, no compiling.
+    ///
+    /// A client's change: its gestures in progress are cancelled (to it), touches its recognizers
+    /// held back from the views are released, everyone else's gestures carry on. A reload (R9):
+    /// everything in progress is cancelled as on device removal, and touches still down are
+    /// ignored until they lift.
+    @discardableResult
+    public mutating func install(_ next: DefinitionSet, at time: Timestamp, into events: inout [EngineEvent]) -> Bool {
+        guard next.generation == definitions.generation &+ 1 else { return false }
+        let old = definitions.compiled
+        definitions = next
+        let compiled = next.compiled
+        switch next.change {
+        case .configuration:
+            for i in arenas.indices { arenas[i].abortAll(at: time, old, into: &events) }
+            let fresh = Array(repeating: -1, count: compiled.count)
+            for i in arenas.indices {
+                arenas[i] = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: fresh, regionMap: [])
+            }
+        case .client(let removed, let previousIndex, let regionMap):
+            for i in arenas.indices {
+                arenas[i].retire(removed, at: time, old, into: &events)
+                var arena = DeviceArena(
+                    carrying: arenas[i], compiled: compiled, previousIndex: previousIndex, regionMap: regionMap)
+                arena.settleViews(at: arena.now, compiled, into: &events)
+                arena.finishCycle(compiled)
+                arenas[i] = arena
+            }
+        }
+        return true
+    }
+
+    /// R9: replaces the configuration (``DefinitionSet/reloading(_:)`` and ``install(_:at:into:)``).
+    /// A configuration that does not validate throws and changes nothing. Returns what each
+    /// client lost, to tell it.
     @discardableResult
     public mutating func reload(
         _ configuration: EngineConfiguration, at time: Timestamp, into events: inout [EngineEvent]
     ) throws(SpecError) -> [DroppedDefinitions] {
-        try configuration.validate()
-        let validator = SpecValidator(configuration: configuration)
-        var kept: [CompiledSet.Definitions] = []
-        var losses: [DroppedDefinitions] = []
-        for client in clients {
-            var regions = client.regions
-            var recognizers = client.recognizers
-            var dropped: [DroppedDefinitions.Item] = []
-            while true {
-                do {
-                    try validator.validateClient(
-                        regions: regions, recognizers: recognizers, others: kept.map { ($0.regions, $0.recognizers) })
-                    break
-                } catch {
-                    // The error's path names the definition at fault; drop it and try the rest.
-                    switch (error.path.first, error.path.dropFirst().first) {
-                    case (.key("recognizers")?, .index(let i)?) where recognizers.indices.contains(i):
-                        dropped.append(.init(kind: .recognizer, name: recognizers[i].name, reason: "\(error)"))
-                        recognizers.remove(at: i)
-                    case (.key("regions")?, .index(let i)?) where regions.indices.contains(i):
-                        dropped.append(.init(kind: .region, name: regions[i].name, reason: "\(error)"))
-                        regions.remove(at: i)
-                    default:
-                        dropped += regions.map { .init(kind: .region, name: $0.name, reason: "\(error)") }
-                        dropped += recognizers.map { .init(kind: .recognizer, name: $0.name, reason: "\(error)") }
-                        regions = []
-                        recognizers = []
-                    }
-                }
-            }
-            if !dropped.isEmpty { losses.append(DroppedDefinitions(owner: client.owner, dropped: dropped)) }
-            if regions.isEmpty && recognizers.isEmpty { continue }
-            kept.append(
-                dropped.isEmpty
-                    ? client : CompiledSet.Definitions(owner: client.owner, regions: regions, recognizers: recognizers))
-        }
-        for i in arenas.indices { arenas[i].abortAll(at: time, compiled, into: &events) }
-        self.configuration = configuration
-        configurationDefinitions = CompiledSet.Definitions(
-            owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
-        clients = kept
-        compiled = compile()
-        let fresh = Array(repeating: -1, count: compiled.count)
-        for i in arenas.indices {
-            arenas[i] = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: fresh, regionMap: [])
-        }
+        let (next, losses) = try definitions.reloading(configuration)
+        install(next, at: time, into: &events)
         return losses
     }
 
-    /// A client's regions and recognizers, replacing whatever that client defined before (its
-    /// gestures in progress are cancelled, as by ``removeDefinitions(of:at:into:)``). They may
-    /// name the configuration's regions and recognizers and their own, never another client's;
-    /// names must not collide with anyone's. Validated like the configuration: on error nothing
-    /// changes, and the error's path starts at the definitions' root (`recognizers[0].region`).
-    /// Everyone else's gestures in progress carry on.
+    /// A client's regions and recognizers, replacing whatever that client defined before
+    /// (``DefinitionSet/defining(owner:regions:recognizers:)`` and ``install(_:at:into:)``). On
+    /// error nothing changes.
     public mutating func define(
         owner: Owner, regions: [RegionSpec], recognizers: [RecognizerSpec], at time: Timestamp,
         into events: inout [EngineEvent]
     ) throws(SpecError) {
-        guard case .client = owner else {
-            throw SpecError(path: [], message: "the configuration's definitions change only by reload")
-        }
-        let others = clients.filter { $0.owner != owner }.map { ($0.regions, $0.recognizers) }
-        try SpecValidator(configuration: configuration).validateClient(
-            regions: regions, recognizers: recognizers, others: others)
-        replaceDefinitions(
-            of: owner, with: CompiledSet.Definitions(owner: owner, regions: regions, recognizers: recognizers),
-            at: time, into: &events)
+        install(
+            try definitions.defining(owner: owner, regions: regions, recognizers: recognizers), at: time,
+            into: &events)
     }
 
     /// Removes a client's definitions (it disconnected): its active gestures report
     /// `cancelled` to it, touches its recognizers held back from the views are released.
     public mutating func removeDefinitions(of owner: Owner, at time: Timestamp, into events: inout [EngineEvent]) {
-        guard case .client = owner, clients.contains(where: { $0.owner == owner }) else { return }
-        replaceDefinitions(of: owner, with: nil, at: time, into: &events)
-    }
-
-    private var allDefinitions: [CompiledSet.Definitions] { [configurationDefinitions] + clients }
-
-    private func compile() -> CompiledSet {
-        CompiledSet(allDefinitions, clientsCompete: configuration.clients.mayCompete)
-    }
-
-    private mutating func replaceDefinitions(
-        of owner: Owner, with definitions: CompiledSet.Definitions?, at time: Timestamp,
-        into events: inout [EngineEvent]
-    ) {
-        let old = compiled
-        clients.removeAll { $0.owner == owner }
-        if let definitions { clients.append(definitions) }
-        compiled = compile()
-
-        let removed = old.order.filter { old.owners[$0] == owner }
-        let previousIndex = (0..<compiled.count).map { r -> Int in
-            compiled.owners[r] == owner
-                ? -1 : old.index[CompiledSet.Key(owner: compiled.owners[r], name: compiled.names[r])] ?? -1
-        }
-        var newRegion: [String: Int] = [:]
-        for (i, name) in compiled.regionNames.enumerated() { newRegion[name] = i }
-        let regionMap = old.regionNames.indices.map { region -> Int in
-            var current = region
-            while current > 0 {
-                if old.regionOwners[current] != owner, let mapped = newRegion[old.regionNames[current]] {
-                    return mapped
-                }
-                current = old.regionParents[current]
-            }
-            return 0
-        }
-        for i in arenas.indices {
-            arenas[i].retire(removed, at: time, old, into: &events)
-            var arena = DeviceArena(
-                carrying: arenas[i], compiled: compiled, previousIndex: previousIndex, regionMap: regionMap)
-            arena.settleViews(at: arena.now, compiled, into: &events)
-            arena.finishCycle(compiled)
-            arenas[i] = arena
-        }
+        guard let next = definitions.removing(owner) else { return }
+        install(next, at: time, into: &events)
     }
 
     // MARK: - Introspection
 
     /// Every recognizer running: the configuration's, then each client's (for `hello`).
-    public var recognizerSummaries: [RecognizerSummary] {
-        (0..<compiled.count).map { r in
-            RecognizerSummary(
-                name: compiled.names[r], kind: compiled.kinds[r], owner: compiled.owners[r],
-                region: compiled.regionNames[compiled.regionOf[r]])
-        }
-    }
+    public var recognizerSummaries: [RecognizerSummary] { definitions.recognizerSummaries }
 }
 
 /// What a client learns about a recognizer in `hello`.

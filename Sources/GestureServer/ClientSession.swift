@@ -6,11 +6,21 @@ import NIOCore
 
 /// One connection: its requests in, its messages out, its subscription and its queue.
 ///
-/// The last handler of the connection's pipeline, after ``LineFrameDecoder``. Runs on the
-/// server's event loop only.
+/// The last handler of the connection's pipeline, after ``LineFrameDecoder`` on the Unix socket
+/// and after ``WebSocketLineCodec`` on the WebSocket endpoint: both transports hand it lines and
+/// take lines from it, so everything the protocol says happens here, once. Runs on the server's
+/// event loop only.
 final class ClientSession: ChannelInboundHandler {
     typealias InboundIn = LineFrame
     typealias OutboundOut = ByteBuffer
+
+    /// How the connection reached the server: the little that differs between transports.
+    enum Transport {
+        /// The Unix socket; peer credentials are logged.
+        case unixSocket
+        /// The WebSocket endpoint, from a page of `origin` (allowed, as the handshake checked).
+        case webSocket(origin: String, peer: String, allowsDefine: Bool)
+    }
 
     private enum State {
         /// Before admission (channelActive).
@@ -22,6 +32,7 @@ final class ClientSession: ChannelInboundHandler {
     }
 
     private let core: ServerCore
+    private let transport: Transport
     private var state = State.connecting
     private var context: ChannelHandlerContext?
     private var subscription: Subscription?
@@ -37,8 +48,9 @@ final class ClientSession: ChannelInboundHandler {
     /// When ``closeTimer`` closes the connection.
     private var closeDeadline: NIODeadline?
 
-    init(core: ServerCore) {
+    init(core: ServerCore, transport: Transport = .unixSocket) {
         self.core = core
+        self.transport = transport
         self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages)
     }
 
@@ -77,6 +89,8 @@ final class ClientSession: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // A WebSocket session joins a connection that is active already (after its handshake).
+        if context.channel.isActive { admit(context: context) }
     }
 
     /// The pipeline lets go of this handler when the channel closes. The context holds the
@@ -87,6 +101,12 @@ final class ClientSession: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        admit(context: context)
+        context.fireChannelActive()
+    }
+
+    private func admit(context: ChannelHandlerContext) {
+        guard case .connecting = state else { return }
         switch core.admit(self) {
         case .accepted(let id, let hello):
             state = .open(id)
@@ -97,7 +117,6 @@ final class ClientSession: ChannelInboundHandler {
             core.logger.warning("connection refused", metadata: ["code": "\(error.code)"])
             close(with: error)
         }
-        context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -137,9 +156,15 @@ final class ClientSession: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    /// Reads SO_PEERCRED through SwiftNIO (which owns the descriptor) and logs who connected.
+    /// Reads SO_PEERCRED through SwiftNIO (which owns the descriptor) and logs who connected;
+    /// a WebSocket has no credentials, its page's origin and address are logged instead.
     private func logConnection(_ id: ClientID, channel: any Channel) {
         let logger = core.logger
+        if case .webSocket(let origin, let peer, _) = transport {
+            logger.info(
+                "client connected", metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"])
+            return
+        }
         guard let provider = channel as? any SocketOptionProvider else {
             logger.info("client connected", metadata: ["client": "\(id)"])
             return
@@ -165,12 +190,13 @@ final class ClientSession: ChannelInboundHandler {
         guard case .open(let id) = state else { return }
         switch unwrapInboundIn(data) {
         case .tooLong:
-            reject(
-                ErrorMessage(
-                    code: .lineTooLong,
-                    message: "a line is longer than \(core.limits.maxLineBytes) bytes; it was skipped up to its newline"
-                ),
-                client: id)
+            let consequence =
+                switch transport {
+                case .unixSocket: "a line is longer than \(core.limits.maxLineBytes) bytes; it was skipped up to its newline"
+                case .webSocket:
+                    "a message is longer than \(core.limits.maxLineBytes) bytes; the connection is closed (1009)"
+                }
+            reject(ErrorMessage(code: .lineTooLong, message: consequence), client: id)
         case .line(let line):
             // Empty lines are framing, not requests (a client may send them as keep-alives).
             guard line.readableBytes > 0 else { return }
@@ -218,6 +244,14 @@ final class ClientSession: ChannelInboundHandler {
         guard let delegate = core.delegate else {
             return reject(
                 ErrorMessage(code: .unavailable, message: "this server does not accept definitions", id: id),
+                client: client)
+        }
+        if case .webSocket(_, _, allowsDefine: false) = transport {
+            return reject(
+                ErrorMessage(
+                    code: .unavailable,
+                    message: "the WebSocket endpoint does not accept definitions (websocket.allow-define is false)",
+                    id: id),
                 client: client)
         }
         guard pendingDefinitions == nil else {

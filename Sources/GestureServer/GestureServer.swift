@@ -37,11 +37,13 @@ public final class GestureServer: Sendable {
         /// (``shutdown()``) before it is closed anyway: a stop is prompt whatever the clients do,
         /// and one that reads gets the line in far less.
         public var shutdownTimeout: TimeAmount
+        /// Also serve the protocol over a WebSocket, for browsers (nil: the Unix socket only).
+        public var webSocket: WebSocketEndpoint?
 
         public init(
             listener: Listener, daemonVersion: String, socketMode: UInt32? = 0o660, socketGroup: String? = nil,
             limits: ServerLimits = ServerLimits(), closeTimeout: TimeAmount = .seconds(5),
-            shutdownTimeout: TimeAmount = .milliseconds(250)
+            shutdownTimeout: TimeAmount = .milliseconds(250), webSocket: WebSocketEndpoint? = nil
         ) {
             self.listener = listener
             self.daemonVersion = daemonVersion
@@ -50,6 +52,7 @@ public final class GestureServer: Sendable {
             self.limits = limits
             self.closeTimeout = closeTimeout
             self.shutdownTimeout = shutdownTimeout
+            self.webSocket = webSocket
         }
     }
 
@@ -61,6 +64,11 @@ public final class GestureServer: Sendable {
     private let interestBoard = InterestBoard()
     /// Set by `shutdown`; held while hopping so nothing is scheduled on a loop that has stopped.
     private let stopped = Mutex<Bool>(false)
+    private let boundWebSocketPort = Mutex<Int?>(nil)
+
+    /// The port the WebSocket endpoint listens on, once started (the one picked when the
+    /// configuration asked for port 0); nil without an endpoint.
+    public var webSocketPort: Int? { boundWebSocketPort.withLock { $0 } }
 
     /// A server that is not listening yet; call ``start()``, and ``shutdown()`` in the end.
     public init(configuration: Configuration, delegate: (any GestureServerDelegate)?, logger: Logger) {
@@ -155,8 +163,27 @@ public final class GestureServer: Sendable {
                     return (channel, nil)
                 }
         }
+        guard let endpoint = configuration.webSocket else {
+            return bound.flatMap { channel, created in
+                eventLoop.submit { core.value.listening(on: [channel], created: created) }
+            }
+        }
+        let closeTimeout = configuration.closeTimeout
         return bound.flatMap { channel, created in
-            eventLoop.submit { core.value.listening(on: channel, created: created) }
+            WebSocketListener.bind(
+                endpoint, group: self.group, core: core, limits: limits, closeTimeout: closeTimeout, logger: logger
+            )
+            .flatMapError { error in
+                // The Unix socket is bound already: give it back before failing.
+                channel.close().recover { _ in }.flatMapThrowing {
+                    if let created { SocketFile.remove(created) }
+                    throw error
+                }
+            }
+            .flatMap { webSocket in
+                self.boundWebSocketPort.withLock { $0 = webSocket.localAddress?.port }
+                return eventLoop.submit { core.value.listening(on: [channel, webSocket], created: created) }
+            }
         }
     }
 

@@ -20,7 +20,8 @@ final class ServerCore {
     private var devices: [DeviceInfo] = []
     private var recognizers: [RecognizerSummary] = []
     private var nextClientID: UInt64 = 1
-    private var listener: (any Channel)?
+    /// The Unix socket's listener, and the WebSocket endpoint's when there is one.
+    private var listeners: [any Channel] = []
     /// The socket file this server created, removed at shutdown (nil: inherited, or not bound).
     private var createdSocket: CreatedSocket?
     private var isShuttingDown = false
@@ -176,8 +177,8 @@ final class ServerCore {
 
     // MARK: Lifecycle
 
-    func listening(on channel: any Channel, created: CreatedSocket?) {
-        listener = channel
+    func listening(on channels: [any Channel], created: CreatedSocket?) {
+        listeners = channels
         createdSocket = created
     }
 
@@ -187,8 +188,8 @@ final class ServerCore {
     func shutdown(_ done: EventLoopPromise<Void>) {
         isShuttingDown = true
         let eventLoop = done.futureResult.eventLoop
-        let listenerClosed = listener?.close() ?? eventLoop.makeSucceededVoidFuture()
-        listener = nil
+        let listenerClosed = EventLoopFuture.andAllComplete(listeners.map { $0.close() }, on: eventLoop)
+        listeners = []
         if let created = createdSocket {
             createdSocket = nil
             listenerClosed.whenComplete { _ in SocketFile.remove(created) }
@@ -204,7 +205,7 @@ final class ServerCore {
                     within: configuration.shutdownTimeout)
             }
         }
-        listenerClosed.flatMapErrorThrowing { _ in }.and(sessionsClosed.futureResult).map { _ in }.cascade(to: done)
+        listenerClosed.and(sessionsClosed.futureResult).map { _ in }.cascade(to: done)
     }
 }
 

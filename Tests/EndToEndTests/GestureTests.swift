@@ -33,8 +33,12 @@ extension EndToEndTests {
                 let client = try await fixture.subscribe(subscription)
                 let device = try await client.device(named: panel.name)
                 let start = panel.play()
-                try await client.waitFor(what, count: count) {
-                    if case .gesture(let g) = $0 { match(g) } else { false }
+                do {
+                    try await client.waitFor(what, count: count) {
+                        if case .gesture(let g) = $0 { match(g) } else { false }
+                    }
+                } catch {
+                    throw FixtureError("\(error); received:\n\(Self.summary(client.messages, since: start))")
                 }
                 try await panel.waitUntilPlayed()
                 try await panel.unplug()
@@ -56,6 +60,27 @@ extension EndToEndTests {
                 }
                 return Played(device: device, gestures: client.gestures, touches: client.touches, start: start)
             }
+        }
+
+        /// What a client received, one line each, in kernel time since `start` (ms): gestures
+        /// (continuous ones at their first and last state only) and touches landing and lifting.
+        static func summary(_ messages: [ServerMessage], since start: Int64) -> String {
+            func at(_ time: Int64) -> String { String(format: "%+9.1f ms", Double(time - start) / 1000) }
+            var lines: [String] = []
+            for message in messages {
+                switch message {
+                case .gesture(let g) where g.state != .changed:
+                    var line = "\(at(g.timeUS)) \(g.name) \(g.state.rawValue) fingers=\(g.fingers)"
+                    if let direction = g.direction { line += " direction=\(direction.rawValue)" }
+                    line += String(format: " translation=%.3f,%.3f", g.translation.x, g.translation.y)
+                    lines.append(line)
+                case .touch(let t) where t.phase != .moved:
+                    lines.append("\(at(t.timeUS)) touch \(t.touch) \(t.phase)")
+                default:
+                    continue
+                }
+            }
+            return lines.isEmpty ? "  nothing" : lines.map { "  " + $0 }.joined(separator: "\n")
         }
 
         static func near(_ p: XY, _ x: Double, _ y: Double, within tolerance: Double = 0.02) -> Bool {
@@ -183,12 +208,19 @@ extension EndToEndTests {
                 "swipe down fingers=4 landing=110ms lifting=200ms", "swipe up-left fingers=3 landing=150ms lifting=100ms",
                 "swipe right fingers=5 landing=60ms lifting=200ms", "swipe down-right fingers=2 landing=150ms lifting=150ms",
             ]
+            // Pans and touches too: a failure then shows when each finger landed (kernel time) and
+            // the finger count the pan settled on.
             let played = try await Self.play(
-                steps, on: "kiosk-10", subscription: Subscription(kinds: [.swipe]), until: "four swipes", count: 4
+                steps, on: "kiosk-10", subscription: Subscription(kinds: [.swipe, .pan], touches: true),
+                until: "four swipes", count: 4
             ) { $0.kind == .swipe }
             let swipes = played.gestures.filter { $0.kind == .swipe }
             #expect(swipes.map(\.direction) == [.down, .upLeft, .right, .downRight])
             #expect(swipes.map(\.fingers) == [4, 3, 5, 2])
+            // The pans report the whole hand from their first message, however late the kernel
+            // stamped the last finger (docs/RECOGNIZERS.md, finger-count settling).
+            let pans = played.gestures.filter { $0.kind == .pan && $0.state == .began }
+            #expect(pans.map(\.fingers) == [4, 3, 5, 2])
         }
 
         @Test("pinch: out then in; scale above then below 1 (no resolution)")

@@ -91,6 +91,30 @@ struct ConfigurationLoaderTests {
         .init(title: "unknown alias", yaml: "socket: *settings\n", line: 1, column: 9, says: "unknown alias '*settings'"),
         .init(title: "two documents", yaml: "log-level: info\n---\nlog-level: debug\n", line: 2, column: 1,
             says: "a second YAML document"),
+        // Issue 16: the WebSocket endpoint.
+        .init(
+            title: "websocket listen on a name", yaml: "websocket:\n  listen: \"localhost:7330\"\n  allowed-origins: [\"http://a\"]\n",
+            line: 2, column: 11, says: "an IP address and a port"),
+        .init(
+            title: "websocket port out of range",
+            yaml: "websocket:\n  listen: \"127.0.0.1:70000\"\n  allowed-origins: [\"http://a\"]\n", line: 2, column: 11,
+            says: "an IP address and a port"),
+        .init(
+            title: "websocket without allowed origins", yaml: "websocket:\n  listen: \"127.0.0.1:7330\"\n", line: 2,
+            column: 3, says: "'websocket' needs 'allowed-origins'"),
+        .init(
+            title: "websocket origin with a path", yaml: "websocket:\n  allowed-origins: [\"http://a:8080/kiosk\"]\n",
+            line: 2, column: 20, says: "scheme://host[:port] with no path"),
+        .init(
+            title: "websocket with no origins", yaml: "websocket:\n  allowed-origins: []\n", line: 2, column: 20,
+            says: "a list of 1 to 64 origins"),
+        .init(
+            title: "unknown websocket key", yaml: "websocket:\n  allowed-origins: [\"file://\"]\n  allow-defines: true\n",
+            line: 3, column: 3, says: "unknown key 'allow-defines' in 'websocket'"),
+        .init(
+            title: "websocket ping interval too short",
+            yaml: "websocket:\n  allowed-origins: [\"file://\"]\n  ping-interval-ms: 10\n", line: 3, column: 21,
+            says: "milliseconds from 1000 to 3600000"),
         .init(
             title: "a value of the wrong type through an alias",
             yaml: """
@@ -204,6 +228,18 @@ struct ConfigurationLoaderTests {
         let config = try ConfigurationLoader.parse(Data(), file: "empty.yaml")
         #expect(config == DaemonConfiguration())
         #expect(config.recognizers == nil)
+        #expect(config.websocket == nil)
+    }
+
+    @Test("a websocket with only its origins listens on 127.0.0.1:7330, refuses define, pings every 30 s; it prints back as it loads")
+    func webSocketDefaults() throws {
+        let config = try ConfigurationLoader.parse(
+            Data("websocket:\n  allowed-origins: [\"http://localhost:8080\"]\n".utf8), file: "ws.yaml")
+        let websocket = try #require(config.websocket)
+        #expect(websocket == WebSocketConfiguration(allowedOrigins: ["http://localhost:8080"]))
+        #expect((websocket.host, websocket.port, websocket.allowDefine, websocket.pingIntervalMS) == ("127.0.0.1", 7330, false, 30_000))
+        let yaml = try ConfigurationLoader.yaml(config, header: "printed")
+        #expect(try ConfigurationLoader.parse(Data(yaml.utf8), file: "printed.yaml") == config)
     }
 
     @Test("a full configuration decodes every section")
@@ -215,6 +251,11 @@ struct ConfigurationLoaderTests {
               mode: "0600"
               group: kiosk
               max-clients: 8
+            websocket:
+              listen: "[::1]:7331"
+              allowed-origins: ["http://localhost:8080", "file://"]
+              allow-define: true
+              ping-interval-ms: 5000
             devices:
               - match: {name: "eGalax*", usb: "0eef:72a1"}
                 rotation: 90
@@ -235,6 +276,11 @@ struct ConfigurationLoaderTests {
         let config = try ConfigurationLoader.parse(Data(yaml.utf8), file: "full.yaml")
         #expect(config.logLevel == .debug)
         #expect(config.socket == SocketConfiguration(path: "/run/g/g.sock", mode: 0o600, group: "kiosk", maxClients: 8))
+        #expect(
+            config.websocket
+                == WebSocketConfiguration(
+                    host: "::1", port: 7331, allowedOrigins: ["http://localhost:8080", "file://"], allowDefine: true,
+                    pingIntervalMS: 5000))
         #expect(config.devices.first?.match == DeviceMatchSpec(name: "eGalax*", usb: "0eef:72a1"))
         #expect(config.devices.first?.size == PhysicalSize(width: Millimeters(344), height: Millimeters(194)))
         #expect(config.devices.first?.passthrough == true)

@@ -4,6 +4,9 @@ import Glibc
 import TestSupport
 import Testing
 
+/// The soak's loaded phase in seconds.
+private let soakSeconds = ProcessInfo.processInfo.environment["GESTURED_SOAK_SECONDS"].flatMap { Int($0) } ?? 20
+
 /// Issue 12's soak: everything hostile clients and a careless operator do, at once, against the
 /// real daemon replaying a recording in real time, while a watching client counts its gestures
 /// and how late they come. Connections churn; clients define and undefine recognizers (observer
@@ -17,12 +20,10 @@ import Testing
 /// asserted are that the watcher lost no gesture a reload did not cut, that every ping it sent
 /// was answered, that the limits and the policy refused some definitions and nothing else went
 /// wrong, and the resources.
-/// `GESTURED_SOAK_SECONDS` sets the loaded phase (default 20: the other suites run beside it).
-@Suite("soak", .timeLimit(.minutes(5)))
+/// `GESTURED_SOAK_SECONDS` sets the loaded phase (default 20: the other suites run beside it);
+/// the time limit is 5 minutes more than that.
+@Suite("soak", .timeLimit(.minutes(5 + soakSeconds / 60)))
 struct SoakTests {
-    static var seconds: Int {
-        ProcessInfo.processInfo.environment["GESTURED_SOAK_SECONDS"].flatMap { Int($0) } ?? 20
-    }
 
     /// The load: `python3 -c load MODE SOCKET SECONDS`. Prints one line of counts at the end.
     ///   churn   connects, reads `hello`, closes, ~200 times a second
@@ -241,7 +242,7 @@ struct SoakTests {
         #expect(start.recognizers == configurationOnly)
         let loadedFrom = Watched(watcher.lines).passes.count
 
-        let (reloads, counts) = try await runLoad(Self.seconds, reloading: true)
+        let (reloads, counts) = try await runLoad(soakSeconds, reloading: true)
         try await HostileClientTests.settle(socket, to: configurationOnly)
         let end = try await Self.resources(daemon, socket)
         // Every ping the watcher sent by now is answered (it goes on pinging).
@@ -290,7 +291,7 @@ struct SoakTests {
         let trips = Array(watched.roundTrips.values)
         print(
             """
-            soak: \(Self.seconds) s, \(reloads) reloads, \(loaded.count) passes under load, \(perPass) taps a pass, \
+            soak: \(soakSeconds) s, \(reloads) reloads, \(loaded.count) passes under load, \(perPass) taps a pass, \
             \(lost) lost; lateness against the quiet pass p50 \(Self.percentile(lateness, 0.5) / 1000) ms, \
             p99 \(Self.percentile(lateness, 0.99) / 1000) ms, max \(lateness.max().map { $0 / 1000 } ?? 0) ms (within a pass p99 \(Self.percentile(withinPass, 0.99) / 1000) ms); \
             watcher ping round trip p50 \(Self.percentile(trips, 0.5) / 1000) ms, p99 \(Self.percentile(trips, 0.99) / 1000) ms, \

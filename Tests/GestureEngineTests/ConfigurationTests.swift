@@ -242,6 +242,69 @@ struct ClientDefinitionTests {
         }
     }
 
+    @Test("a set made beside the engine installs only onto the set it was made from (issue 12)")
+    func installOntoItsBasis() throws {
+        var e = try Self.engine()
+        var events: [EngineEvent] = []
+        let basis = e.definitions
+        let one = try basis.defining(owner: .client(1), regions: [], recognizers: [RecognizerSpec(name: "one", parameters: .tap(TapParameters()))])
+        let two = try basis.defining(owner: .client(2), regions: [], recognizers: [RecognizerSpec(name: "two", parameters: .tap(TapParameters()))])
+        // Making a set changes nothing running.
+        #expect(e.recognizerSummaries == basis.recognizerSummaries)
+        #expect(e.install(one, at: Self.t0, into: &events))
+        // `two` was made from the set before `one`: installing it would drop `one`.
+        #expect(!e.install(two, at: Self.t0, into: &events))
+        #expect(e.recognizerSummaries.filter { $0.owner != .configuration }.map(\.name) == ["one"])
+        let again = try e.definitions.defining(
+            owner: .client(2), regions: [], recognizers: [RecognizerSpec(name: "two", parameters: .tap(TapParameters()))])
+        #expect(e.install(again, at: Self.t0, into: &events))
+        #expect(e.recognizerSummaries.filter { $0.owner != .configuration }.map(\.name) == ["one", "two"])
+        // A reload made from an older set is refused the same way; a removal of a client without
+        // definitions is no change at all.
+        let (reloaded, _) = try basis.reloading(.default)
+        #expect(!e.install(reloaded, at: Self.t0, into: &events))
+        #expect(e.definitions.removing(.client(3)) == nil)
+        #expect(e.install(e.definitions.removing(.client(1))!, at: Self.t0, into: &events))
+        #expect(e.recognizerSummaries.filter { $0.owner != .configuration }.map(\.name) == ["two"])
+    }
+
+    @Test("relations compile to what the specs name: simultaneous both ways, preempts one way, '*', the clients policy")
+    func relations() throws {
+        var configuration = EngineConfiguration(recognizers: [
+            RecognizerSpec(name: "c0", parameters: .tap(TapParameters()), simultaneousWith: ["c1"]),
+            RecognizerSpec(name: "c1", parameters: .tap(TapParameters()), preempts: ["c2"]),
+            RecognizerSpec(name: "c2", parameters: .tap(TapParameters())),
+        ])
+        for compete in [false, true] {
+            configuration.clients = ClientPolicy(mayCompete: compete)
+            var e = try GestureEngine(configuration: configuration)
+            var events: [EngineEvent] = []
+            try e.define(
+                owner: .client(1), regions: [],
+                recognizers: [
+                    RecognizerSpec(name: "k0", parameters: .tap(TapParameters()), simultaneousWith: ["*"]),
+                    RecognizerSpec(name: "k1", parameters: .tap(TapParameters()), preempts: ["k2"]),
+                    RecognizerSpec(name: "k2", parameters: .tap(TapParameters()), simultaneousWith: ["k1"]),
+                ], at: Self.t0, into: &events)
+            let c = e.definitions.compiled
+            let names = c.names
+            #expect(names == ["c0", "c1", "c2", "k0", "k1", "k2"])
+            let simultaneous: Set<[String]> = [["c0", "c1"], ["k1", "k2"]]
+            let preempts: Set<[String]> = [["c1", "c2"], ["k1", "k2"]]
+            for a in names.indices {
+                for b in names.indices where a != b {
+                    let (na, nb) = (names[a], names[b])
+                    let crossing = na.hasPrefix("c") != nb.hasPrefix("c")
+                    let expected =
+                        simultaneous.contains([na, nb]) || simultaneous.contains([nb, na]) || na == "k0" || nb == "k0"
+                        || (crossing && !compete)
+                    #expect(c.isSimultaneous(a, b) == expected, "\(na) \(nb) compete \(compete)")
+                    #expect(c.doesPreempt(a, b) == preempts.contains([na, nb]), "\(na) \(nb)")
+                }
+            }
+        }
+    }
+
     @Test("R9: a reload keeps the client definitions that still validate and says what it dropped and why")
     func reloadDropsInvalidClients() throws {
         var e = try Self.engine()

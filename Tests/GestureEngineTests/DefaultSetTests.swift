@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import GestureEngine
@@ -89,6 +90,43 @@ struct DefaultSetTests {
     func singleTap(rate: Double) throws {
         let events = try Self.run("0ms down 1 at 0.40,0.50\n+10ms wiggle 1 over 80ms\n+0ms up 1", rate: rate)
         #expect(Self.names(events) == ["tap recognized"])
+    }
+
+    /// A fast tapper (an impatient kiosk user hammering a button): 6–10 taps whose landings are
+    /// 80–150 ms apart, each down 30–70 ms, the finger drifting up to 1.5 mm per tap, trembling
+    /// 0.5 mm while down and sliding up to 1 mm as it lifts; one sequence in four alternates two
+    /// fingers 20 mm apart (drumming, too far apart for a double tap). Every tap is counted once,
+    /// by a tap or a double-tap, and nothing else is reported: no pan, no swipe, no long press.
+    @Test(
+        "fast tapping (80–150 ms apart, a real finger's drift and tremor) yields only taps and double-taps, each tap once",
+        arguments: rates)
+    func fastTapping(rate: Double) throws {
+        var random = SplitMix64(seed: 80 + UInt64(rate))
+        for sequence in 0..<40 {
+            let drumming = sequence % 4 == 3
+            let count = 6 + Int(random.next() % 5)
+            var script = ["config default", "rate \(rate)Hz", "jitter 0.5mm", "seed \(sequence + 1)"]
+            var (x, y) = (172.0, 97.0)  // mm on the 344 × 194 mm panel
+            var landing = 0
+            for i in 1...count {
+                x += random.unit() * 1.5
+                y += random.unit() * 1.5
+                let at = drumming && i % 2 == 0 ? x + 20 : x
+                let down = 30 + Int(random.next() % 41)
+                script.append("\(landing)ms down \(i) at \(at)mm,\(y)mm")
+                script.append("+0ms wiggle \(i) over \(down)ms")
+                script.append("+0ms move \(i) to \(at + random.unit())mm,\(y + random.unit())mm")
+                script.append("+4ms up \(i)")
+                landing += 80 + Int(random.next() % 71)
+            }
+            script.append("wait 1s")
+            let events = try ScenarioRunner.gestures(script.joined(separator: "\n"))
+            let described = "sequence \(sequence): \(Self.names(events))"
+            #expect(Set(events.map(\.name)).isSubset(of: drumming ? ["tap"] : ["tap", "double-tap"]), "\(described)")
+            #expect(events.allSatisfy { $0.state == .recognized }, "\(described)")
+            let counted = events.flatMap { Array($0.touches) }
+            #expect(counted.sorted() == (1...count).map { TouchID(UInt32($0)) }, "\(described)")
+        }
     }
 
     @Test("a two-finger tap yields two-finger-tap", arguments: rates)

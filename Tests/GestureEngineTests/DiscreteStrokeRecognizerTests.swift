@@ -113,7 +113,9 @@ struct DiscreteStrokeRecognizerTests {
         #expect(Self.swipe(&allowed, fingers: 1, direction: .right, length: 110, ms: 800).name == "recognize")
     }
 
-    @Test("swipe: more fingers than max-fingers fail; a finger landing after a lift or after settling fails")
+    @Test(
+        "swipe: more fingers than max-fingers fail; a finger landing after a lift or after the hand travelled fails, before that it joins"
+    )
     func swipeFingerRules() {
         var p = SwipeParameters()
         p.maxFingers = 2
@@ -123,11 +125,18 @@ struct DiscreteStrokeRecognizerTests {
         g.down([(1, 100, 100), (2, 130, 100)])
         g.up([1])
         #expect(g.down([(3, 160, 100)]).name == "fail")
+        // Past the landing window, before the hand moved: the finger joins (a late finger).
         var late = Swipe(SwipeParameters())
         late.down([(1, 100, 100)])
         late.wait(200)
         #expect(late.fire()?.name == "none")
-        #expect(late.down([(2, 130, 100)]).name == "fail")
+        #expect(late.down([(2, 130, 100)]).name == "none")
+        // Both travel 10 mm (past the 8 mm that commit the count, short of the 20 mm of a
+        // swipe): a finger landing now is a new gesture.
+        late.wait(50)
+        #expect(late.move([(1, 110, 100), (2, 140, 100)]).name == "none")
+        late.wait(10)
+        #expect(late.down([(3, 160, 100)]).name == "fail")
     }
 
     @Test("swipe: fingers landing over 150 ms are one four-finger swipe; a four-finger user swipe fires on it")
@@ -154,14 +163,27 @@ struct DiscreteStrokeRecognizerTests {
         #expect(decision.report?.direction == .down)
     }
 
-    @Test("swipe: a count that settles outside min…max fails when the landing window closes")
+    @Test("swipe: a count under min-fingers fails once committed (the hand travelled 8 mm, or a finger lifted)")
     func swipeSettlesOutside() {
         var p = SwipeParameters()
         p.minFingers = 2
+        // The window closes with one finger: another may still land, so the swipe waits.
         var h = Swipe(p)
         h.down([(1, 100, 100)])
         #expect(h.machine.deadline == h.time + .milliseconds(150) + TimeSpan(microseconds: 1))
-        #expect(h.fire()?.name == "fail")
+        #expect(h.fire()?.name == "none")
+        h.wait(10)
+        #expect(h.move([(1, 104, 100)]).name == "none")
+        h.wait(10)
+        #expect(h.move([(1, 109, 100)]).name == "fail")
+        // Three wanted, two down, one lifts while the other stays: committed, too few.
+        var q = SwipeParameters()
+        q.minFingers = 3
+        var lifted = Swipe(q)
+        lifted.down([(1, 100, 100), (2, 130, 100)])
+        #expect(lifted.fire()?.name == "none")
+        lifted.wait(10)
+        #expect(lifted.up([1]).name == "fail")
     }
 
     @Test("swipe: a zigzag is not straight enough (length under 0.8 of the path)")

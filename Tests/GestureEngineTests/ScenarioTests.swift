@@ -79,6 +79,9 @@ struct ScenarioTests {
     @Test("Fingers landing over 110 ms are one four-finger swipe and pan")
     func fourFingerSwipe() throws { try ScenarioFiles.check("four-finger-swipe") }
 
+    @Test("A finger landing after the window, before the hand moves, joins it; after, it is a new gesture")
+    func lateFinger() throws { try ScenarioFiles.check("late-finger") }
+
     // Real recordings (evemu project, LGPL-3.0; Scenarios/ATTRIBUTION.md).
 
     @Test("R4: eleven real taps on a WeTab: single taps wait for the double tap; quick close pairs are double taps")

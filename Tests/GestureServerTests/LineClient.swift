@@ -10,7 +10,7 @@ import TestSupport
 /// A raw protocol client for tests: sends bytes, collects every line the server sends (and
 /// records it in the traffic log), and waits for lines or for the end of the connection with a
 /// deadline.
-final class LineClient: Sendable {
+final class LineClient: ProtocolClient {
     struct Received: Sendable {
         var lines: [String] = []
         var closed = false
@@ -73,22 +73,6 @@ final class LineClient: Sendable {
         return try JSONDecoder().decode(ServerMessage.self, from: Data(line.utf8))
     }
 
-    /// Reads messages until `type` arrives; returns it and everything skipped.
-    func next(ofType type: String, within: Duration = .seconds(20)) async throws -> ServerMessage {
-        while true {
-            let message = try await next(within: within)
-            if message.type == type { return message }
-        }
-    }
-
-    /// Sends a ping and waits for its pong (everything before it is consumed).
-    func roundTrip(_ id: String = "sync") async throws {
-        try await send(#"{"type":"ping","id":"\#(id)"}"#)
-        while true {
-            if case .pong(.string(id)?) = try await next() { return }
-        }
-    }
-
     /// Waits until the server has closed the connection.
     func waitForEnd(within: Duration = .seconds(20)) async throws {
         try await received.wait(for: "the server to close the connection", within: within) { $0.closed }
@@ -131,6 +115,32 @@ final class LineClient: Sendable {
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             context.close(promise: nil)
+        }
+    }
+}
+
+/// A test client of either transport: what the tests ask of both alike.
+protocol ProtocolClient: Sendable {
+    /// Sends a well-formed request (recorded for schema validation).
+    func send(_ line: String) async throws
+    /// The next message from the server.
+    func next(within: Duration) async throws -> ServerMessage
+}
+
+extension ProtocolClient {
+    /// Reads messages until `type` arrives; returns it and everything skipped.
+    func next(ofType type: String, within: Duration = .seconds(20)) async throws -> ServerMessage {
+        while true {
+            let message = try await next(within: within)
+            if message.type == type { return message }
+        }
+    }
+
+    /// Sends a ping and waits for its pong (everything before it is consumed).
+    func roundTrip(_ id: String = "sync") async throws {
+        try await send(#"{"type":"ping","id":"\#(id)"}"#)
+        while true {
+            if case .pong(.string(id)?) = try await next(within: .seconds(20)) { return }
         }
     }
 }

@@ -95,14 +95,15 @@ struct ServerFixture {
     static func with<T>(
         limits: ServerLimits = ServerLimits(), delegate: TestDelegate? = TestDelegate(),
         socketMode: UInt32? = 0o660, socketGroup: String? = nil, closeTimeout: Duration = .seconds(5),
-        logger: Logger = ServerFixture.logger, validate: Bool = true, _ body: (ServerFixture) async throws -> T
+        webSocket: WebSocketEndpoint? = nil, logger: Logger = ServerFixture.logger, validate: Bool = true,
+        _ body: (ServerFixture) async throws -> T
     ) async throws -> T {
         let directory = makeDirectory()
         let path = directory + "/s.sock"
         let server = GestureServer(
             configuration: .init(
                 listener: .path(path), daemonVersion: "0.0.0-test", socketMode: socketMode, socketGroup: socketGroup,
-                limits: limits, closeTimeout: .nanoseconds(closeTimeout.timeAmountNanoseconds)),
+                limits: limits, closeTimeout: .nanoseconds(closeTimeout.timeAmountNanoseconds), webSocket: webSocket),
             delegate: delegate, logger: logger)
         let fixture = ServerFixture(directory: directory, path: path, server: server, delegate: delegate)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -116,6 +117,14 @@ struct ServerFixture {
             await server.shutdown()
             throw error
         }
+    }
+
+    /// A WebSocket connection upgraded from `origin` (the endpoint must allow it).
+    func connectWebSocket(
+        origin: String = WebSocketTests.origin, answersPings: Bool = true
+    ) async throws -> WebSocketClient {
+        try await WebSocketClient.connect(
+            port: try #require(server.webSocketPort), origin: origin, log: log, answersPings: answersPings)
     }
 
     func connect(reading: Bool = true) async throws -> LineClient {

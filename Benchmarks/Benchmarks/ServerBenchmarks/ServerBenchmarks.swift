@@ -6,7 +6,9 @@
 // one-finger pan (one `gesture` line per frame) and a two-finger pinch that also turns and drifts
 // (`pan`, `pinch` and `rotate`: three lines per frame). An iteration's wall-clock time is the
 // latency of the *slowest* client's *last* line of the frame, so the percentiles reported are at
-// least the per-client, per-line ones (docs/PERFORMANCE.md).
+// least the per-client, per-line ones (docs/PERFORMANCE.md). The same over the WebSocket endpoint
+// (issue 16): the clients are TCP connections on loopback after the WebSocket handshake, counting
+// the text frames they read.
 
 import Benchmark
 import GestureEngine
@@ -53,11 +55,12 @@ let benchmarks: @Sendable () -> Void = {
         try PingPong()
     }
 
+    for transport in Transport.allCases {
     for fingers in [1, 2] {
         for clients in [1, 100] {
             let gesture = fingers == 1 ? "pan, 1 line" : "pinch+rotate+pan, 3 lines"
             Benchmark(
-                "frame → lines read (\(gesture)), \(clients) client\(clients == 1 ? "" : "s")",
+                "frame → \(transport.read) (\(gesture)), \(clients) client\(clients == 1 ? "" : "s")",
                 configuration: .init(
                     metrics: [.wallClock],
                     timeUnits: .microseconds,
@@ -68,11 +71,64 @@ let benchmarks: @Sendable () -> Void = {
             ) { _, rig in
                 rig.frameToLines()
             } setup: {
-                try await Rig(clients: clients, fingers: fingers)
+                try await Rig(clients: clients, fingers: fingers, transport: transport)
             } teardown: {
                 // The rig of this benchmark is the last one made.
                 await Rig.current?.stop()
             }
+        }
+    }
+    }
+}
+
+/// How the benchmark's clients reach the server.
+enum Transport: CaseIterable {
+    case unixSocket
+    case webSocket
+
+    var read: String {
+        switch self {
+        case .unixSocket: "lines read"
+        case .webSocket: "WebSocket messages read"
+        }
+    }
+}
+
+/// Counts the messages in what a client reads: lines on the Unix socket, text frames on a
+/// WebSocket (unmasked, as a server's; a frame split over reads is kept until it is whole).
+struct MessageCounter {
+    let transport: Transport
+    private var carry: [UInt8] = []
+
+    init(_ transport: Transport) { self.transport = transport }
+
+    mutating func count(_ bytes: ArraySlice<UInt8>) -> Int {
+        switch transport {
+        case .unixSocket:
+            return bytes.count { $0 == UInt8(ascii: "\n") }
+        case .webSocket:
+            carry += bytes
+            var start = 0
+            var messages = 0
+            while carry.count - start >= 2 {
+                let short = Int(carry[start + 1] & 0x7F)
+                var header = 2
+                var length = short
+                if short == 126 {
+                    guard carry.count - start >= 4 else { break }
+                    length = Int(carry[start + 2]) << 8 | Int(carry[start + 3])
+                    header = 4
+                } else if short == 127 {
+                    guard carry.count - start >= 10 else { break }
+                    length = (2..<10).reduce(0) { $0 << 8 | Int(carry[start + $1]) }
+                    header = 10
+                }
+                guard carry.count - start >= header + length else { break }
+                if carry[start] & 0x0F == 0x1 { messages += 1 }
+                start += header + length
+            }
+            carry.removeFirst(start)
+            return messages
         }
     }
 }
@@ -154,10 +210,11 @@ final class Rig: @unchecked Sendable {
     var stream: GestureStream
     var events: [EngineEvent] = []
     var fds: [Int32] = []
+    var counters: [MessageCounter] = []
     var seq: UInt64 = 0
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
 
-    init(clients: Int, fingers: Int) async throws {
+    init(clients: Int, fingers: Int, transport: Transport) async throws {
         var template = Array("/tmp/gbench.XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw RigError("mkdtemp failed")
@@ -168,7 +225,10 @@ final class Rig: @unchecked Sendable {
         logger.logLevel = .critical
         server = GestureServer(
             configuration: .init(
-                listener: .path(path), daemonVersion: "benchmark", limits: ServerLimits(maxClients: clients + 8)),
+                listener: .path(path), daemonVersion: "benchmark", limits: ServerLimits(maxClients: clients + 8),
+                webSocket: transport == .webSocket
+                    ? WebSocketEndpoint(host: "127.0.0.1", port: 0, allowedOrigins: ["http://bench"], pingInterval: nil)
+                    : nil),
             delegate: nil, logger: logger)
         engine = try GestureEngine(configuration: .default)
         stream = GestureStream(fingers: fingers)
@@ -185,12 +245,25 @@ final class Rig: @unchecked Sendable {
         }
         guard active == stream.active else { throw RigError("the stream began \(active.sorted())") }
         for _ in 0..<clients {
-            let fd = try Self.connect(path)
+            var counter = MessageCounter(transport)
+            let fd: Int32
+            let subscribe: [UInt8]
+            var leftover: [UInt8] = []
+            let request = Array(#"{"type":"subscribe","id":1}"#.utf8)
+            switch transport {
+            case .unixSocket:
+                fd = try Self.connect(path)
+                subscribe = request + [UInt8(ascii: "\n")]
+            case .webSocket:
+                fd = try Self.connectWebSocket(port: server.webSocketPort ?? 0, leftover: &leftover, buffer: &buffer)
+                // A client's frame is masked; a zero mask leaves the bytes as they are.
+                subscribe = [0x81, 0x80 | UInt8(request.count), 0, 0, 0, 0] + request
+            }
             fds.append(fd)
-            try readLines(1, from: fd)  // hello
-            let subscribe = Array(#"{"type":"subscribe","id":1}"#.utf8) + [UInt8(ascii: "\n")]
+            try readMessages(1, from: fd, counter: &counter, already: leftover[...])  // hello
             guard write(fd, subscribe, subscribe.count) == subscribe.count else { throw RigError("write failed") }
-            try readLines(1, from: fd)  // ok
+            try readMessages(1, from: fd, counter: &counter)  // ok
+            counters.append(counter)
         }
         Rig.current = self
     }
@@ -214,12 +287,12 @@ final class Rig: @unchecked Sendable {
         // Each client in turn, blocking until it has read all of the frame's lines. No poll(2)
         // over all the sockets: polling 100 descriptors again for every line that arrives would
         // cost the reader O(clients²) per frame and measure the benchmark's own client instead.
-        for fd in fds {
+        for (index, fd) in fds.enumerated() {
             var missing = lines
             while missing > 0 {
                 let n = read(fd, &buffer, buffer.count)
                 precondition(n > 0, "the server closed a connection")
-                missing -= buffer[0..<n].count { $0 == UInt8(ascii: "\n") }
+                missing -= counters[index].count(buffer[0..<n])
                 precondition(missing >= 0, "a client got more lines than the frame made")
             }
         }
@@ -232,12 +305,50 @@ final class Rig: @unchecked Sendable {
         rmdir(directory)
     }
 
-    private func readLines(_ count: Int, from fd: Int32) throws {
-        var seen = 0
+    private func readMessages(
+        _ count: Int, from fd: Int32, counter: inout MessageCounter, already: ArraySlice<UInt8> = []
+    ) throws {
+        var seen = counter.count(already)
         while seen < count {
             let n = read(fd, &buffer, buffer.count)
             guard n > 0 else { throw RigError("the server closed the connection") }
-            seen += buffer[0..<n].count { $0 == UInt8(ascii: "\n") }
+            seen += counter.count(buffer[0..<n])
+        }
+    }
+
+    /// A blocking TCP connection to the WebSocket endpoint, past its handshake; what was read
+    /// after the handshake's answer goes to `leftover`.
+    private static func connectWebSocket(
+        port: Int, leftover: inout [UInt8], buffer: inout [UInt8]
+    ) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RigError("socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw RigError("cannot connect to port \(port)") }
+        let handshake = Array(
+            ("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: http://bench\r\n\r\n")
+                .utf8)
+        guard write(fd, handshake, handshake.count) == handshake.count else { throw RigError("write failed") }
+        var head: [UInt8] = []
+        let end = Array("\r\n\r\n".utf8)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            guard n > 0 else { throw RigError("no handshake answer") }
+            head += buffer[0..<n]
+            if let found = head.firstRange(of: end) {
+                guard head.starts(with: Array("HTTP/1.1 101".utf8)) else { throw RigError("not upgraded") }
+                leftover = Array(head[found.upperBound...])
+                return fd
+            }
         }
     }
 

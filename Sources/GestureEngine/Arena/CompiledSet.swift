@@ -1,14 +1,17 @@
 /// The definitions of every owner resolved into indices, once per configuration change, so that
 /// the per-frame path never looks up a name: regions with their hit-test order and delivery
-/// lists (R1), recognizers with their relations as bit rows (R4–R6).
+/// lists (R1), recognizers with their relations as adjacency lists (R4–R6).
 ///
 /// Recognizer indices: the configuration's in order, then each client's in the order the clients
 /// defined them. Region 0 is the root.
 ///
-/// Compiling is linear in the definitions (plus zeroing the relation rows, n²/64 words): `*` is a
-/// flag, not a row of bits; delivery lists are built from per-region buckets; shape templates are
-/// prepared once per owner's definitions (``Definitions/shapes``), not at every recompile. So a
-/// client's `define` costs in proportion to everything running, not to its square (issue 12).
+/// Compiling n recognizers with e named relations and g regions costs O(n log n + e + g·depth):
+/// `*` is a flag, and so is "a client's recognizer observes the configuration's" (the `clients`
+/// policy), neither a row of pairs; named relations are adjacency lists in one flat array
+/// (``Relation``), never an n × n matrix; delivery lists are built from per-region buckets; the
+/// order is one sort; shape templates are prepared once per owner's definitions
+/// (``Definitions/shapes``), not at every recompile. So a client's `define` costs in proportion
+/// to everything running, not to its square (issue 12; docs/PERFORMANCE.md, "Defining").
 struct CompiledSet: Sendable {
     /// One owner's definitions, with the shape templates of its recognizers prepared once.
     struct Definitions: Sendable {
@@ -79,12 +82,16 @@ struct CompiledSet: Sendable {
     /// R4: whom each recognizer waits for, and who waits for it.
     var requires: [[Int]] = []
     var dependents: [[Int]] = []
-    /// R6 and R5: bit rows of `words` 64-bit words per recognizer, and who names `*`.
-    var words = 1
-    var simultaneous: [UInt64] = []
-    var preempts: [UInt64] = []
+    /// R6 and R5: the named pairs, and who names `*`.
+    var simultaneous = Relation()
+    var preempts = Relation()
     var simultaneousWithAll: [Bool] = []
     var preemptsAll: [Bool] = []
+    /// Recognizers below this index are the configuration's.
+    var configurationCount = 0
+    /// Whether a client's recognizer and a configuration's are simultaneous, whatever they name
+    /// (the `clients` policy without ``ClientPolicy/mayCompete``).
+    var clientsObserve = false
     /// The order recognizers handle a frame and fire ties: innermost region first (as UIKit
     /// delivers to the hit view's recognizers before its ancestors'), then definition order.
     var order: [Int] = []
@@ -100,11 +107,12 @@ struct CompiledSet: Sendable {
 
     @inline(__always) func isSimultaneous(_ a: Int, _ b: Int) -> Bool {
         simultaneousWithAll[a] || simultaneousWithAll[b]
-            || simultaneous[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
+            || (clientsObserve && (a < configurationCount) != (b < configurationCount))
+            || simultaneous.contains(a, b)
     }
 
     @inline(__always) func doesPreempt(_ a: Int, _ b: Int) -> Bool {
-        preemptsAll[a] || preempts[a * words + b >> 6] & (1 &<< UInt64(b & 63)) != 0
+        preemptsAll[a] || preempts.contains(a, b)
     }
 
     /// R1: whether a touch landing in `region` is delivered to recognizer `r` (attached to that
@@ -159,14 +167,14 @@ struct CompiledSet: Sendable {
             }
         }
         let n = specs.count
-        words = max(1, (n + 63) / 64)
-        simultaneous = Array(repeating: 0, count: n * words)
-        preempts = Array(repeating: 0, count: n * words)
+        var simultaneousPairs: [(Int, Int)] = []
+        var preemptsPairs: [(Int, Int)] = []
         simultaneousWithAll = Array(repeating: false, count: n)
         preemptsAll = Array(repeating: false, count: n)
         dependents = Array(repeating: [], count: n)
         shapes = prepared
-        let configurationCount = owners.first?.owner == .configuration ? owners[0].recognizers.count : 0
+        configurationCount = owners.first?.owner == .configuration ? owners[0].recognizers.count : 0
+        clientsObserve = !clientsCompete
         for (i, spec) in specs.enumerated() {
             names.append(spec.name)
             kinds.append(spec.kind)
@@ -189,21 +197,19 @@ struct CompiledSet: Sendable {
                 if name == "*" {
                     simultaneousWithAll[i] = true
                 } else if let j = recognizerIndex[name] {
-                    setPair(&simultaneous, i, j, symmetric: true)
+                    simultaneousPairs.append((i, j))
                 }
             }
             for name in spec.preempts {
                 if name == "*" {
                     preemptsAll[i] = true
                 } else if let j = recognizerIndex[name] {
-                    setPair(&preempts, i, j, symmetric: false)
+                    preemptsPairs.append((i, j))
                 }
             }
-            // A client's recognizer observes the configuration's unless they may compete.
-            if !clientsCompete && i >= configurationCount {
-                for j in 0..<configurationCount { setPair(&simultaneous, i, j, symmetric: true) }
-            }
         }
+        simultaneous = Relation(count: n, pairs: simultaneousPairs, symmetric: true)
+        preempts = Relation(count: n, pairs: preemptsPairs, symmetric: false)
         var attached = Array(repeating: [Int](), count: regionNames.count)
         for r in 0..<n { attached[regionOf[r]].append(r) }
         for region in regionNames.indices {
@@ -230,11 +236,6 @@ struct CompiledSet: Sendable {
         }
     }
 
-    private func setPair(_ rows: inout [UInt64], _ a: Int, _ b: Int, symmetric: Bool) {
-        rows[a * words + b >> 6] |= 1 &<< UInt64(b & 63)
-        if symmetric { rows[b * words + a >> 6] |= 1 &<< UInt64(a & 63) }
-    }
-
     /// The topmost innermost region at `p` (R1): descend from the root into the first child, in
     /// hit-test order, that contains the point.
     func hitTest(_ p: SurfacePoint) -> Int {
@@ -249,5 +250,49 @@ struct CompiledSet: Sendable {
             }
         }
         return current
+    }
+}
+
+/// A relation between recognizers (who is simultaneous with whom, who preempts whom) as
+/// adjacency lists in one flat array: each recognizer's partners are
+/// `partners[start[r] ..< start[r + 1]]`. Building it is O(n + pairs) (a counting sort), a lookup
+/// scans one recognizer's few named partners, and nothing is n × n.
+struct Relation: Sendable {
+    private var start: [Int32] = [0]
+    private var partners: [Int32] = []
+
+    init() {}
+
+    /// `pairs` (a, b) relate a to b, and b to a too when `symmetric`.
+    init(count n: Int, pairs: [(Int, Int)], symmetric: Bool) {
+        var start = [Int32](repeating: 0, count: n + 1)
+        for (a, b) in pairs {
+            start[a + 1] += 1
+            if symmetric { start[b + 1] += 1 }
+        }
+        for r in 0..<n { start[r + 1] += start[r] }
+        var next = start
+        var partners = [Int32](repeating: 0, count: Int(start[n]))
+        for (a, b) in pairs {
+            partners[Int(next[a])] = Int32(b)
+            next[a] += 1
+            if symmetric {
+                partners[Int(next[b])] = Int32(a)
+                next[b] += 1
+            }
+        }
+        self.start = start
+        self.partners = partners
+    }
+
+    @inline(__always) func contains(_ a: Int, _ b: Int) -> Bool {
+        let target = Int32(truncatingIfNeeded: b)
+        var i = Int(start[a])
+        let end = Int(start[a + 1])
+        while i < end {
+            if partners[i] == target { return true }
+            i += 1
+        }
+        return false
     }
 }

@@ -160,10 +160,14 @@ extension ParameterDescriptor {
             check: { ms, _ in range.contains(ms) ? nil : ParameterProblem(message: "expected \(accepts)") })
     }
 
-    /// `settle-ms`: how long after the first finger the others may land and still count (0: no
-    /// waiting, the count at the landing).
+    /// `settle-ms`: how long after the first finger the others may land before the gesture may
+    /// start with the count (later ones still count until the hand has moved 8 mm; 0: no waiting,
+    /// the count at the landing).
     static func settle(_ path: WritableKeyPath<Parameters, TimeSpan>) -> Self {
-        milliseconds("settle-ms", path, range: 0...1000, "how long after the first finger the others may land and count")
+        milliseconds(
+            "settle-ms", path, range: 0...1000,
+            "how long the fingers may take to land before the gesture starts; later ones count until the hand moves 8 mm"
+        )
     }
 
     /// A length (or, with `unit` "mm/s", a speed) above 0 — or from 0 when `allowZero` — up to 10 m.

@@ -2,12 +2,13 @@
 /// (UIPanGestureRecognizer). Continuous; fingers may land and lift while it runs without the
 /// translation jumping. It begins only once the finger count has settled (``FingerSettling``:
 /// fingers landing within `settle-ms` of the first are one gesture), so a four-finger pan whose
-/// fingers land over 150 ms reports four fingers from its first message; it then reports the
-/// fingers down, a change taking effect after ``FingerSettling/switchDelay``.
+/// fingers land over 150 ms reports four fingers from its first message (a finger stamped later
+/// still joins while the hand has not moved 8 mm); it then reports the fingers down, a change
+/// taking effect after ``FingerSettling/switchDelay``.
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | more than `max-fingers` → fail | settled, translation ≥ start-distance with `min`…`max` fingers → active: **begin** | follow the rest (settles the count) | fail | settled |
+/// | tracking | more than `max-fingers` → fail | settled, translation ≥ start-distance with `min`…`max` fingers → active: **begin** | follow the rest (commits the count) | fail | settled |
 /// | active | followed | **change** | followed | → done: **end** | — |
 /// | done | ignored | ignored | ignored | ignored | — |
 ///

@@ -21,7 +21,7 @@
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | after settling, after a lift, or more than `max-fingers` → fail | record the point; a loop passes → **recognize**; a straight run (circle only) → fail | follow | a template matches → **recognize**, else fail | count outside `min`…`max` → fail; a loop passes → **recognize** |
+/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | record the point; a loop passes → **recognize**; a straight run (circle only) → fail | follow | a template matches → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; a loop passes → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
 ///
 /// The stroke is kept as points ``step`` apart with the turn and path length up to each; the
@@ -106,7 +106,7 @@ struct ShapeRecognizer: Recognizer {
             origin = scale.mm(tracker.centroid)
             keep(origin)
         }
-        if input.added != 0 && (anyLifted || settling.isSettled) { return fail() }
+        if input.added != 0 && (anyLifted || settling.isCommitted) { return fail() }
         if input.lifted != 0 { anyLifted = true }
         tracker.update(input.live, touches)
         let moved = scale.mm(tracker.translation)
@@ -133,7 +133,8 @@ struct ShapeRecognizer: Recognizer {
     /// Once the count has settled: a closed loop recognizes the circle, a straight run gives up
     /// (circle only), a count outside `min`…`max` fails.
     private mutating func loopOrRun(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        guard settling.fingers >= parameters.minFingers else { return fail() }
+        // Too few fingers: final once the count is committed; until then another may still land.
+        guard settling.fingers >= parameters.minFingers else { return settling.isCommitted ? fail() : .none }
         guard parameters.hasCircle else { return .none }
         if let report = circleReport(at: time, lifted: false) {
             state = .done

@@ -19,7 +19,7 @@
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | after settling, after a lift, or more than `max-fingers` → fail | settled and the checks pass → **recognize** | follow (settles the count) | checks pass → **recognize**, else fail | settled count outside `min`…`max` → fail; checks pass → **recognize** |
+/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled and the checks pass → **recognize** | follow (commits the count) | checks pass → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; checks pass → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
 struct SwipeRecognizer: Recognizer {
     enum State { case tracking, done }
@@ -52,7 +52,7 @@ struct SwipeRecognizer: Recognizer {
             started = true
             tracker.start(input.live | input.lifted, touches)
         }
-        if input.added != 0 && (anyLifted || settling.isSettled) { return fail() }
+        if input.added != 0 && (anyLifted || settling.isCommitted) { return fail() }
         if input.lifted != 0 { anyLifted = true }
         tracker.update(input.live, touches)
         let t = tracker.translation
@@ -75,7 +75,8 @@ struct SwipeRecognizer: Recognizer {
     /// The checks, once the count has settled: recognize, fail, or wait for more stroke.
     private mutating func decide(_ touches: borrowing TouchTable) -> Proposal {
         guard settling.isSettled else { return .none }
-        guard settling.fingers >= parameters.minFingers else { return fail() }
+        // Too few fingers: final once the count is committed; until then another may still land.
+        guard settling.fingers >= parameters.minFingers else { return settling.isCommitted ? fail() : .none }
         guard let (d, elapsed) = window.covered(parameters.minDistance.value, straightness: Self.minStraightness),
             d.length >= parameters.minVelocity.value * elapsed.seconds,
             let direction = direction(of: d)

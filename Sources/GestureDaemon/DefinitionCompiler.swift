@@ -1,0 +1,92 @@
+import GestureEngine
+import GestureServer
+import NIOPosix
+
+/// A change of the definitions, in the order the clients (and the operator) caused it.
+enum DefinitionChange: Sendable {
+    /// A connection's `define` (replied to once it runs, or with the reason it was refused).
+    case define(DefinitionRequest)
+    /// A connection closed: its definitions go.
+    case remove(ClientID)
+    /// SIGHUP: the configuration file at this path is read again.
+    case reload(String)
+}
+
+/// What the compiler made of a change, and the generation of the set it was made from.
+struct CompiledChange: Sendable {
+    enum Outcome: Sendable {
+        /// The set to install (nil: nothing changes).
+        case changed(DefinitionSet?)
+        /// A `define` the rules refuse.
+        case refused(SpecError)
+        /// A reload: the configuration as loaded, its set, and what it took from the clients.
+        case reloaded(DaemonConfiguration, DefinitionSet, dropped: [DroppedDefinitions])
+        /// A configuration file that does not load or validate (the running one stays).
+        case reloadFailed(String)
+    }
+
+    var change: DefinitionChange
+    var basis: UInt64
+    var outcome: Outcome
+}
+
+/// Validates and compiles definition changes (and reads the configuration file for a reload) on a
+/// thread of its own, so that the input thread never spends a frame's time on them (issue 12): it
+/// hands over the running ``DefinitionSet`` and the change, and gets the new set back through the ``RequestQueue`` to install between two
+/// frames (``GestureEngine/install(_:at:into:)``, which only carries the devices' state over).
+///
+/// The thread is NIO's ``NIOThreadPool`` with one thread, started at the first change: a daemon
+/// no client defines anything for runs no such thread, and the thread sleeps on a condition
+/// variable (no timer, no wake-ups) while there is nothing to compile.
+final class DefinitionCompiler: Sendable {
+    private let pool = NIOThreadPool(numberOfThreads: 1)
+    private let results: RequestQueue
+
+    init(results: RequestQueue) {
+        self.results = results
+    }
+
+    /// Makes the set `change` asks for from `basis` on the compiler's thread; the result comes
+    /// back as ``ClientRequest/compiled(_:)``.
+    func compile(_ change: DefinitionChange, from basis: DefinitionSet) {
+        pool.start()
+        pool.submit { [results] _ in
+            results.compiled(CompiledChange(change: change, basis: basis.generation, outcome: Self.make(change, basis)))
+        }
+    }
+
+    private static func make(_ change: DefinitionChange, _ basis: DefinitionSet) -> CompiledChange.Outcome {
+        switch change {
+        case .define(let request):
+            do {
+                return .changed(
+                    try basis.defining(
+                        owner: request.client.owner, regions: request.definitions.regions,
+                        recognizers: request.definitions.recognizers))
+            } catch {
+                return .refused(error)
+            }
+        case .remove(let client):
+            return .changed(basis.removing(client.owner))
+        case .reload(let path):
+            let fresh: DaemonConfiguration
+            do {
+                fresh = try ConfigurationLoader.load(contentsOf: path)
+            } catch {
+                return .reloadFailed("\(error)")
+            }
+            do {
+                let (next, dropped) = try basis.reloading(fresh.engineConfiguration)
+                return .reloaded(fresh, next, dropped: dropped)
+            } catch {
+                return .reloadFailed("\(path): \(error)")
+            }
+        }
+    }
+
+    /// Waits for a compile under way and stops the thread (a pool that was never started has
+    /// nothing to stop).
+    func shutDown() {
+        try? pool.syncShutdownGracefully()
+    }
+}

@@ -1,0 +1,80 @@
+import NIOCore
+import NIOHTTP1
+
+/// The WebSocket endpoint for browsers (docs/PROTOCOL.md, "WebSocket"): the same protocol as the
+/// Unix socket, one JSON message per text frame, for pages that cannot open a Unix socket.
+///
+/// Nothing here authenticates a local user: any process on the machine that can reach the
+/// address may connect (the `Origin` check keeps out *web pages* of other sites, which is what a
+/// browser lets a page do; a local program can send any header). So `define` is refused unless
+/// ``allowsDefine``, and the address should stay a loopback one (the server warns otherwise).
+public struct WebSocketEndpoint: Sendable, Hashable {
+    /// An IP address literal (`127.0.0.1`, `::1`); not a name, so binding never waits on DNS.
+    public var host: String
+    /// 0 picks a free port (the server logs it; ``GestureServer/webSocketPort``).
+    public var port: Int
+    /// Serialized origins (`http://localhost:8080`, `file://`) whose pages may connect, compared
+    /// exactly (ASCII case-insensitively); a handshake from any other origin, or with none, is
+    /// answered `403 Forbidden`.
+    public var allowedOrigins: [String]
+    /// Whether connections of this endpoint may `define` (else `unavailable`).
+    public var allowsDefine: Bool
+    /// The server pings every connection this often; one that sent nothing since the previous
+    /// ping is closed. Nil: no pings (only tests want that).
+    public var pingInterval: Duration?
+    /// How long a connection may take to send its handshake before it is closed.
+    public var handshakeTimeout: Duration
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowsDefine: Bool = false,
+        pingInterval: Duration? = .seconds(30), handshakeTimeout: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.allowedOrigins = allowedOrigins
+        self.allowsDefine = allowsDefine
+        self.pingInterval = pingInterval
+        self.handshakeTimeout = handshakeTimeout
+    }
+
+    /// The one path the endpoint serves; a query string is ignored.
+    static let path = "/"
+
+    /// What to answer an HTTP request on the endpoint's port.
+    enum Verdict: Equatable {
+        /// Upgrade to a WebSocket (when the request asks for one).
+        case upgrade(origin: String)
+        case notFound
+        /// The page's origin is not allowed (nil: the request named none).
+        case forbidden(origin: String?)
+    }
+
+    /// Path first, then origin: a refused origin is told nothing about paths.
+    func verdict(for head: HTTPRequestHead) -> Verdict {
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        guard path == Self.path else { return .notFound }
+        let origins = head.headers["Origin"]
+        guard origins.count == 1, let origin = origins.first else { return .forbidden(origin: origins.first) }
+        let lowered = origin.lowercased()
+        guard allowedOrigins.contains(where: { $0.lowercased() == lowered }) else { return .forbidden(origin: origin) }
+        return .upgrade(origin: origin)
+    }
+
+    /// `duration` as SwiftNIO's time amount.
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// Whether `address` can only be reached from this machine (127.0.0.0/8, ::1).
+    static func isLoopback(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4(let v4):
+            return UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24 == 127
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            return bytes == Array(repeating: 0, count: 15) + [1]
+        case .unixDomainSocket:
+            return true
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import GestureProtocol
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// The WebSocket endpoint's listener: SwiftNIO's HTTP/1 server pipeline with its WebSocket
+/// upgrader, on the server's own event loop. After the handshake a connection's pipeline is
+///
+///     WebSocketFrameEncoder / WebSocketFrameDecoder   (NIOWebSocket)
+///     NIOWebSocketFrameAggregator                     (fragments → one message)
+///     WebSocketLineCodec                              (message ↔ line; ping, pong, close)
+///     ClientSession                                   (the same as on the Unix socket)
+///
+/// so subscriptions, filters, `define`, limits, back-pressure and errors are the Unix socket's
+/// own code. A request that is not an acceptable upgrade gets `HandshakeRefusal`'s answer.
+enum WebSocketListener {
+    /// Binds the endpoint; the channel is the listening socket.
+    static func bind(
+        _ endpoint: WebSocketEndpoint, group: any EventLoopGroup, core: NIOLoopBoundBox<ServerCore>,
+        limits: ServerLimits, closeTimeout: TimeAmount, logger: Logger
+    ) -> EventLoopFuture<any Channel> {
+        let maxMessageBytes = limits.maxLineBytes
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 128)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let refusal = HandshakeRefusal(endpoint: endpoint, logger: logger)
+                    let upgrader = NIOWebSocketServerUpgrader(
+                        maxFrameSize: maxMessageBytes, automaticErrorHandling: false,
+                        shouldUpgrade: { channel, head in
+                            guard case .upgrade = endpoint.verdict(for: head) else {
+                                return channel.eventLoop.makeSucceededFuture(nil)
+                            }
+                            return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                        },
+                        upgradePipelineHandler: { channel, head in
+                            channel.eventLoop.makeCompletedFuture {
+                                guard case .upgrade(let origin) = endpoint.verdict(for: head) else {
+                                    throw ServerError("a refused WebSocket handshake was upgraded")
+                                }
+                                let pipeline = channel.pipeline.syncOperations
+                                try pipeline.addHandler(
+                                    NIOWebSocketFrameAggregator(
+                                        minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: Self.maxFragments,
+                                        maxAccumulatedFrameSize: maxMessageBytes))
+                                try pipeline.addHandler(
+                                    WebSocketLineCodec(
+                                        pingInterval: endpoint.pingInterval.map(WebSocketEndpoint.timeAmount), closeTimeout: closeTimeout, logger: logger))
+                                try pipeline.addHandler(
+                                    ClientSession(
+                                        core: core.value,
+                                        transport: .webSocket(
+                                            origin: origin, peer: channel.remoteAddress?.description ?? "?",
+                                            allowsDefine: endpoint.allowsDefine)))
+                            }
+                        })
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withServerUpgrade: (
+                            upgraders: [upgrader],
+                            completionHandler: { [refusal = NIOLoopBound(refusal, eventLoop: channel.eventLoop)] context in
+                                context.pipeline.syncOperations.removeHandler(refusal.value, promise: nil)
+                            }
+                        ))
+                    try channel.pipeline.syncOperations.addHandler(refusal)
+                }
+            }
+        return bootstrap.bind(host: endpoint.host, port: endpoint.port)
+            .flatMapErrorThrowing { error in
+                throw ServerError("cannot listen for WebSockets on \(endpoint.host):\(endpoint.port): \(error)")
+            }
+            .map { channel in
+                let address = channel.localAddress
+                logger.info(
+                    "listening for WebSockets",
+                    metadata: [
+                        "address": "\(address?.description ?? "?")", "port": "\(address?.port ?? endpoint.port)",
+                        "origins": "\(endpoint.allowedOrigins.joined(separator: " "))",
+                    ])
+                if let address, !WebSocketEndpoint.isLoopback(address) {
+                    logger.warning(
+                        "the WebSocket endpoint is reachable from other machines: it has no authentication (docs/DEPLOYMENT.md)",
+                        metadata: ["address": "\(address)"])
+                }
+                return channel
+            }
+    }
+
+    /// Fragments one message may arrive in (each but the last at least one byte).
+    static let maxFragments = 256
+}
+
+/// Answers the HTTP requests that do not become WebSockets, and closes their connections:
+/// `404` for another path, `403` for an origin not in the allow-list (the journal says which),
+/// `426` for a plain HTTP request. Also closes a connection that sends no complete handshake
+/// within the endpoint's handshake timeout. Removed from the pipeline by a successful upgrade.
+private final class HandshakeRefusal: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let endpoint: WebSocketEndpoint
+    private let logger: Logger
+    private var head: HTTPRequestHead?
+    private var timeout: Scheduled<Void>?
+
+    init(endpoint: WebSocketEndpoint, logger: Logger) {
+        self.endpoint = endpoint
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let logger = self.logger
+        timeout = context.eventLoop.scheduleTask(in: WebSocketEndpoint.timeAmount(endpoint.handshakeTimeout)) {
+            logger.info("no WebSocket handshake in time, closing", metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"])
+            channel.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timeout?.cancel()
+        timeout = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body: break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            respond(to: head, context: context)
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let status: HTTPResponseStatus
+        let text: String
+        var headers = HTTPHeaders()
+        switch endpoint.verdict(for: head) {
+        case .notFound:
+            status = .notFound
+            text = "gestured serves WebSockets at \(WebSocketEndpoint.path) only"
+        case .forbidden(let origin):
+            status = .forbidden
+            text =
+                origin.map { "origin '\($0)' is not in websocket.allowed-origins" }
+                ?? "a WebSocket handshake must carry one Origin header"
+            logger.warning(
+                "WebSocket handshake refused", metadata: ["origin": "\(origin ?? "-")", "reason": "\(text)"])
+        case .upgrade:
+            status = .upgradeRequired
+            text = "this is gestured's WebSocket endpoint: connect with a WebSocket (docs/PROTOCOL.md)"
+            headers.add(name: "Upgrade", value: "websocket")
+        }
+        let body = context.channel.allocator.buffer(string: text + "\n")
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(body.readableBytes)")
+        headers.add(name: "Connection", value: "close")
+        let response = HTTPResponseHead(version: head.version, status: status, headers: headers)
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The upgrader declined (shouldUpgrade said no, or a header was bad): the request itself
+        // comes next, and is answered.
+        if error is NIOWebSocketUpgradeError { return }
+        // A request HTTP/1 cannot parse: nothing sensible to answer.
+        logger.debug("bad HTTP request on the WebSocket endpoint, closing", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,343 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import Logging
+import TestSupport
+import Testing
+
+@testable import GestureServer
+
+/// The WebSocket endpoint (issue 16): the Unix socket's protocol over WebSocket frames, through
+/// the same session code, checked on the wire with a raw client.
+@Suite struct WebSocketTests {
+    static let origin = "http://localhost:8080"
+
+    static func endpoint(
+        // A long handshake timeout: a loaded machine running every suite at once is slow.
+        allowsDefine: Bool = false, pingInterval: Duration? = nil, handshakeTimeout: Duration = .seconds(120)
+    ) -> WebSocketEndpoint {
+        WebSocketEndpoint(
+            host: "127.0.0.1", port: 0, allowedOrigins: [origin, "file://"], allowsDefine: allowsDefine,
+            pingInterval: pingInterval, handshakeTimeout: handshakeTimeout)
+    }
+
+    static func with<T>(
+        limits: ServerLimits = ServerLimits(), endpoint: WebSocketEndpoint = WebSocketTests.endpoint(),
+        delegate: TestDelegate? = TestDelegate(), logger: Logger = ServerFixture.logger,
+        _ body: (ServerFixture) async throws -> T
+    ) async throws -> T {
+        try await ServerFixture.with(limits: limits, delegate: delegate, webSocket: endpoint, logger: logger, body)
+    }
+
+    // MARK: The same protocol
+
+    @Test func `a page gets hello first, then what it subscribed to, as text frames without newlines`() async throws {
+        try await Self.with { f in
+            let page = try await f.connectWebSocket()
+            guard case .hello(let hello) = try await page.next() else { throw Unexpected("no hello first") }
+            #expect(hello.protocolVersion == 1)
+            try await page.send(#"{"type":"subscribe","id":"s","kinds":["swipe"]}"#)
+            guard case .ok(.string("s")?) = try await page.next() else { throw Unexpected("no ok") }
+            f.server.publish([
+                .gesture(Sample.gesture(1), owner: .configuration),
+                .gesture(Sample.gesture(2, name: "swipe", kind: .swipe), owner: .configuration),
+            ])
+            guard case .gesture(let g) = try await page.next() else { throw Unexpected("no gesture") }
+            #expect(g.seq == 2 && g.direction == .upLeft)
+            #expect(page.received.value.frames.allSatisfy { $0.fin && !$0.payload.contains(UInt8(ascii: "\n")) })
+        }
+    }
+
+    @Test func `a page and a Unix-socket client get the very same bytes`() async throws {
+        try await Self.with { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.send(#"{"type":"subscribe","id":"sub"}"#)
+            _ = try await page.next(ofType: "ok")
+            let unix = try await f.subscriber()
+            f.server.publish((1...20).map { .gesture(Sample.gesture($0), owner: .configuration) })
+            for _ in 1...20 {
+                let line = try await unix.nextLine()
+                var frame: WebSocketClient.Frame
+                repeat { frame = try await page.nextFrame() } while frame.opcode != WebSocketClient.Opcode.text
+                #expect(frame.text == line)
+            }
+        }
+    }
+
+    @Test(arguments: BadInput.all)
+    func `every bad input of the Unix-socket suite gets the same error`(_ input: BadInput) async throws {
+        try await Self.with(endpoint: Self.endpoint(allowsDefine: true)) { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.text, input.bytes)
+            guard case .error(let error) = try await page.next() else { throw Unexpected("no error for \(input.name)") }
+            #expect(error.code == input.code, "\(error)")
+            #expect(error.id == input.id)
+            #expect(error.path == input.path, "\(error)")
+            if let says = input.says { #expect(error.message.contains(says), "\(error)") }
+            if input.code == .lineTooLong {
+                // A message cannot be skipped as a line can: the error, then close 1009.
+                #expect(error.message.contains("the connection is closed (1009)"), "\(error)")
+                #expect(try await page.closeFrame()?.closeCode == 1009)
+            } else {
+                try await page.roundTrip()
+            }
+        }
+    }
+
+    @Test func `a binary message is read as a text one`() async throws {
+        try await Self.with { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.binary, Array(#"{"type":"ping","id":7}"#.utf8))
+            guard case .pong(.number(7)?) = try await page.next() else { throw Unexpected("no pong") }
+        }
+    }
+
+    @Test func `define is refused unless the endpoint allows it, and goes to the engine when it does`() async throws {
+        let define = #"{"type":"define","id":"d","recognizers":[{"name":"mine","kind":"tap"}]}"#
+        try await Self.with { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.send(define)
+            guard case .error(let error) = try await page.next() else { throw Unexpected("no error") }
+            #expect(error.code == .unavailable && error.id == .string("d"))
+            #expect(error.message.contains("websocket.allow-define"))
+            #expect(f.delegate?.log.value.calls.contains { $0.hasPrefix("define") } == false)
+        }
+        try await Self.with(endpoint: Self.endpoint(allowsDefine: true)) { f in
+            let page = try await f.connectWebSocket()
+            guard case .hello(let hello) = try await page.next() else { throw Unexpected("no hello") }
+            try await page.send(define)
+            guard case .ok(.string("d")?) = try await page.next() else { throw Unexpected("no ok") }
+            #expect(f.delegate?.log.value.definitions[ClientID(hello.client)] == ["mine"])
+        }
+    }
+
+    // MARK: Frames
+
+    @Test func `a request in fragments, with a ping between them, is one request`() async throws {
+        try await Self.with { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            let request = Array(#"{"type":"ping","id":"frag"}"#.utf8)
+            try await page.sendFrame(fin: false, opcode: WebSocketClient.Opcode.text, Array(request[0..<5]))
+            try await page.sendFrame(fin: false, opcode: WebSocketClient.Opcode.continuation, Array(request[5..<12]))
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.ping, Array("alive?".utf8))
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.continuation, Array(request[12...]))
+            let pong = try await page.nextFrame()
+            #expect(pong.opcode == WebSocketClient.Opcode.pong && pong.text == "alive?")
+            guard case .pong(.string("frag")?) = try await page.next() else { throw Unexpected("no pong") }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func `a message over the limit gets line-too-long, then close 1009`(fragmented: Bool) async throws {
+        try await Self.with(limits: ServerLimits(maxLineBytes: 1024)) { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            let big = Array(repeating: UInt8(ascii: " "), count: 2000)
+            if fragmented {
+                // Each fragment is small; together they are over.
+                for start in stride(from: 0, to: big.count, by: 500) {
+                    // The server closes once the fragments are over the limit: later ones may fail.
+                    try? await page.sendFrame(
+                        fin: start + 500 >= big.count,
+                        opcode: start == 0 ? WebSocketClient.Opcode.text : WebSocketClient.Opcode.continuation,
+                        Array(big[start..<start + 500]))
+                }
+            } else {
+                try await page.sendFrame(opcode: WebSocketClient.Opcode.text, big)
+            }
+            guard case .error(let error) = try await page.next() else { throw Unexpected("no error") }
+            #expect(error.code == .lineTooLong)
+            #expect(error.message.contains("longer than 1024 bytes"))
+            #expect(try await page.closeFrame()?.closeCode == 1009)
+        }
+    }
+
+    @Test func `a message of exactly the limit is read`() async throws {
+        try await Self.with(limits: ServerLimits(maxLineBytes: 1024)) { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            let request = #"{"type":"ping","id":"edge"}"#
+            let padded = request + String(repeating: " ", count: 1024 - request.utf8.count)
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.text, Array(padded.utf8))
+            guard case .pong(.string("edge")?) = try await page.next() else { throw Unexpected("no pong") }
+        }
+    }
+
+    @Test func `broken framing closes with 1002 and says why`() async throws {
+        try await Self.with { f in
+            // A continuation with nothing to continue.
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.continuation, Array("x".utf8))
+            #expect(try await page.closeFrame()?.closeCode == 1002)
+            // More fragments than a message may have.
+            let chatty = try await f.connectWebSocket()
+            _ = try await chatty.next(ofType: "hello")
+            try await chatty.sendFrame(fin: false, opcode: WebSocketClient.Opcode.text, Array("{".utf8))
+            for _ in 0..<WebSocketListener.maxFragments {
+                try? await chatty.sendFrame(fin: false, opcode: WebSocketClient.Opcode.continuation, Array(" ".utf8))
+            }
+            let close = try #require(try await chatty.closeFrame())
+            #expect(close.closeCode == 1002)
+            #expect(close.text.contains("fragments"))
+        }
+    }
+
+    // MARK: Handshake
+
+    @Test func `a page from an origin not in the list, or from none, gets 403 and no session`() async throws {
+        let records = Observed<[LogCapture.Record]>([])
+        try await Self.with(logger: LogCapture.logger(into: records)) { f in
+            let port = try #require(f.server.webSocketPort)
+            for origin in ["http://evil.example", "http://localhost:8081", nil] {
+                let page = try await WebSocketClient.open(port: port, origin: origin, log: f.log)
+                let head = try #require(page.received.value.head)
+                #expect(head.hasPrefix("HTTP/1.1 403"), "\(head)")
+                _ = try await page.closeFrame()
+                #expect(page.received.value.frames.isEmpty)
+            }
+            #expect(f.delegate?.log.value.connected.isEmpty == true)
+            #expect(
+                records.value.contains {
+                    $0.message == "WebSocket handshake refused" && $0.metadata["origin"] == "http://evil.example"
+                })
+            // The allowed ones, spelled in another case, are let in.
+            _ = try await f.connectWebSocket(origin: "HTTP://LOCALHOST:8080")
+            _ = try await f.connectWebSocket(origin: "file://")
+        }
+    }
+
+    @Test func `another path gets 404, a plain HTTP request 426`() async throws {
+        try await Self.with { f in
+            let port = try #require(f.server.webSocketPort)
+            let elsewhere = try await WebSocketClient.open(port: port, path: "/admin", log: f.log)
+            #expect(elsewhere.received.value.head?.hasPrefix("HTTP/1.1 404") == true)
+            let plain = try await WebSocketClient.open(port: port, upgrade: false, log: f.log)
+            #expect(plain.received.value.head?.hasPrefix("HTTP/1.1 426") == true)
+            _ = try await plain.closeFrame()
+            #expect(String(decoding: plain.received.value.body, as: UTF8.self).contains("WebSocket"))
+        }
+    }
+
+    @Test func `a connection that sends no handshake is closed after the handshake timeout`() async throws {
+        // Long enough for the page's own handshake on a loaded machine, short for a test.
+        try await Self.with(endpoint: Self.endpoint(handshakeTimeout: .seconds(3))) { f in
+            let port = try #require(f.server.webSocketPort)
+            // Upgraded before the silent one connects, so its own handshake timeout (were it
+            // still armed) would expire first.
+            let page = try await f.connectWebSocket()
+            let silent = try await WebSocketClient.open(port: port, log: f.log, sendsRequest: false)
+            try await silent.received.wait(for: "the server to close", within: .seconds(20)) { $0.closed }
+            #expect(silent.received.value.head == nil)
+            try await page.roundTrip()
+        }
+    }
+
+    // MARK: Keep-alive and closing
+
+    @Test func `the server pings; a page that answers stays, one that does not is closed with 1001`() async throws {
+        // An interval a loaded machine's client answers within (the configuration's least).
+        try await Self.with(endpoint: Self.endpoint(pingInterval: .seconds(1))) { f in
+            let answering = try await f.connectWebSocket()
+            let silent = try await f.connectWebSocket(answersPings: false)
+            #expect(try await silent.closeFrame()?.closeCode == 1001)
+            try await answering.received.wait(for: "three pings", within: .seconds(60)) {
+                $0.frames.count { $0.opcode == WebSocketClient.Opcode.ping } >= 3
+            }
+            try await answering.roundTrip()
+        }
+    }
+
+    @Test func `a page's close is answered and ends its session`() async throws {
+        try await Self.with { f in
+            let page = try await f.connectWebSocket()
+            guard case .hello(let hello) = try await page.next() else { throw Unexpected("no hello") }
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.close, [0x03, 0xE8])
+            #expect(try await page.closeFrame()?.closeCode == 1000)
+            try await f.delegate!.log.wait(for: "the disconnect", within: .seconds(20)) {
+                $0.disconnected.contains(ClientID(hello.client))
+            }
+        }
+    }
+
+    @Test func `at shutdown a page gets the shutdown error, then a close frame`() async throws {
+        let directory = ServerFixture.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = GestureServer(
+            configuration: .init(
+                listener: .path(directory + "/s.sock"), daemonVersion: "test", webSocket: Self.endpoint()),
+            delegate: nil, logger: ServerFixture.logger)
+        try await server.start()
+        let page = try await WebSocketClient.connect(port: try #require(server.webSocketPort), log: TrafficLog())
+        _ = try await page.next(ofType: "hello")
+        await server.shutdown()
+        guard case .error(let error) = try await page.next() else { throw Unexpected("no error") }
+        #expect(error.code == .shutdown)
+        #expect(try await page.closeFrame()?.closeCode == 1000)
+    }
+
+    // MARK: Many pages, slow pages
+
+    @Test func `100 pages at once each get every gesture in order`() async throws {
+        try await Self.with(limits: ServerLimits(maxClients: 128)) { f in
+            var pages: [WebSocketClient] = []
+            for _ in 0..<100 {
+                let page = try await f.connectWebSocket()
+                _ = try await page.next(ofType: "hello")
+                try await page.send(#"{"type":"subscribe","id":"sub","kinds":["tap"]}"#)
+                _ = try await page.next(ofType: "ok")
+                pages.append(page)
+            }
+            let unix = try await f.subscriber(#""kinds":["tap"]"#)
+            f.server.publish((1...50).map { .gesture(Sample.gesture($0), owner: .configuration) })
+            for page in pages {
+                for seq in UInt64(1)...50 {
+                    guard case .gesture(let g) = try await page.next() else { throw Unexpected("no gesture") }
+                    #expect(g.seq == seq)
+                }
+            }
+            for seq in UInt64(1)...50 {
+                guard case .gesture(let g) = try await unix.next() else { throw Unexpected("no gesture") }
+                #expect(g.seq == seq)
+            }
+        }
+    }
+
+    @Test func `a page that stops reading is cut off with overflow and costs a Unix client nothing`() async throws {
+        let records = Observed<[LogCapture.Record]>([])
+        try await Self.with(limits: ServerLimits(maxQueuedMessages: 32), logger: LogCapture.logger(into: records)) { f in
+            // Its own traffic log: its thousands of touches need no schema check of their own.
+            let page = try await WebSocketClient.connect(
+                port: try #require(f.server.webSocketPort), log: TrafficLog(), receiveBuffer: 4096)
+            _ = try await page.next(ofType: "hello")
+            try await page.send(#"{"type":"subscribe","id":"sub","touches":true}"#)
+            _ = try await page.next(ofType: "ok")
+            try await page.channel.setOption(.autoRead, value: false).get()
+            let unix = try await f.subscriber(#""kinds":["tap"]"#)
+            // Touches (~250 bytes each) until the page's socket buffers and queue are full.
+            var seq: UInt64 = 0
+            func overflowed() -> Bool { records.value.contains { $0.message == "client reads too slowly, disconnecting" } }
+            for _ in 0..<1000 where !overflowed() {
+                f.server.publish((0..<100).map { _ in
+                    seq += 1
+                    return .touch(Sample.touch(seq, id: UInt32(seq), phase: .began))
+                })
+                try await unix.roundTrip()
+            }
+            #expect(overflowed())
+            seq += 1
+            f.server.publish([.gesture(Sample.gesture(seq), owner: .configuration)])
+            guard case .gesture(let g) = try await unix.next() else { throw Unexpected("no gesture") }
+            #expect(g.seq == seq)
+            page.startReading()
+            try await page.received.wait(for: "the page to be closed", within: .seconds(20)) { $0.closed }
+            #expect(page.received.value.lines.last?.contains(#""code":"overflow""#) == true)
+            #expect(page.received.value.frames.last?.closeCode == 1000)
+        }
+    }
+}
