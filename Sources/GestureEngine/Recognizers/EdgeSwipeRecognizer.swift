@@ -86,9 +86,12 @@ struct EdgeSwipe: CentroidGesture {
         }
     }
 
-    /// Millimetres from `p` to the nearest allowed edge.
+    /// Millimetres from `p` to the nearest allowed edge (a loop: a `map` would allocate on the
+    /// frame path).
     private func distanceToAllowedEdge(_ p: SurfacePoint) -> Double {
-        parameters.edges.map { distance(p, to: $0) }.min() ?? .infinity
+        var nearest = Double.infinity
+        for edge in Edge.allCases where parameters.edges.contains(edge) { nearest = min(nearest, distance(p, to: edge)) }
+        return nearest
     }
 
     private func distance(_ p: SurfacePoint, to edge: Edge) -> Double {
