@@ -147,7 +147,9 @@ let package = Package(
         // Helpers shared by the test targets: child processes, waiting with deadlines.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
-            name: "GestureEngineTests", dependencies: ["GestureEngine", "TestSupport"], exclude: ["Scenarios"],
+            // GestureProtocol: the explanations' sentences (ExplainMessage) the golden scenarios check.
+            name: "GestureEngineTests", dependencies: ["GestureEngine", "GestureProtocol", "TestSupport"],
+            exclude: ["Scenarios"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TouchInputTests",

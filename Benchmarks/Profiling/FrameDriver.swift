@@ -3,8 +3,9 @@ import GestureEngine
 // The workload of EngineBenchmarks (the same frame cycle), as a plain program for callgrind:
 // instruction counts are repeatable on a shared machine where wall-clock times are not. With a
 // third argument it also folds every emitted event, field by field (bit patterns of the numbers),
-// into a digest: two builds that print the same digest emitted exactly the same events.
-// Run through engine-callgrind.sh.
+// into a digest: two builds that print the same digest emitted exactly the same events. With the
+// argument `explain` the engine explains its decisions (GestureEngine.explains), as for a client
+// subscribed with explanations. Run through engine-callgrind.sh.
 
 /// Folds events, field by field, into an FNV-1a hash.
 final class Digest {
@@ -32,6 +33,8 @@ final class Digest {
                 mix(t.region); mix(UInt64(t.touch.id.rawValue)); mix(t.touch.phase.description);
                 mix(t.touch.position.x); mix(t.touch.position.y)
                 mix(UInt64(bitPattern: t.time.microseconds))
+            case .explanation(let e):
+                mix(e.name); mix(UInt64(e.rule?.rawValue ?? 0)); mix(UInt64(bitPattern: e.time.microseconds))
             }
         }
     }
@@ -48,9 +51,9 @@ final class Digest {
 let args = CommandLine.arguments
 let fingers = Int(args[1])!
 let frames = Int(args[2])!
-let feed = FrameFeed(fingers: fingers)
+let feed = FrameFeed(fingers: fingers, explains: args.contains("explain"))
 let digest = Digest()
-if args.count > 3 { feed.inspect = { digest.fold($0) } }
+if args.contains("digest") { feed.inspect = { digest.fold($0) } }
 run(feed, 2_000)  // warm-up, as the benchmark
 measureFrames(feed, frames)
 print(feed.emitted, String(digest.hash, radix: 16))

@@ -285,7 +285,7 @@ final class ReplyRouter: ChannelInboundHandler {
             if case .number(let id)? = error.id, let promise = pending.removeValue(forKey: id) {
                 return promise.fail(error)
             }
-        case .hello, .gesture, .touch, .device, .dropped, .ok, .pong:
+        case .hello, .gesture, .touch, .device, .dropped, .explain, .ok, .pong:
             break
         }
         context.fireChannelRead(wrapInboundOut(message))
@@ -307,7 +307,7 @@ final class ReplyRouter: ChannelInboundHandler {
     }
 
     private struct TypeProbe: Decodable {
-        static let known: Set<String> = ["hello", "gesture", "touch", "device", "error", "ok", "pong"]
+        static let known: Set<String> = ["hello", "gesture", "touch", "device", "error", "ok", "pong", "explain"]
         var type: String
     }
 }

@@ -440,6 +440,8 @@ final class InputLoop {
         passthrough.forward(events, logger: logger)
         if let fresh = server.interest(newerThan: interestGeneration) {
             (interestGeneration, interest) = fresh
+            // The engine explains only while a connection subscribed to explanations.
+            engine.explains = interest.takesExplanations
         }
         publisher.add(events, wanted: interest)
         events.removeAll(keepingCapacity: true)

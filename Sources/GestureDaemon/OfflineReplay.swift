@@ -3,8 +3,9 @@ import GestureProtocol
 import TouchInput
 
 /// `gestured replay`: recordings through the engine with no daemon, no socket and no clock —
-/// one `gesture` message per line (the socket's schema), and `touch` messages with `touches`.
-/// Deterministic: the same files and configuration give the same bytes.
+/// one `gesture` message per line (the socket's schema), `touch` messages with `touches`, and
+/// `explain` messages in time order with them with `explain` (why recognizers failed, waited or
+/// were blocked). Deterministic: the same files and configuration give the same bytes.
 ///
 /// Each file is its own device (labelled with the file's name), played in order on its own
 /// clock; after each file the touches it left down are cancelled and the timers it started run
@@ -30,18 +31,43 @@ public struct OfflineReplay {
     private var engine: GestureEngine
     private let rules: [DeviceRule]
     private let includeTouches: Bool
-    private var encoder = LineEncoder()
+    private let includeExplanations: Bool
     private var seq: UInt64 = 0
     private var nextDevice: UInt32 = 1
 
-    public init(configuration: DaemonConfiguration, includeTouches: Bool) throws(SpecError) {
+    public init(
+        configuration: DaemonConfiguration, includeTouches: Bool, includeExplanations: Bool = false
+    ) throws(SpecError) {
         engine = try GestureEngine(configuration: configuration.engineConfiguration)
+        engine.explains = includeExplanations
         rules = configuration.deviceRules
         self.includeTouches = includeTouches
+        self.includeExplanations = includeExplanations
     }
 
-    /// Plays `input`, handing each output line (with its newline) to `write`.
-    public mutating func play(_ input: Input, write: ([UInt8]) -> Void) throws(Failure) {
+    /// Plays `input`, handing each output line (with its newline) to `write`, and each frame and
+    /// message on the way to `observe` and `inspect` (for pictures).
+    public mutating func play(
+        _ input: Input, observe: (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
+        inspect: (ServerMessage) -> Void = { _ in }, write: ([UInt8]) -> Void
+    ) throws(Failure) {
+        var encoder = LineEncoder()
+        try play(input, observe: observe) { (message, seq) throws(Failure) in
+            inspect(message)
+            do {
+                write(try encoder.encode(message))
+            } catch {
+                throw Failure(label: input.label, message: "cannot encode \(message.type) #\(seq): \(error)")
+            }
+        }
+    }
+
+    /// Plays `input`, handing each message to `deliver` in order (with the last `seq` given) and
+    /// each frame the engine processes, with its device, to `observe` (for pictures).
+    public mutating func play(
+        _ input: Input, observe: (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
+        deliver: (ServerMessage, UInt64) throws(Failure) -> Void
+    ) throws(Failure) {
         let id = DeviceID(nextDevice)
         nextDevice += 1
         var source: ReplaySource
@@ -63,9 +89,12 @@ public struct OfflineReplay {
                 throw Failure(label: input.label, message: "\(error)")
             }
             if !more { source.finish(into: &frames) }
-            for frame in frames { engine.process(frame, into: &events) }
+            for frame in frames {
+                observe(source.descriptor, frame)
+                engine.process(frame, into: &events)
+            }
             frames.removeAll()
-            try emit(&events, device: source.descriptor, label: input.label, write: write)
+            try emit(&events, device: source.descriptor, deliver: deliver)
         }
         // Run the timers the recording started out (a last tap waits for its double tap).
         var now = source.lastTime ?? Timestamp(microseconds: 0)
@@ -74,11 +103,11 @@ public struct OfflineReplay {
             engine.advance(to: now, into: &events)
         }
         engine.removeDevice(id, at: now, into: &events)
-        try emit(&events, device: source.descriptor, label: input.label, write: write)
+        try emit(&events, device: source.descriptor, deliver: deliver)
     }
 
     private mutating func emit(
-        _ events: inout [EngineEvent], device: DeviceDescriptor, label: String, write: ([UInt8]) -> Void
+        _ events: inout [EngineEvent], device: DeviceDescriptor, deliver: (ServerMessage, UInt64) throws(Failure) -> Void
     ) throws(Failure) {
         for event in events {
             let message: ServerMessage
@@ -90,12 +119,11 @@ public struct OfflineReplay {
                 guard includeTouches else { continue }
                 seq += 1
                 message = .touch(TouchMessage(t, device: device, seq: seq))
+            case .explanation(let e):
+                guard includeExplanations else { continue }
+                message = .explain(ExplainMessage(e, deviceLabel: device.label))
             }
-            do {
-                write(try encoder.encode(message))
-            } catch {
-                throw Failure(label: label, message: "cannot encode \(message.type) #\(seq): \(error)")
-            }
+            try deliver(message, seq)
         }
         events.removeAll(keepingCapacity: true)
     }

@@ -36,16 +36,21 @@ struct Publisher {
     /// Adds the engine's events that some connection wants, in order (all are numbered).
     mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
         for event in events {
-            seq += 1
             // Most connections take no raw touches: those messages are not even built.
             let device: DeviceID
             switch event {
             case .gesture(let g):
+                seq += 1
                 guard interest.takesGestures else { continue }
                 device = g.device
             case .touch(let t):
+                seq += 1
                 guard interest.takesTouches else { continue }
                 device = t.device
+            case .explanation(let e):
+                // Not numbered: a stream with explanations numbers the rest as one without.
+                guard interest.takesExplanations else { continue }
+                device = e.device
             }
             // Every event names a device the engine was given, and the engine is given devices
             // only through `deviceAdded`.

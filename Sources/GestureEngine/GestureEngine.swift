@@ -19,6 +19,14 @@ public struct GestureEngine: Sendable {
         didSet { for i in arenas.indices { arenas[i].clientsConnected = connectedClients } }
     }
 
+    /// Whether the engine explains its decisions: every failure of a recognizer with its reason,
+    /// every arbitration decision that fails, holds, blocks or cancels one with its rule
+    /// (``EngineEvent/explanation(_:)``, in order with the gestures). Off by default; off, the
+    /// engine makes none of them and costs what it did before (docs/PERFORMANCE.md).
+    public var explains = false {
+        didSet { for i in arenas.indices { arenas[i].explaining = explains } }
+    }
+
     /// Frames for devices that were never added (or were removed); they are ignored.
     public private(set) var unknownDeviceFrames = 0
 
@@ -37,6 +45,7 @@ public struct GestureEngine: Sendable {
         guard arenaIndex(device.id) == nil else { return }
         var arena = DeviceArena(device: device, compiled: definitions.compiled)
         arena.clientsConnected = connectedClients
+        arena.explaining = explains
         arenas.append(arena)
         arenaDevices.append(device.id)
     }
@@ -45,7 +54,7 @@ public struct GestureEngine: Sendable {
     /// views get `cancelled` for its live touches; then its state is dropped.
     public mutating func removeDevice(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
         guard let i = arenaIndex(id) else { return }
-        arenas[i].abortAll(at: time, definitions.compiled, into: &events)
+        arenas[i].abortAll(.deviceRemoved, at: time, definitions.compiled, into: &events)
         arenas.remove(at: i)
         arenaDevices.remove(at: i)
     }
@@ -54,7 +63,7 @@ public struct GestureEngine: Sendable {
     /// touches still down are ignored until they lift. The device stays.
     public mutating func resync(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
         guard let i = arenaIndex(id) else { return }
-        arenas[i].abortAll(at: time, definitions.compiled, into: &events)
+        arenas[i].abortAll(.eventsLost, at: time, definitions.compiled, into: &events)
     }
 
     // MARK: - Input and time
@@ -118,7 +127,7 @@ public struct GestureEngine: Sendable {
         let compiled = next.compiled
         switch next.change {
         case .configuration:
-            for i in arenas.indices { arenas[i].abortAll(at: time, old, into: &events) }
+            for i in arenas.indices { arenas[i].abortAll(.reload, at: time, old, into: &events) }
             let fresh = Array(repeating: -1, count: compiled.count)
             for i in arenas.indices {
                 arenas[i] = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: fresh, regionMap: [])

@@ -211,4 +211,7 @@ public struct ViewTouchEvent: Sendable, Equatable {
 public enum EngineEvent: Sendable, Equatable {
     case gesture(GestureEvent)
     case touch(ViewTouchEvent)
+    /// Why a recognizer failed, waits, or was blocked or cancelled: only while
+    /// ``GestureEngine/explains`` is on.
+    case explanation(Explanation)
 }

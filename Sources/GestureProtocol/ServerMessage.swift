@@ -9,6 +9,8 @@ public enum ServerMessage: Hashable, Sendable {
     case error(ErrorMessage)
     /// A reload took some of this connection's definitions.
     case dropped(DroppedMessage)
+    /// Why a recognizer failed, waits, or was blocked or cancelled (subscribers with `explain`).
+    case explain(ExplainMessage)
     /// A request succeeded; echoes its `id` (absent when the request had none).
     case ok(id: RequestID?)
     /// The answer to `ping`; echoes its `id`.
@@ -23,6 +25,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .device: DeviceMessage.type
         case .error: ErrorMessage.type
         case .dropped: DroppedMessage.type
+        case .explain: ExplainMessage.type
         case .ok: "ok"
         case .pong: "pong"
         }
@@ -44,6 +47,7 @@ extension ServerMessage: Codable {
         case DeviceMessage.type: self = .device(try DeviceMessage(from: decoder))
         case ErrorMessage.type: self = .error(try ErrorMessage(from: decoder))
         case DroppedMessage.type: self = .dropped(try DroppedMessage(from: decoder))
+        case ExplainMessage.type: self = .explain(try ExplainMessage(from: decoder))
         case "ok": self = .ok(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         case "pong": self = .pong(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         default:
@@ -60,6 +64,7 @@ extension ServerMessage: Codable {
         case .device(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
         case .dropped(let m): try m.encode(to: encoder)
+        case .explain(let m): try m.encode(to: encoder)
         case .ok(let id), .pong(let id):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(type, forKey: .type)

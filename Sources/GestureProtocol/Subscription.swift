@@ -17,13 +17,15 @@ public struct Subscription: Hashable, Sendable {
     public var devices: Set<String>?
     /// Raw touch streams (R8) on or off.
     public var touches: Bool
+    /// `explain` messages on or off: why recognizers failed, waited, or were blocked.
+    public var explain: Bool
 
     /// The most names one filter may list.
     public static let maxFilterEntries = 256
 
     public init(
         gestures: Set<String>? = nil, kinds: Set<GestureKind>? = nil, states: Set<GestureState>? = nil,
-        regions: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false
+        regions: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false, explain: Bool = false
     ) {
         self.gestures = gestures
         self.kinds = kinds
@@ -31,6 +33,7 @@ public struct Subscription: Hashable, Sendable {
         self.regions = regions
         self.devices = devices
         self.touches = touches
+        self.explain = explain
     }
 
     /// Whether a `gesture` message passes these filters.
@@ -45,8 +48,15 @@ public struct Subscription: Hashable, Sendable {
         touches && (regions?.contains(t.region) ?? true) && (devices?.contains(t.device) ?? true)
     }
 
+    /// Whether an `explain` message passes these filters (`states` does not apply: an
+    /// explanation is about a gesture that did not happen).
+    public func matches(_ e: ExplainMessage) -> Bool {
+        explain && (gestures?.contains(e.name) ?? true) && (kinds?.contains(e.kind) ?? true)
+            && (regions?.contains(e.region) ?? true) && (devices?.contains(e.device) ?? true)
+    }
+
     enum Keys: String, CaseIterable {
-        case gestures, kinds, states, regions, devices, touches
+        case gestures, kinds, states, regions, devices, touches, explain
     }
 }
 
@@ -107,15 +117,16 @@ extension Subscription {
         } else {
             devices = nil
         }
-        let touchesKey = AnyCodingKey(stringValue: Keys.touches.rawValue)
-        if object.contains(touchesKey) {
-            guard let on = try? object.decode(Bool.self, forKey: touchesKey) else {
-                throw fail("'touches' must be true or false", "/touches")
+        func flag(_ key: Keys) throws(ErrorMessage) -> Bool {
+            let k = AnyCodingKey(stringValue: key.rawValue)
+            guard object.contains(k) else { return false }
+            guard let on = try? object.decode(Bool.self, forKey: k) else {
+                throw fail("'\(key.rawValue)' must be true or false", "/\(key.rawValue)")
             }
-            touches = on
-        } else {
-            touches = false
+            return on
         }
+        touches = try flag(.touches)
+        explain = try flag(.explain)
     }
 
     /// Writes the filters into a `subscribe` object; lists are sorted so the line is stable.
@@ -129,5 +140,7 @@ extension Subscription {
         try put(.regions, regions.map(Array.init))
         try put(.devices, devices.map(Array.init))
         try c.encode(touches, forKey: AnyCodingKey(stringValue: Keys.touches.rawValue))
+        // Only when asked for: a server older than `explain` refuses the key (it is strict).
+        if explain { try c.encode(true, forKey: AnyCodingKey(stringValue: Keys.explain.rawValue)) }
     }
 }

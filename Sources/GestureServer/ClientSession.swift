@@ -85,6 +85,10 @@ final class ClientSession: ChannelInboundHandler {
         reader?.wants(touch) ?? false
     }
 
+    func wants(_ explanation: ExplainMessage, from owner: Owner) -> Bool {
+        reader?.wants(explanation, from: owner) ?? false
+    }
+
     // MARK: Connection events
 
     func handlerAdded(context: ChannelHandlerContext) {

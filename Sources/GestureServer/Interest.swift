@@ -15,10 +15,18 @@ public struct Interest: Sendable {
 
         /// Gestures of a client's own recognizers go to that client only.
         func wants(_ gesture: GestureMessage, from owner: Owner) -> Bool {
-            guard subscription.matches(gesture) else { return false }
+            subscription.matches(gesture) && sees(owner)
+        }
+
+        /// Explanations follow their recognizer's gestures: a client's own go to it only.
+        func wants(_ explanation: ExplainMessage, from owner: Owner) -> Bool {
+            subscription.matches(explanation) && sees(owner)
+        }
+
+        private func sees(_ owner: Owner) -> Bool {
             switch owner {
-            case .configuration: return true
-            case .client(let n): return n == client.rawValue
+            case .configuration: true
+            case .client(let n): n == client.rawValue
             }
         }
 
@@ -29,6 +37,8 @@ public struct Interest: Sendable {
     /// Whether any connection takes raw touches at all (most take none: their messages need not
     /// even be built).
     public private(set) var takesTouches = false
+    /// Whether any connection takes explanations (the engine makes them only then).
+    public private(set) var takesExplanations = false
     /// Whether any connection takes gestures at all.
     public var takesGestures: Bool { !readers.isEmpty }
 
@@ -38,6 +48,7 @@ public struct Interest: Sendable {
     init(readers: [Reader]) {
         self.readers = readers
         takesTouches = readers.contains { $0.subscription.touches }
+        takesExplanations = readers.contains { $0.subscription.explain }
     }
 
     /// Whether some connection takes `publication` (`device` messages go to every connection;
@@ -46,6 +57,7 @@ public struct Interest: Sendable {
         switch publication {
         case .gesture(let gesture, let owner): readers.contains { $0.wants(gesture, from: owner) }
         case .touch(let touch): readers.contains { $0.wants(touch) }
+        case .explain(let explanation, let owner): readers.contains { $0.wants(explanation, from: owner) }
         case .device, .recognizers: true
         }
     }

@@ -8,6 +8,9 @@ public enum Publication: Sendable {
     case gesture(GestureMessage, owner: Owner)
     /// A raw touch for the views of its region (R8), to subscribers with `touches: true`.
     case touch(TouchMessage)
+    /// Why a recognizer failed, waits, or was blocked or cancelled, to subscribers with
+    /// `explain: true`; routed by the recognizer's owner like its gestures. Not numbered.
+    case explain(ExplainMessage, owner: Owner)
     /// A device appeared or went away: sent to every connection, and kept for later `hello`s.
     case device(DeviceMessage)
     /// The recognizers running from now on (the configuration was loaded or reloaded, a client
@@ -15,13 +18,15 @@ public enum Publication: Sendable {
     case recognizers([RecognizerSummary])
 
     /// The publication of one engine event. `device` describes `event`'s device; `seq` is the
-    /// publisher's counter (one per `gesture` and `touch`, increasing).
+    /// publisher's counter (one per `gesture` and `touch`, increasing; explanations have none).
     public init(_ event: EngineEvent, device: DeviceDescriptor, seq: UInt64) {
         switch event {
         case .gesture(let g):
             self = .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner)
         case .touch(let t):
             self = .touch(TouchMessage(t, device: device, seq: seq))
+        case .explanation(let e):
+            self = .explain(ExplainMessage(e, deviceLabel: device.label), owner: e.owner)
         }
     }
 }

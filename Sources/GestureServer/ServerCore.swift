@@ -113,6 +113,8 @@ final class ServerCore {
                     .touch(touch), stream: .touch(device: touch.device, touch: touch.touch),
                     isUpdate: touch.phase == .moved
                 ) { $0.wants(touch) }
+            case .explain(let explanation, let owner):
+                fanOut(.explain(explanation), stream: nil, isUpdate: false) { $0.wants(explanation, from: owner) }
             case .device(let message):
                 devices.removeAll { $0.label == message.device.label }
                 switch message.event {

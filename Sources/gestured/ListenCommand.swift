@@ -23,6 +23,7 @@ struct ListenCommand: AsyncParsableCommand {
               gestured listen --kind swipe --kind tap | jq -c '{name, direction}'
               gestured listen --socket /tmp/g.sock --touches --region keypad
               gestured listen --gesture admin-menu --state recognized --state began
+              gestured listen --pretty --explain --gesture next-page
             """
     )
 
@@ -51,6 +52,9 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "Also print raw touches (R8 view streams).")
     var touches = false
 
+    @Flag(help: "Also print why recognizers failed, waited, or were blocked or cancelled (`explain`).")
+    var explain = false
+
     @Flag(help: "Readable lines instead of JSON.")
     var pretty = false
 
@@ -74,7 +78,7 @@ struct ListenCommand: AsyncParsableCommand {
         return Subscription(
             gestures: gestures.isEmpty ? nil : Set(gestures), kinds: try parse(kinds, "kind"),
             states: try parse(states, "state"), regions: regions.isEmpty ? nil : Set(regions),
-            devices: devices.isEmpty ? nil : Set(devices), touches: touches)
+            devices: devices.isEmpty ? nil : Set(devices), touches: touches, explain: explain)
     }
 
     func run() async throws {
@@ -150,6 +154,8 @@ struct MessagePrinter {
             return "device \(d.event.rawValue): " + describe(d.device)
         case .error(let e):
             return "error \(e.code): \(e.message)"
+        case .explain(let e):
+            return "\(seconds(e.timeUS))  \(e.text)  \(e.device)/\(e.region)"
         case .dropped(let d):
             return d.definitions.map { "dropped \($0.kind.rawValue) \($0.name): \($0.reason)" }.joined(separator: "\n")
         case .ok, .pong:

@@ -14,10 +14,18 @@ struct ReplayCommand: ParsableCommand {
             bytes, so the output can be diffed. Record a session with `evemu-record` (from \
             evemu-tools) to see what the daemon would make of it.
 
+            With --explain, `explain` objects come in time order with the gestures: why each \
+            recognizer failed (the check, the measured value, the limit and its configuration key) \
+            and every arbitration decision that held, blocked or cancelled one, with its rule \
+            (R1–R9, docs/ARBITRATION.md). --pretty prints readable lines instead of JSON. \
+            docs/TUNING.md shows how to use them when a gesture does not fire.
+
             Examples:
               gestured replay session.evemu
               gestured replay --config kiosk.yaml a.evemu b.evemu | jq -c '{name, state, direction}'
               gestured replay --touches taps.evemu
+              gestured replay --explain --pretty --config kiosk.yaml session.evemu
+              gestured replay --svg session.svg session.evemu > session.jsonl
             """
     )
 
@@ -31,6 +39,25 @@ struct ReplayCommand: ParsableCommand {
         name: .long, help: "Also print `touch` messages: the touches as views (raw-touch subscribers) would see them.")
     var touches = false
 
+    @Flag(
+        name: .long,
+        help: "Also print `explain` messages: why recognizers failed, waited, or were blocked or cancelled.")
+    var explain = false
+
+    @Flag(help: "Readable lines instead of JSON.")
+    var pretty = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also draw the recording to this SVG file: the panel to scale, each touch's path, each gesture where it was recognized (one recording).",
+            valueName: "file"))
+    var svg: String?
+
+    func validate() throws {
+        if svg != nil && files.count != 1 { throw ValidationError("--svg draws one recording; give one file") }
+    }
+
     func run() throws {
         let configuration: DaemonConfiguration
         do {
@@ -39,16 +66,35 @@ struct ReplayCommand: ParsableCommand {
             printError("\(error)")
             throw ExitCode.failure
         }
-        var replay = try OfflineReplay(configuration: configuration, includeTouches: touches)
+        var replay = try OfflineReplay(
+            configuration: configuration, includeTouches: touches, includeExplanations: explain)
+        var picture = svg.map { _ in ReplayPicture(configuration: configuration.engineConfiguration) }
         var failed = false
         for file in files {
             let input = OfflineReplay.Input(
                 label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file))
             do {
-                try replay.play(input) { line in line.withUnsafeBytes { writeAll(1, $0) } }
+                if pretty {
+                    try replay.play(input, observe: { picture?.add($1, device: $0) }) { message, _ in
+                        picture?.add(message)
+                        say(MessagePrinter.describe(message, socket: file))
+                    }
+                } else {
+                    try replay.play(
+                        input, observe: { picture?.add($1, device: $0) }, inspect: { picture?.add($0) },
+                        write: { line in line.withUnsafeBytes { writeAll(1, $0) } })
+                }
             } catch {
                 printError("gestured: \(error)")
                 failed = true
+            }
+        }
+        if let svg, let picture {
+            do {
+                try Data(picture.svg().utf8).write(to: URL(fileURLWithPath: svg))
+            } catch {
+                printError("gestured: cannot write \(svg): \(error)")
+                throw ExitCode.failure
             }
         }
         if failed { throw ExitCode.failure }

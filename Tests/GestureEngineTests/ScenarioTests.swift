@@ -82,6 +82,61 @@ struct ScenarioTests {
     @Test("A finger landing after the window, before the hand moves, joins it; after, it is a new gesture")
     func lateFinger() throws { try ScenarioFiles.check("late-finger") }
 
+    // Explanations (issue 14): every kind's failures name the check, the key and the numbers;
+    // every rule's decisions name the rule. Word for word, as `gestured replay --explain` and
+    // `subscribe` with `explain` print them.
+
+    @Test("Explained: a tap that moved, was held too long, had too many fingers, or a second tap too far or too late")
+    func explainTap() throws { try ScenarioFiles.check("explain-tap") }
+
+    @Test("Explained: a long press lifted too soon, moved, or had too many fingers")
+    func explainLongPress() throws { try ScenarioFiles.check("explain-long-press") }
+
+    @Test("Explained: a pan with too few fingers, not far enough, or too many fingers")
+    func explainPan() throws { try ScenarioFiles.check("explain-pan") }
+
+    @Test("Explained: a swipe too short, too slow, not straight, the wrong way, or with a late finger")
+    func explainSwipe() throws { try ScenarioFiles.check("explain-swipe") }
+
+    @Test("Explained: an edge swipe outside the band, along the edge, lifted early, or with too many fingers")
+    func explainEdgeSwipe() throws { try ScenarioFiles.check("explain-edge-swipe") }
+
+    @Test("Explained: a pinch whose scale changed too little")
+    func explainPinch() throws { try ScenarioFiles.check("explain-pinch") }
+
+    @Test("Explained: a rotation that turned too little")
+    func explainRotate() throws { try ScenarioFiles.check("explain-rotate") }
+
+    @Test("Explained: a shape that turned too little, is too small, runs straight, or spirals")
+    func explainShape() throws { try ScenarioFiles.check("explain-shape") }
+
+    @Test("R1 explained: accepts refuses a palm, a large contact, another device")
+    func explainR1() throws { try ScenarioFiles.check("explain-r1") }
+
+    @Test("R2 explained: a failed recognizer ignores new touches until its own have lifted")
+    func explainR2() throws { try ScenarioFiles.check("explain-r2") }
+
+    @Test("R3 explained: the begin gate's start-in, min-fingers and client-connected")
+    func explainR3() throws { try ScenarioFiles.check("explain-r3") }
+
+    @Test("R4 explained: a tap waits for the double tap, is released when it fails, fails when it wins")
+    func explainR4() throws { try ScenarioFiles.check("explain-r4") }
+
+    @Test("R5 explained: blocked by an active pan, preempted by an edge swipe, excluded by a winner")
+    func explainR5() throws { try ScenarioFiles.check("explain-r5") }
+
+    @Test("R6 explained: simultaneous pan and swipe carry on beside each other")
+    func explainR6() throws { try ScenarioFiles.check("explain-r6") }
+
+    @Test("R7 explained: failures decided by timers")
+    func explainR7() throws { try ScenarioFiles.check("explain-r7") }
+
+    @Test("R8 explained: touches held from the views, ends held, touches claimed")
+    func explainR8() throws { try ScenarioFiles.check("explain-r8") }
+
+    @Test("R9 explained: a cancelled touch, lost events, a reload, a removed device")
+    func explainR9() throws { try ScenarioFiles.check("explain-r9") }
+
     // Real recordings (evemu project, LGPL-3.0; Scenarios/ATTRIBUTION.md).
 
     @Test("R4: eleven real taps on a WeTab: single taps wait for the double tap; quick close pairs are double taps")

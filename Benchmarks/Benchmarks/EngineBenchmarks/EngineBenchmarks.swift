@@ -22,4 +22,13 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(feed.emitted)
         }
     }
+
+    // The same with explanations on (issue 14), as while a client subscribes to them.
+    for fingers in [1, 2, 10] {
+        let feed = FrameFeed(fingers: fingers, explains: true)
+        Benchmark("Engine: \(fingers)-touch frame, default set, explaining") { benchmark in
+            for _ in benchmark.scaledIterations { feed.step() }
+            blackHole(feed.emitted)
+        }
+    }
 }

@@ -61,9 +61,11 @@ final class FrameFeed: @unchecked Sendable {
     /// Sees each frame's events before they are cleared (the callgrind driver's digest).
     var inspect: (([EngineEvent]) -> Void)?
 
-    init(fingers: Int) {
+    /// `explains`: the engine explains its decisions (``GestureEngine/explains``).
+    init(fingers: Int, explains: Bool = false) {
         let workload = FrameCycle(fingers: fingers)
         engine = try! GestureEngine(configuration: .default)
+        engine.explains = explains
         engine.addDevice(workload.device)
         cycle = workload.frames
         period = workload.period

@@ -5,13 +5,16 @@ extension DeviceArena {
     /// finished recognizers, a finished one has no timer), and a machine proposes a begin once, a
     /// change or an end only after it: any other pairing of proposal and phase is a bug in a
     /// machine or in the arena, and stops here rather than being dropped.
+    /// `timer`: the proposal came from the recognizer's deadline (R7).
     mutating func handle(
-        _ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+        _ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent],
+        timer: Bool = false
     ) {
         switch proposal {
         case .none:
             return
-        case .fail:
+        case .fail(let failure):
+            if explaining { explainFailure(r, failure, timer: timer, at: time, c, into: &events) }
             let phase = instances[r].phase
             switch phase {
             case .possible, .held: fail(r, at: time, c, into: &events)
@@ -52,57 +55,73 @@ extension DeviceArena {
     private mutating func attempt(
         _ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
-        guard passesGate(r, report, c), !blockedByActive(r, c) else {
+        if let gate = gateCheck(r, report, c) {
+            if explaining { explain(r, .gate(gate), at: time, c, into: &events) }
+            fail(r, at: time, c, into: &events)
+            return
+        }
+        if let blocker = activeBlocker(r, c) {
+            if explaining { explain(r, .blocked(by: c.names[blocker]), at: time, c, into: &events) }
             fail(r, at: time, c, into: &events)
             return
         }
         switch requirementStatus(r, c) {
         case .clear:
             commit(r, report, at: time, c, into: &events)
-        case .waiting:
+        case .waiting(let b):
             instances[r].phase = .held
             held[r] = Held(first: report)
-        case .refused:
+            if explaining { explain(r, .waits(for: c.names[b]), at: time, c, into: &events) }
+        case .refused(let b):
+            if explaining { explain(r, .requirementSucceeded(c.names[b]), at: time, c, into: &events) }
             fail(r, at: time, c, into: &events)
         }
     }
 
-    /// R3: the `when` conditions at the moment the recognizer would leave `possible`.
-    private func passesGate(_ r: Int, _ report: Report, _ c: CompiledSet) -> Bool {
-        guard deviceMayBegin[r] else { return false }
+    /// R3: the first `when` condition that is false at the moment the recognizer would leave
+    /// `possible`, if any.
+    private func gateCheck(_ r: Int, _ report: Report, _ c: CompiledSet) -> GateCheck? {
+        guard deviceMayBegin[r] else { return .device }
         let when = c.when[r]
-        if let least = when.minFingers, report.fingers < least { return false }
-        if let most = when.maxFingers, report.fingers > most { return false }
+        if let least = when.minFingers, report.fingers < least { return .minFingers(report.fingers, least: least) }
+        if let most = when.maxFingers, report.fingers > most { return .maxFingers(report.fingers, most: most) }
         if let area = when.startIn {
-            for slot in SlotBits(instances[r].seen) where !area.contains(table.starts[slot]) { return false }
+            for slot in SlotBits(instances[r].seen) where !area.contains(table.starts[slot]) {
+                return .startIn(table.ids[slot])
+            }
         }
-        if let wanted = when.clientConnected, wanted != (clientsConnected > 0) { return false }
-        return true
+        if let wanted = when.clientConnected, wanted != (clientsConnected > 0) { return .clientConnected(wanted) }
+        return nil
     }
 
     /// R5: an active recognizer on one of these touches that this one is not simultaneous with
     /// and does not preempt keeps it from beginning.
-    private func blockedByActive(_ r: Int, _ c: CompiledSet) -> Bool {
+    private func activeBlocker(_ r: Int, _ c: CompiledSet) -> Int? {
         let seen = instances[r].seen
         for o in 0..<instances.count where o != r && instances[o].phase == .active {
-            if instances[o].seen & seen != 0 && !c.isSimultaneous(r, o) && !c.doesPreempt(r, o) { return true }
+            if instances[o].seen & seen != 0 && !c.isSimultaneous(r, o) && !c.doesPreempt(r, o) { return o }
         }
-        return false
+        return nil
     }
 
-    enum RequirementStatus { case clear, waiting, refused }
+    /// R4, with the recognizer that decides it (the first undecided one when waiting).
+    enum RequirementStatus {
+        case clear
+        case waiting(Int)
+        case refused(Int)
+    }
 
     /// R4: the recognizers `r` requires to fail, among those that share a touch with it (one that
     /// never saw its touches has nothing to say about them).
     private func requirementStatus(_ r: Int, _ c: CompiledSet) -> RequirementStatus {
         let seen = instances[r].seen
-        var waiting = false
+        var waiting = -1
         for b in c.requires[r] where instances[b].seen & seen != 0 {
             let phase = instances[b].phase
-            if phase.hasSucceeded { return .refused }
-            if phase.isUndecided { waiting = true }
+            if phase.hasSucceeded { return .refused(b) }
+            if phase.isUndecided && waiting < 0 { waiting = b }
         }
-        return waiting ? .waiting : .clear
+        return waiting >= 0 ? .waiting(waiting) : .clear
     }
 
     /// The transition happens: emit it (with what happened while it was held), then R5
@@ -131,23 +150,51 @@ extension DeviceArena {
         // fails (held ones too); active ones are cancelled only if this one preempts them. One
         // that preempts this one keeps watching: it may still take over.
         let seen = instances[r].seen
+        if explaining { explainCompanions(r, seen, at: time, c, into: &events) }
         for o in c.order where o != r && instances[o].seen & seen != 0 && !c.isSimultaneous(r, o) {
             if c.doesPreempt(o, r) { continue }
             switch instances[o].phase {
-            case .possible, .held: fail(o, at: time, c, into: &events)
-            case .active: if c.doesPreempt(r, o) { cancel(o, at: time, c, into: &events) }
+            case .possible, .held:
+                if explaining { explain(o, .excluded(by: c.names[r]), at: time, c, into: &events) }
+                fail(o, at: time, c, into: &events)
+            case .active:
+                if c.doesPreempt(r, o) {
+                    if explaining { explain(o, .preempted(by: c.names[r]), at: time, c, into: &events) }
+                    cancel(o, at: time, c, into: &events)
+                }
             case .recognized, .ended, .cancelled, .failed: break
             }
         }
         for o in c.dependents[r] where instances[o].seen & seen != 0 && instances[o].phase.isUndecided {
+            if explaining { explain(o, .requirementSucceeded(c.names[r]), at: time, c, into: &events) }
             fail(o, at: time, c, into: &events)
         }
 
         let flags = c.flags[r]
         if flags.contains(.cancelsTouches) {
+            if explaining { explainClaim(r, seen, at: time, c, into: &events) }
             cancelViews(seen, at: time, c, into: &events)
         } else if flags.contains(.delaysTouchesBegan) {
             dropDelayedViews(seen)
+        }
+    }
+
+    /// R5, R6: the recognizers on `r`'s touches that carry on when it begins or is recognized —
+    /// simultaneous ones, and undecided ones that preempt it.
+    @inline(never)
+    private mutating func explainCompanions(
+        _ r: Int, _ seen: UInt64, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
+        for o in c.order where o != r && instances[o].seen & seen != 0 {
+            switch instances[o].phase {
+            case .possible, .held, .active:
+                if c.isSimultaneous(r, o) {
+                    explain(o, .simultaneous(with: c.names[r]), at: time, c, into: &events)
+                } else if c.doesPreempt(o, r) {
+                    explain(o, .keepsWatching(c.names[r]), at: time, c, into: &events)
+                }
+            case .recognized, .ended, .cancelled, .failed: break
+            }
         }
     }
 
@@ -160,13 +207,16 @@ extension DeviceArena {
             switch requirementStatus(o, c) {
             case .waiting:
                 continue
-            case .refused:
+            case .refused(let b):
+                if explaining { explain(o, .requirementSucceeded(c.names[b]), at: time, c, into: &events) }
                 fail(o, at: time, c, into: &events)
             case .clear:
                 guard let waiting = held[o] else { continue }
-                if blockedByActive(o, c) {
+                if let blocker = activeBlocker(o, c) {
+                    if explaining { explain(o, .blocked(by: c.names[blocker]), at: time, c, into: &events) }
                     fail(o, at: time, c, into: &events)
                 } else {
+                    if explaining { explain(o, .released(by: c.names[r]), at: time, c, into: &events) }
                     // Emitted now, with the time and position it had when it was decided.
                     commit(o, waiting.first, at: time, c, into: &events)
                 }

@@ -6,8 +6,11 @@ extension DeviceArena {
     /// silently (no held transition is released by it), views get `cancelled` for every touch
     /// they saw begin and nothing more of those delayed. Touches still down become orphans:
     /// ignored until they lift. Every recognizer starts over.
-    mutating func abortAll(at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+    mutating func abortAll(
+        _ fault: Fault, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         if time > now { now = time }
+        if explaining { for r in c.order { explainFault(r, fault, at: now, c, into: &events) } }
         for r in c.order {
             switch instances[r].phase {
             case .active: cancel(r, at: now, c, into: &events)
@@ -48,6 +51,7 @@ extension DeviceArena {
     mutating func retire(_ removed: [Int], at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         if time > now { now = time }
         for r in removed {
+            if explaining { explainFault(r, .definitionsRemoved, at: now, c, into: &events) }
             switch instances[r].phase {
             case .active: cancel(r, at: now, c, into: &events)
             case .possible, .held:
@@ -71,6 +75,7 @@ extension DeviceArena {
         delayed = old.delayed
         now = old.now
         clientsConnected = old.clientsConnected
+        explaining = old.explaining
         droppedTouches = old.droppedTouches
         for r in 0..<c.count {
             let o = previousIndex[r]

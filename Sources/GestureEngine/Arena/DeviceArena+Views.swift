@@ -31,6 +31,9 @@ extension DeviceArena {
                 table.views[slot] = .delayed
                 table.viewPending |= .bit(slot)
                 delayed.append(DelayedViewEvent(slot: slot, event: event))
+                if explaining, let r = holder(slot, .delaysTouchesBegan, c) {
+                    explain(r, .delaysTouch(event.touch.id), at: time, c, into: &events)
+                }
             } else {
                 table.views[slot] = .shown
                 events.append(.touch(event))
@@ -73,6 +76,9 @@ extension DeviceArena {
             table.views[slot] = .endHeld
             table.heldEnds[slot] = event
             table.viewPending |= .bit(slot)
+            if explaining, let r = holder(slot, .delaysTouchesEnded, c) {
+                explain(r, .holdsTouchEnd(event.touch.id), at: event.time, c, into: &events)
+            }
         } else {
             table.views[slot] = .finished
             events.append(.touch(event))

@@ -102,6 +102,9 @@ struct DeviceArena {
     var now = Timestamp(microseconds: Int64.min)
     /// Connected clients, for `when: client-connected` (R3).
     var clientsConnected = 0
+    /// Whether decisions are explained (``GestureEngine/explains``): only then are
+    /// `.explanation` events made.
+    var explaining = false
     /// Touches that found no free slot (more than 64 at once) and were ignored.
     var droppedTouches = 0
 
@@ -169,7 +172,7 @@ struct DeviceArena {
                 // before lost events): it lands now.
                 var landing = touch
                 landing.phase = .began
-                guard let slot = land(landing, at: time, c) else { continue }
+                guard let slot = land(landing, at: time, c, into: &events) else { continue }
                 added |= .bit(slot)
                 recordEntry(slot, .began)
             case .ended, .cancelled:
@@ -188,7 +191,13 @@ struct DeviceArena {
 
         // R9: a cancelled touch (palm, lost contact) cancels what it took part in.
         if cancelled != 0 {
-            for r in c.order where instances[r].seen & cancelled != 0 { abort(r, at: time, c, into: &events) }
+            for r in c.order where instances[r].seen & cancelled != 0 {
+                if explaining {
+                    let touch = table.lastTouch[(instances[r].seen & cancelled).trailingZeroBitCount].id
+                    explainFault(r, .touchCancelled(touch), at: time, c, into: &events)
+                }
+                abort(r, at: time, c, into: &events)
+            }
         }
 
         let changed = added | moved | lifted
@@ -230,19 +239,25 @@ struct DeviceArena {
     }
 
     /// Hit-tests and delivers a landing touch (R1); nil when no slot is free.
-    private mutating func land(_ touch: Touch, at time: Timestamp, _ c: CompiledSet) -> Int? {
+    private mutating func land(
+        _ touch: Touch, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) -> Int? {
         let region = c.hitTest(touch.position)
         guard let slot = table.allocate(touch, at: time, region: region) else {
             droppedTouches += 1
             return nil
         }
-        for r in c.delivery[region] { deliver(slot, to: r) }
+        if explaining {
+            for r in c.delivery[region] { deliverExplaining(slot, to: r, at: time, c, into: &events) }
+        } else {
+            for r in c.delivery[region] { deliver(slot, to: r) }
+        }
         return slot
     }
 
     /// R1: gives the touch in `slot` to recognizer `r` if its filter accepts it and it is
     /// listening (possible or active; a held or finished recognizer has decided).
-    private mutating func deliver(_ slot: Int, to r: Int) {
+    mutating func deliver(_ slot: Int, to r: Int) {
         let touch = table.lastTouch[slot]
         guard acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) != 0,
             touch.contactSize?.value ?? 0 <= maxContactSize[r]
@@ -263,6 +278,7 @@ struct DeviceArena {
         for r in c.order where instances[r].phase == .possible {
             let seen = instances[r].seen
             if seen != 0 && seen & table.live == 0 && deadlines[r] == Int64.max {
+                if explaining { explain(r, .stranded, at: time, c, into: &events) }
                 fail(r, at: time, c, into: &events)
             }
         }
@@ -319,7 +335,7 @@ struct DeviceArena {
             // A machine that does not move its deadline would be fired forever.
             deadlines[chosen] = Int64.max
         }
-        handle(chosen, proposal, at: time, c, into: &events)
+        handle(chosen, proposal, at: time, c, into: &events, timer: true)
         failStranded(at: time, c, into: &events)
         if table.viewPending != 0 { settleViews(at: time, c, into: &events) }
         finishCycle(c)
@@ -353,6 +369,11 @@ struct DeviceArena {
 
     mutating func resetMachine(_ r: Int, _ kind: GestureKind) {
         kind.visit(ResetMachine(k: kindSlot[r]), &self)
+    }
+
+    /// The machine's whole reason for the failure it just proposed (explanations only).
+    mutating func explainMachine(_ r: Int, _ kind: GestureKind, _ failure: Failure) -> Failure {
+        kind.visit(ExplainMachine(k: kindSlot[r], failure: failure), &self)
     }
 }
 
@@ -400,6 +421,15 @@ private struct SnapshotMachine: KindVisitor {
 
     func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Report {
         arena.banks[keyPath: Kind.bank][k].snapshot(at: time, arena.table)
+    }
+}
+
+private struct ExplainMachine: KindVisitor {
+    let k: Int
+    let failure: Failure
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Failure {
+        arena.banks[keyPath: Kind.bank][k].explain(failure, arena.table)
     }
 }
 

@@ -8,7 +8,7 @@
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
 /// |---|---|---|---|---|
-/// | tracking | the kind's `accepts(landing:)` false → fail; then as on a move | the kind's `track`: fail, begin → active: **begin** (once the count settled, for a kind that settles it), or wait | as on a move | as on a move |
+/// | tracking | the kind's `refuses(landing:)` → fail; then as on a move | the kind's `track`: fail, begin → active: **begin** (once the count settled, for a kind that settles it), or wait | as on a move | as on a move |
 /// | active | followed | **change** | the kind's `ends` → done: **end**; else followed | the kind's `ends` → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
@@ -23,6 +23,8 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
     private(set) var gesture: Gesture
     private var started = false
     private var fingers = 0
+    /// The most fingers down at once while tracking (for a failure's reason).
+    private var peak = 0
     /// The kind's finger-count settling, if it waits for one, and whether the last frame would
     /// have begun the gesture had the count settled (the landing window closing begins it then).
     private var settling: FingerSettling?
@@ -43,7 +45,9 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
 
     mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
         if state == .done { return .none }
-        if state == .tracking && input.added != 0 && !gesture.accepts(landing: input.added, touches) { return fail() }
+        if state == .tracking && input.added != 0, let refusal = gesture.refuses(landing: input.added, touches) {
+            return fail(refusal)
+        }
         if !started {
             started = true
             tracker.start(input.live | input.lifted, touches)
@@ -53,6 +57,7 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
         let t = tracker.translation
         velocity.add(input.time, x: t.dx, y: t.dy, z: measure)
         let down = input.live.count
+        if down > peak { peak = down }
         if var landing = settling {
             landing.update(down: down, lifted: input.lifted != 0, moved: scale.mm(t).length, at: input.time)
             if landing.isSettled { fingers = landing.currentFingers }
@@ -62,10 +67,16 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
         }
         switch state {
         case .tracking:
+            let wasReady = readyToBegin
             readyToBegin = false
-            switch gesture.track(input, down: down, translation: t) {
+            switch gesture.track(input, down: down, peak: peak, translation: t) {
             case .wait: return .none
-            case .fail: return fail()
+            case .fail(let failure):
+                // It would have begun had the count settled: that is why it did not.
+                if wasReady, let landing = settling, input.live == 0 {
+                    return fail(landing.liftedBeforeSettling(at: input.time))
+                }
+                return fail(failure)
             case .begin:
                 if let landing = settling, !landing.isSettled {
                     readyToBegin = true
@@ -107,9 +118,9 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
         return r
     }
 
-    private mutating func fail() -> Proposal {
+    private mutating func fail(_ failure: Failure) -> Proposal {
         state = .done
-        return .fail
+        return .fail(failure)
     }
 
     /// Back to the start, keeping the buffers (a reset must not allocate).
@@ -117,6 +128,7 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
         state = .tracking
         started = false
         fingers = 0
+        peak = 0
         readyToBegin = false
         settling?.reset()
         tracker.reset()
@@ -127,15 +139,26 @@ struct CentroidRecognizer<Gesture: CentroidGesture>: Recognizer, Sendable {
 
 /// What a tracking centroid gesture does with a frame.
 enum TrackingDecision {
-    case wait, begin, fail
+    case wait, begin
+    case fail(Failure)
 
     /// The rule of the kinds with a finger range (pan, pinch, rotate): more than `maxFingers`
     /// fingers, or none, fail; a move with at least `minFingers` down that has `reached` the
-    /// kind's threshold begins; anything else waits.
+    /// kind's threshold begins; anything else waits. When the last finger lifts first, the
+    /// reason is the `shortfall` of the kind's measure, or too few fingers (`peak` were down at
+    /// most) when the measure was reached.
     static func fingerRange(
-        _ input: RecognizerInput, down: Int, minFingers: Int, maxFingers: Int, reached: @autoclosure () -> Bool
+        _ input: RecognizerInput, down: Int, peak: Int, minFingers: Int, maxFingers: Int,
+        reached: @autoclosure () -> Bool, shortfall: @autoclosure () -> Failure
     ) -> TrackingDecision {
-        if down > maxFingers || down == 0 { return .fail }
+        if down > maxFingers {
+            return .fail(Failure(.tooManyFingers, .maxFingers, measured: Double(down), limit: Double(maxFingers)))
+        }
+        if down == 0 {
+            let short = shortfall()
+            guard short.measured >= short.limit, peak < minFingers else { return .fail(short) }
+            return .fail(Failure(.tooFewFingers, .minFingers, measured: Double(peak), limit: Double(minFingers)))
+        }
         return input.moved != 0 && down >= minFingers && reached() ? .begin : .wait
     }
 }
@@ -146,16 +169,17 @@ protocol CentroidGesture: Sendable {
     var parameters: Parameters { get }
     init(_ parameters: Parameters, scale: MeasuringScale)
 
-    /// Touches landing while tracking (before they are followed); false fails the gesture.
-    mutating func accepts(landing added: UInt64, _ touches: borrowing TouchTable) -> Bool
+    /// Touches landing while tracking (before they are followed): the reason they fail the
+    /// gesture, or nil.
+    mutating func refuses(landing added: UInt64, _ touches: borrowing TouchTable) -> Failure?
 
     /// The kind's own measure of the fingers down (a scale, an angle), sampled with the
     /// translation so the report has its velocity.
     mutating func measure(_ live: UInt64, _ touches: borrowing TouchTable) -> Double
 
-    /// While tracking: fail, begin, or wait, with `down` fingers down and the centroid's
-    /// translation so far.
-    func track(_ input: RecognizerInput, down: Int, translation: SurfaceVector) -> TrackingDecision
+    /// While tracking: fail, begin, or wait, with `down` fingers down (`peak` at most so far) and
+    /// the centroid's translation so far.
+    func track(_ input: RecognizerInput, down: Int, peak: Int, translation: SurfaceVector) -> TrackingDecision
 
     /// Whether an active gesture ends with `down` fingers down.
     func ends(down: Int) -> Bool
@@ -172,7 +196,7 @@ protocol CentroidGesture: Sendable {
 }
 
 extension CentroidGesture {
-    mutating func accepts(landing added: UInt64, _ touches: borrowing TouchTable) -> Bool { true }
+    mutating func refuses(landing added: UInt64, _ touches: borrowing TouchTable) -> Failure? { nil }
     mutating func measure(_ live: UInt64, _ touches: borrowing TouchTable) -> Double { 0 }
     func annotate(_ report: inout Report, measureVelocity: Double) {}
     func fingerSettling() -> FingerSettling? { nil }

@@ -42,13 +42,27 @@ struct CircleCheck {
         var axisRatio: Double
 
         /// Whether a loop that turned `turn` radians is a circle.
-        func isCircle(turn: Double) -> Bool {
+        func isCircle(turn: Double) -> Bool { failure(turn: turn) == nil }
+
+        /// The first check a loop that turned `turn` radians fails, if any (fixed thresholds).
+        func failure(turn: Double) -> Failure? {
             let miss = abs(2 * Double.pi - turn) / 2
             let expectedGap = miss - miss * miss * miss / 6  // sin, to 0.4 % at 30°
             let maxEnds = turn >= 2 * Double.pi ? CircleCheck.maxEndRadii : CircleCheck.maxEndRadiiOpen
-            return axisRatio >= CircleCheck.minAxisRatio && spread <= CircleCheck.maxSpread
-                && corners <= CircleCheck.maxCorners && gap <= expectedGap + CircleCheck.maxExtraGap
-                && endRadii <= maxEnds
+            if axisRatio < CircleCheck.minAxisRatio {
+                return Failure(.flat, nil, measured: axisRatio, limit: CircleCheck.minAxisRatio)
+            }
+            if spread > CircleCheck.maxSpread {
+                return Failure(.notRound, nil, measured: spread, limit: CircleCheck.maxSpread)
+            }
+            if corners > CircleCheck.maxCorners {
+                return Failure(.corners, nil, measured: corners, limit: CircleCheck.maxCorners)
+            }
+            if gap > expectedGap + CircleCheck.maxExtraGap {
+                return Failure(.notClosed, nil, measured: gap, limit: expectedGap + CircleCheck.maxExtraGap)
+            }
+            if endRadii > maxEnds { return Failure(.spiral, nil, measured: endRadii, limit: maxEnds) }
+            return nil
         }
     }
 

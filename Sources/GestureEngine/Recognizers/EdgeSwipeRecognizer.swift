@@ -23,28 +23,35 @@ struct EdgeSwipe: CentroidGesture {
     }
 
     /// Every finger lands in the band of the same edge.
-    mutating func accepts(landing added: UInt64, _ touches: borrowing TouchTable) -> Bool {
+    mutating func refuses(landing added: UInt64, _ touches: borrowing TouchTable) -> Failure? {
         for slot in SlotBits(added) {
-            guard let e = nearestEdge(touches.starts[slot]), edge == nil || edge == e else { return false }
+            guard let e = nearestEdge(touches.starts[slot]) else {
+                return Failure(
+                    .outsideBand, .band, measured: distanceToAllowedEdge(touches.starts[slot]),
+                    limit: parameters.band.value)
+            }
+            guard edge == nil || edge == e else { return Failure(.otherEdge, nil, measured: 0, limit: 0) }
             edge = e
         }
-        return true
+        return nil
     }
 
-    func track(_ input: RecognizerInput, down: Int, translation: SurfaceVector) -> TrackingDecision {
-        if down > parameters.fingers || input.lifted != 0 { return .fail }
-        guard down == parameters.fingers, input.moved != 0, let edge else { return .wait }
-        let d = scale.mm(translation)
-        let inward: Double
-        let along: Double
-        switch edge {
-        case .left: (inward, along) = (d.x, abs(d.y))
-        case .right: (inward, along) = (-d.x, abs(d.y))
-        case .top: (inward, along) = (d.y, abs(d.x))
-        case .bottom: (inward, along) = (-d.y, abs(d.x))
+    func track(_ input: RecognizerInput, down: Int, peak: Int, translation: SurfaceVector) -> TrackingDecision {
+        if down > parameters.fingers {
+            return .fail(
+                Failure(.tooManyFingers, .fingers, measured: Double(down), limit: Double(parameters.fingers)))
         }
-        if inward >= parameters.minDistance.value && inward > along { return .begin }
-        if along >= parameters.minDistance.value && along > inward { return .fail }
+        let distance = parameters.minDistance.value
+        if input.lifted != 0 {
+            let inward = edge.map { motion(translation, from: $0).inward } ?? 0
+            return .fail(Failure(.liftedBeforeEdgeSwipe, .minDistance, measured: max(0, inward), limit: distance))
+        }
+        guard down == parameters.fingers, input.moved != 0, let edge else { return .wait }
+        let (inward, along) = motion(translation, from: edge)
+        if inward >= distance && inward > along { return .begin }
+        if along >= distance && along > inward {
+            return .fail(Failure(.alongEdge, .minDistance, measured: along, limit: distance))
+        }
         return .wait
     }
 
@@ -59,19 +66,41 @@ struct EdgeSwipe: CentroidGesture {
         var best: Edge?
         var bestDistance = parameters.band.value
         for candidate in Edge.allCases where parameters.edges.contains(candidate) {
-            let distance: Double
-            switch candidate {
-            case .left: distance = p.x * scale.width
-            case .right: distance = (1 - p.x) * scale.width
-            case .top: distance = p.y * scale.height
-            case .bottom: distance = (1 - p.y) * scale.height
-            }
+            let distance = self.distance(p, to: candidate)
             if distance <= bestDistance {
                 bestDistance = distance
                 best = candidate
             }
         }
         return best
+    }
+
+    /// Millimetres moved away from `edge` and along it.
+    private func motion(_ translation: SurfaceVector, from edge: Edge) -> (inward: Double, along: Double) {
+        let d = scale.mm(translation)
+        switch edge {
+        case .left: return (d.x, abs(d.y))
+        case .right: return (-d.x, abs(d.y))
+        case .top: return (d.y, abs(d.x))
+        case .bottom: return (-d.y, abs(d.x))
+        }
+    }
+
+    /// Millimetres from `p` to the nearest allowed edge (a loop: a `map` would allocate on the
+    /// frame path).
+    private func distanceToAllowedEdge(_ p: SurfacePoint) -> Double {
+        var nearest = Double.infinity
+        for edge in Edge.allCases where parameters.edges.contains(edge) { nearest = min(nearest, distance(p, to: edge)) }
+        return nearest
+    }
+
+    private func distance(_ p: SurfacePoint, to edge: Edge) -> Double {
+        switch edge {
+        case .left: p.x * scale.width
+        case .right: (1 - p.x) * scale.width
+        case .top: p.y * scale.height
+        case .bottom: (1 - p.y) * scale.height
+        }
     }
 }
 

@@ -54,7 +54,7 @@ struct FingerSettling {
     private(set) var fingers = 0
     /// After settling, the number of fingers down, changed only after ``switchDelay`` once committed.
     private(set) var currentFingers = 0
-    private var firstLanding = Timestamp(microseconds: 0)
+    private(set) var firstLanding = Timestamp(microseconds: 0)
     /// A count different from ``currentFingers`` and since when it has been down.
     private var pendingCount = 0
     private var pendingSince = Timestamp(microseconds: 0)
@@ -108,6 +108,22 @@ struct FingerSettling {
     /// The landing window closed.
     mutating func timerFired(at time: Timestamp) {
         if state == .landing { state = .settled }
+    }
+
+    /// Why a finger landing now does not belong to the gesture: one had lifted, or the count
+    /// was committed (how long after the first landing).
+    func lateLanding(at time: Timestamp, afterLift: Bool) -> Failure {
+        afterLift
+            ? Failure(.landedAfterLift, nil, measured: 0, limit: 0)
+            : Failure(
+                .landedAfterSettling, .settle, measured: (time - firstLanding).milliseconds,
+                limit: window.milliseconds)
+    }
+
+    /// Why a gesture that only waited for its count to settle failed: its fingers lifted first.
+    func liftedBeforeSettling(at time: Timestamp) -> Failure {
+        Failure(
+            .liftedBeforeSettling, .settle, measured: (time - firstLanding).milliseconds, limit: window.milliseconds)
     }
 
     mutating func reset() {

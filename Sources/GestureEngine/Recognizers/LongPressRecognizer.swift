@@ -31,9 +31,19 @@ struct LongPressRecognizer: Recognizer {
         case .waiting, .pressing:
             mask |= input.added
             let down = input.live.count
-            if down > parameters.fingers || input.lifted != 0 { return fail() }
+            if down > parameters.fingers {
+                return fail(.tooManyFingers, .fingers, Double(down), Double(parameters.fingers))
+            }
+            if input.lifted != 0 {
+                // Pressed since the last of its fingers landed.
+                let pressed = (input.time - touches.latestStart(mask)).milliseconds
+                return fail(.liftedTooSoon, .minDuration, pressed, parameters.minDuration.milliseconds)
+            }
             let changed = input.moved & mask
-            if changed != 0, touches.maxTravel(changed, scale) > parameters.slop.value { return fail() }
+            if changed != 0 {
+                let travel = touches.maxTravel(changed, scale)
+                if travel > parameters.slop.value { return fail(.moved, .slop, travel, parameters.slop.value) }
+            }
             if state == .waiting && down == parameters.fingers {
                 // Pressing since the last finger landed.
                 state = .pressing
@@ -76,10 +86,12 @@ struct LongPressRecognizer: Recognizer {
         return r
     }
 
-    private mutating func fail() -> Proposal {
+    private mutating func fail(_ check: FailureCheck, _ key: ParameterKey, _ measured: Double, _ limit: Double)
+        -> Proposal
+    {
         state = .done
         deadline = nil
-        return .fail
+        return .fail(Failure(check, key, measured: measured, limit: limit))
     }
 
     /// Back to the start, keeping the velocity buffer (a reset must not allocate).

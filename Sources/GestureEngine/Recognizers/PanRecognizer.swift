@@ -24,10 +24,13 @@ struct Pan: CentroidGesture {
         self.scale = scale
     }
 
-    func track(_ input: RecognizerInput, down: Int, translation: SurfaceVector) -> TrackingDecision {
+    func track(_ input: RecognizerInput, down: Int, peak: Int, translation: SurfaceVector) -> TrackingDecision {
         .fingerRange(
-            input, down: down, minFingers: parameters.minFingers, maxFingers: parameters.maxFingers,
-            reached: scale.mm(translation).length >= parameters.startDistance.value)
+            input, down: down, peak: peak, minFingers: parameters.minFingers, maxFingers: parameters.maxFingers,
+            reached: scale.mm(translation).length >= parameters.startDistance.value,
+            shortfall: Failure(
+                .notFarEnough, .startDistance, measured: scale.mm(translation).length,
+                limit: parameters.startDistance.value))
     }
 
     func ends(down: Int) -> Bool { down == 0 }

@@ -55,10 +55,12 @@ struct Pinch: CentroidGesture {
         return currentScale
     }
 
-    func track(_ input: RecognizerInput, down: Int, translation: SurfaceVector) -> TrackingDecision {
+    func track(_ input: RecognizerInput, down: Int, peak: Int, translation: SurfaceVector) -> TrackingDecision {
         .fingerRange(
-            input, down: down, minFingers: parameters.minFingers, maxFingers: parameters.maxFingers,
-            reached: abs(currentScale - 1) >= parameters.minScaleChange)
+            input, down: down, peak: peak, minFingers: parameters.minFingers, maxFingers: parameters.maxFingers,
+            reached: abs(currentScale - 1) >= parameters.minScaleChange,
+            shortfall: Failure(
+                .scaleTooSmall, .minScaleChange, measured: abs(currentScale - 1), limit: parameters.minScaleChange))
     }
 
     func ends(down: Int) -> Bool { down < parameters.minFingers }

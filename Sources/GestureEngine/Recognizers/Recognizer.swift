@@ -23,6 +23,16 @@ protocol Recognizer {
 
     /// Back to `possible` with no touches (R2).
     mutating func reset()
+
+    /// The whole reason for a failure the machine just proposed, measured from its state before
+    /// it resets. Called only while explanations are on: a kind whose reason takes measuring
+    /// (swipe, shape at the lift) proposes the check it saw first and measures the rest here, off
+    /// the frame path of an engine that does not explain.
+    mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure
+}
+
+extension Recognizer {
+    mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure { failure }
 }
 
 /// What one frame changed for one recognizer, as slot masks of its own touches.
@@ -49,8 +59,8 @@ enum Proposal {
     case change(Report)
     /// An active continuous recognizer ended (its touches lifted).
     case end(Report)
-    /// The recognizer cannot match any more.
-    case fail
+    /// The recognizer cannot match any more, and the check that failed.
+    case fail(Failure)
 }
 
 /// The numbers of one report; the arena adds names, device, region and millimetres.

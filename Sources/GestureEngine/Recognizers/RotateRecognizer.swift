@@ -60,10 +60,13 @@ struct Rotate: CentroidGesture {
         return rotation
     }
 
-    func track(_ input: RecognizerInput, down: Int, translation: SurfaceVector) -> TrackingDecision {
+    func track(_ input: RecognizerInput, down: Int, peak: Int, translation: SurfaceVector) -> TrackingDecision {
         .fingerRange(
-            input, down: down, minFingers: parameters.minFingers, maxFingers: parameters.maxFingers,
-            reached: abs(rotation) >= minRotation)
+            input, down: down, peak: peak, minFingers: parameters.minFingers, maxFingers: parameters.maxFingers,
+            reached: abs(rotation) >= minRotation,
+            shortfall: Failure(
+                .rotationTooSmall, .minRotation, measured: abs(rotation) * 180 / Double.pi,
+                limit: parameters.minRotation))
     }
 
     func ends(down: Int) -> Bool { down < parameters.minFingers }

@@ -106,12 +106,19 @@ struct ShapeRecognizer: Recognizer {
             origin = scale.mm(tracker.centroid)
             keep(origin)
         }
-        if input.added != 0 && (anyLifted || settling.isCommitted) { return fail() }
+        if input.added != 0 && (anyLifted || settling.isCommitted) {
+            return fail(settling.lateLanding(at: input.time, afterLift: anyLifted))
+        }
         if input.lifted != 0 { anyLifted = true }
         tracker.update(input.live, touches)
         let moved = scale.mm(tracker.translation)
         settling.update(down: input.live.count, lifted: input.lifted != 0, moved: moved.length, at: input.time)
-        if settling.fingers > parameters.maxFingers { return fail() }
+        if settling.fingers > parameters.maxFingers {
+            return fail(
+                Failure(
+                    .tooManyFingers, .maxFingers, measured: Double(settling.fingers),
+                    limit: Double(parameters.maxFingers)))
+        }
 
         let p = origin + moved
         if (p - points[points.count - 1]).length >= Self.step {
@@ -134,13 +141,15 @@ struct ShapeRecognizer: Recognizer {
     /// (circle only), a count outside `min`…`max` fails.
     private mutating func loopOrRun(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
         // Too few fingers: final once the count is committed; until then another may still land.
-        guard settling.fingers >= parameters.minFingers else { return settling.isCommitted ? fail() : .none }
+        guard settling.fingers >= parameters.minFingers else { return settling.isCommitted ? fail(tooFewFingers) : .none }
         guard parameters.hasCircle else { return .none }
         if let report = circleReport(at: time, lifted: false) {
             state = .done
             return .recognize(report)
         }
-        if !parameters.hasPoints && isStraightRun() { return fail() }
+        if !parameters.hasPoints && isStraightRun() {
+            return fail(Failure(.straightRun, nil, measured: Self.straightRun, limit: Self.straightRunDeviation))
+        }
         return .none
     }
 
@@ -182,14 +191,54 @@ struct ShapeRecognizer: Recognizer {
     /// templates of points.
     private mutating func decideAtLift(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
         state = .done
-        guard settling.fingers >= parameters.minFingers else { return .fail }
+        guard settling.fingers >= parameters.minFingers else { return .fail(tooFewFingers) }
         if parameters.hasCircle, let report = circleReport(at: time, lifted: true) { return .recognize(report) }
         guard parameters.hasPoints,
             let (low, high) = bounds(points.indices), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
             let (index, score) = matcher.match(points, points.indices, against: parameters.templates, builtIn: false),
             score >= parameters.minScore
-        else { return .fail }
+        else {
+            // No template matched; ``explain(_:_:)`` measures which check stopped it when asked.
+            return .fail(Failure(.scoreTooLow, .minScore, measured: 0, limit: parameters.minScore))
+        }
         return .recognize(report(at: time, shape: index, score: score, low: low, high: high))
+    }
+
+    private var tooFewFingers: Failure {
+        Failure(
+            .tooFewFingers, .minFingers, measured: Double(settling.fingers), limit: Double(parameters.minFingers))
+    }
+
+    /// No template matched at the lift: the check that stopped the stroke — for a circle its
+    /// turn, its size, its roundness and its score; for templates of points the size and the
+    /// score of the whole stroke (those are tried last, so they give the reason when present).
+    mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure {
+        guard failure.check == .scoreTooLow, failure.measured == 0 else { return failure }
+        let minSize = parameters.minSize.value
+        if parameters.hasPoints {
+            guard let (low, high) = bounds(points.indices) else { return failure }
+            let size = max(high.x - low.x, high.y - low.y)
+            if size < minSize { return Failure(.shapeTooSmall, .minSize, measured: size, limit: minSize) }
+            let score = matcher.match(points, points.indices, against: parameters.templates, builtIn: false)?.score
+            return Failure(.scoreTooLow, .minScore, measured: score ?? 0, limit: parameters.minScore)
+        }
+        let last = points.count - 1
+        var start = last
+        while start > 0 && abs(turns[last] - turns[start]) < 2 * Double.pi { start -= 1 }
+        let turn = abs(turns[last] - turns[start])
+        if turn < Self.minTurn {
+            return Failure(.turnTooSmall, nil, measured: turn * 180 / Double.pi, limit: Self.minTurn * 180 / Double.pi)
+        }
+        let range = start..<points.count
+        guard let (low, high) = bounds(range) else { return failure }
+        let size = max(high.x - low.x, high.y - low.y)
+        if size < minSize { return Failure(.shapeTooSmall, .minSize, measured: size, limit: minSize) }
+        guard let measures = circle.measure(points, range) else {
+            return Failure(.flat, nil, measured: 0, limit: CircleCheck.minAxisRatio)
+        }
+        if let geometric = measures.failure(turn: turn) { return geometric }
+        let score = matcher.match(circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true)?.score
+        return Failure(.scoreTooLow, .minScore, measured: score ?? 0, limit: parameters.minScore)
     }
 
     private func report(at time: Timestamp, shape: Int, score: Double, low: Vec2, high: Vec2) -> Report {
@@ -252,9 +301,9 @@ struct ShapeRecognizer: Recognizer {
         Report(time: time, fingers: settling.fingers, position: tracker.centroid)
     }
 
-    private mutating func fail() -> Proposal {
+    private mutating func fail(_ failure: Failure) -> Proposal {
         state = .done
-        return .fail
+        return .fail(failure)
     }
 
     mutating func reset() {

@@ -52,18 +52,30 @@ struct SwipeRecognizer: Recognizer {
             started = true
             tracker.start(input.live | input.lifted, touches)
         }
-        if input.added != 0 && (anyLifted || settling.isCommitted) { return fail() }
+        if input.added != 0 && (anyLifted || settling.isCommitted) {
+            return fail(settling.lateLanding(at: input.time, afterLift: anyLifted))
+        }
         if input.lifted != 0 { anyLifted = true }
         tracker.update(input.live, touches)
         let t = tracker.translation
         let mm = scale.mm(t)
         settling.update(down: input.live.count, lifted: input.lifted != 0, moved: mm.length, at: input.time)
-        if settling.fingers > parameters.maxFingers { return fail() }
+        if settling.fingers > parameters.maxFingers {
+            return fail(
+                Failure(
+                    .tooManyFingers, .maxFingers, measured: Double(settling.fingers),
+                    limit: Double(parameters.maxFingers)))
+        }
         window.add(input.time, mm)
         velocity.add(input.time, x: t.dx, y: t.dy)
 
         let proposal = decide(touches)
-        if case .none = proposal, input.live == 0 { return fail() }
+        if case .none = proposal, input.live == 0 {
+            // The checks did not pass by the lift. The stroke's length is the first reason;
+            // ``explain(_:_:)`` measures the others when asked.
+            return fail(
+                Failure(.strokeTooShort, .minDistance, measured: mm.length, limit: parameters.minDistance.value))
+        }
         return proposal
     }
 
@@ -76,7 +88,13 @@ struct SwipeRecognizer: Recognizer {
     private mutating func decide(_ touches: borrowing TouchTable) -> Proposal {
         guard settling.isSettled else { return .none }
         // Too few fingers: final once the count is committed; until then another may still land.
-        guard settling.fingers >= parameters.minFingers else { return settling.isCommitted ? fail() : .none }
+        guard settling.fingers >= parameters.minFingers else {
+            guard settling.isCommitted else { return .none }
+            return fail(
+                Failure(
+                    .tooFewFingers, .minFingers, measured: Double(settling.fingers),
+                    limit: Double(parameters.minFingers)))
+        }
         guard let (d, elapsed) = window.covered(parameters.minDistance.value, straightness: Self.minStraightness),
             d.length >= parameters.minVelocity.value * elapsed.seconds,
             let direction = direction(of: d)
@@ -92,6 +110,12 @@ struct SwipeRecognizer: Recognizer {
 
     /// The allowed direction nearest to `d` (millimetres, y down), if within the tolerance.
     private func direction(of d: Vec2) -> Direction? {
+        let (best, off) = nearestDirection(of: d)
+        return off <= parameters.angleTolerance ? best : nil
+    }
+
+    /// The allowed direction nearest to `d` and how many degrees it is off.
+    private func nearestDirection(of d: Vec2) -> (Direction?, Double) {
         let angle = atan2Approx(d.y, d.x) * 180 / Double.pi
         var best: Direction?
         var bestOff = Double.infinity
@@ -102,7 +126,27 @@ struct SwipeRecognizer: Recognizer {
                 best = candidate
             }
         }
-        return bestOff <= parameters.angleTolerance ? best : nil
+        return (best, bestOff)
+    }
+
+    /// A stroke long enough that failed at the lift: which check of the last moment stopped it —
+    /// covering the distance in time, straightness, speed, direction — in that order.
+    mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure {
+        let distance = parameters.minDistance.value
+        guard failure.check == .strokeTooShort, failure.measured >= distance else { return failure }
+        switch window.shortfall(distance, straightness: Self.minStraightness) {
+        case .notCovered(let covered):
+            return Failure(.tooSlowToCover, .minDistance, measured: covered, limit: distance)
+        case .notStraight(let ratio):
+            return Failure(.notStraight, nil, measured: ratio, limit: Self.minStraightness)
+        case .covered(let d, let elapsed):
+            let speed = d.length / max(elapsed.seconds, 1e-6)
+            if speed < parameters.minVelocity.value {
+                return Failure(.tooSlow, .minVelocity, measured: speed, limit: parameters.minVelocity.value)
+            }
+            return Failure(
+                .offDirection, .angleTolerance, measured: nearestDirection(of: d).1, limit: parameters.angleTolerance)
+        }
     }
 
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
@@ -111,9 +155,9 @@ struct SwipeRecognizer: Recognizer {
         return r
     }
 
-    private mutating func fail() -> Proposal {
+    private mutating func fail(_ failure: Failure) -> Proposal {
         state = .done
-        return .fail
+        return .fail(failure)
     }
 
     /// Back to the start, keeping the buffers (a reset must not allocate).
@@ -195,6 +239,38 @@ private struct StrokeWindow {
             return (d, newest.time - s.time)
         }
         return nil
+    }
+
+    /// What ``covered(_:straightness:)`` found at the newest sample, in full.
+    enum Reach {
+        /// The displacement and the time it took.
+        case covered(Vec2, TimeSpan)
+        /// No earlier sample within `span` is `distance` behind; the farthest is this many mm.
+        case notCovered(Double)
+        /// The stretch that covered it is only this straight (displacement over path).
+        case notStraight(Double)
+    }
+
+    /// How the stroke's last moment measures against `distance` and `straightness`, for an
+    /// explanation (``covered(_:straightness:)`` is the frame path's yes or no).
+    func shortfall(_ distance: Double, straightness: Double) -> Reach {
+        let newest = samples[head]
+        let cutoff = newest.time + TimeSpan(microseconds: -span.microseconds)
+        var farthest = 0.0
+        var back = 1
+        while back < count {
+            let s = samples[(head &- back) & Self.mask]
+            guard s.time >= cutoff else { break }
+            let d = newest.position - s.position
+            if d.length >= distance {
+                let path = newest.path - s.path
+                let ratio = path > 0 ? d.length / path : 1
+                return ratio >= straightness ? .covered(d, newest.time - s.time) : .notStraight(ratio)
+            }
+            farthest = max(farthest, d.length)
+            back += 1
+        }
+        return .notCovered(farthest)
     }
 
     mutating func reset() {

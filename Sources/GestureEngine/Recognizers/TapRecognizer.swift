@@ -35,7 +35,10 @@ struct TapRecognizer: Recognizer {
             guard input.added != 0 else { return .none }
             if taps > 0 {
                 let landing = scale.mm(touches.centroid(input.added))
-                if (landing - firstTapCentroid).length > parameters.maxTapDistance.value { return fail() }
+                let distance = (landing - firstTapCentroid).length
+                if distance > parameters.maxTapDistance.value {
+                    return fail(.tapTooFar, .maxTapDistance, distance, parameters.maxTapDistance.value)
+                }
             }
             state = .down
             tapMask = 0
@@ -53,12 +56,19 @@ struct TapRecognizer: Recognizer {
         // before the first update that sees it).
         let down = ((input.live | input.lifted) & tapMask).count
         if down > peak { peak = down }
-        if peak > parameters.fingers { return fail() }
+        if peak > parameters.fingers {
+            return fail(.tooManyFingers, .fingers, Double(peak), Double(parameters.fingers))
+        }
         let changed = (input.moved | input.lifted) & tapMask
-        if changed != 0, touches.maxTravel(changed, scale) > parameters.slop.value { return fail() }
+        if changed != 0 {
+            let travel = touches.maxTravel(changed, scale)
+            if travel > parameters.slop.value { return fail(.moved, .slop, travel, parameters.slop.value) }
+        }
         guard input.live & tapMask == 0 else { return .none }
         // The last finger of this tap lifted.
-        guard peak == parameters.fingers else { return fail() }
+        guard peak == parameters.fingers else {
+            return fail(.tooFewFingers, .fingers, Double(peak), Double(parameters.fingers))
+        }
         taps += 1
         lastCentroid = touches.centroid(tapMask)
         if taps == 1 { firstTapCentroid = scale.mm(lastCentroid) }
@@ -72,18 +82,24 @@ struct TapRecognizer: Recognizer {
         return .none
     }
 
+    /// The tap was held too long (down) or the next tap did not come (between).
     mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        fail()
+        let late = (time - (deadline ?? time)).milliseconds
+        return state == .down
+            ? fail(.heldTooLong, .maxDuration, parameters.maxDuration.milliseconds + late, parameters.maxDuration.milliseconds)
+            : fail(.gapTooLong, .maxGap, parameters.maxGap.milliseconds + late, parameters.maxGap.milliseconds)
     }
 
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
         Report(time: time, fingers: peak, position: lastCentroid)
     }
 
-    private mutating func fail() -> Proposal {
+    private mutating func fail(_ check: FailureCheck, _ key: ParameterKey, _ measured: Double, _ limit: Double)
+        -> Proposal
+    {
         state = .done
         deadline = nil
-        return .fail
+        return .fail(Failure(check, key, measured: measured, limit: limit))
     }
 
     mutating func reset() { self = TapRecognizer(parameters, scale: scale) }

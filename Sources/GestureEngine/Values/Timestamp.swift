@@ -40,5 +40,8 @@ public struct TimeSpan: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The span in seconds, for velocities.
     @inlinable public var seconds: Double { Double(microseconds) / 1_000_000 }
 
+    /// The span in milliseconds, for explanations.
+    @inlinable public var milliseconds: Double { Double(microseconds) / 1000 }
+
     public var description: String { "\(microseconds)µs" }
 }

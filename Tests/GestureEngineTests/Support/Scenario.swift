@@ -36,6 +36,8 @@ struct Scenario {
     var devices: [Device] = []
     var showTouches = false
     var showAllChanges = false
+    /// Run the engine with explanations on and list them (``GestureEngine/explains``).
+    var showExplanations = false
     var steps: [Step] = []
     var expected: [String] = []
     /// The text up to and including the `expect:` line (for rewriting the golden part).
@@ -251,7 +253,8 @@ extension Scenario.Parser {
                 switch option {
                 case "touches": scenario.showTouches = true
                 case "changes": scenario.showAllChanges = true
-                default: throw fail("expected 'show touches' and/or 'show changes'")
+                case "explanations": scenario.showExplanations = true
+                default: throw fail("expected 'show touches', 'show changes' and/or 'show explanations'")
                 }
             }
         }

@@ -18,6 +18,17 @@ enum ScenarioFiles {
         let text = try String(contentsOf: url, encoding: .utf8)
         let scenario = try Scenario.parse(text)
         let actual = try ScenarioRunner.run(scenario)
+        // Explaining changes nothing else: the same events with explanations on as off.
+        var quiet = scenario
+        quiet.showExplanations = false
+        let withExplanations = try ScenarioRunner.run(quiet, explains: true)
+        let without = try ScenarioRunner.run(quiet, explains: false)
+        if withExplanations != without {
+            let diff = lineDiff(expected: without, actual: withExplanations)
+            Issue.record(
+                "\(name).scenario: explaining changed the events (- without, + with):\n\(diff)",
+                sourceLocation: sourceLocation)
+        }
         guard actual != scenario.expected else { return }
         if ProcessInfo.processInfo.environment["GESTURED_UPDATE_SCENARIOS"] == "1" {
             let body = actual.map(align).joined(separator: "\n")

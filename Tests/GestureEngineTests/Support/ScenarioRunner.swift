@@ -1,4 +1,5 @@
 import Foundation
+import GestureProtocol
 
 @testable import GestureEngine
 
@@ -12,8 +13,11 @@ enum ScenarioRunner {
         var note: String?
     }
 
-    static func run(_ scenario: Scenario) throws -> [String] {
-        EventFormatter(scenario: scenario).format(try emitted(scenario))
+    /// `explains`: run the engine with explanations on (they are listed only when the scenario
+    /// says `show explanations`).
+    static func run(_ scenario: Scenario, explains: Bool? = nil) throws -> [String] {
+        EventFormatter(scenario: scenario).format(
+            try emitted(scenario, explains: explains ?? scenario.showExplanations))
     }
 
     /// The gesture events of a script (header and steps of the scenario format, no `expect:`).
@@ -24,8 +28,9 @@ enum ScenarioRunner {
     }
 
     /// Everything the engine emitted for the scenario, with when it was emitted.
-    static func emitted(_ scenario: Scenario) throws -> [Emitted] {
+    static func emitted(_ scenario: Scenario, explains: Bool = false) throws -> [Emitted] {
         var engine = try GestureEngine(configuration: scenario.configuration)
+        engine.explains = explains
         for device in scenario.devices { engine.addDevice(device.descriptor) }
         var log: [Emitted] = []
         var events: [EngineEvent] = []
@@ -131,6 +136,7 @@ struct EventFormatter {
             }
             guard let event = entry.event else { continue }
             if case .touch = event, !scenario.showTouches { continue }
+            if case .explanation = event, !scenario.showExplanations { continue }
             if let k = keys[i] {
                 let count = (run[k] ?? 0) + 1
                 if let next = nextOfKey[i], keys[next] == k {
@@ -160,7 +166,7 @@ struct EventFormatter {
         switch event {
         case .gesture(let g): "g \(g.device.rawValue) \(ScenarioRunner.label(g.owner)) \(g.name)"
         case .touch(let t): "t \(t.device.rawValue) \(t.touch.id.rawValue)"
-        case nil: nil
+        case .explanation, nil: nil
         }
     }
 
@@ -209,6 +215,15 @@ struct EventFormatter {
             if t.touch.tool != .finger { parts.append("tool=\(t.touch.tool.rawValue)") }
             if t.region != RegionSpec.rootName { parts.append("region=\(t.region)") }
             if scenario.devices.count > 1 { parts.append("device=\(scenario.deviceLabels[t.device] ?? "?")") }
+        case .explanation(var e):
+            // The sentence as a client reads it, with the script's time (from 0).
+            time = e.time
+            e.time = Timestamp(microseconds: (e.time - Scenario.origin).microseconds)
+            let label = scenario.deviceLabels[e.device] ?? "?"
+            parts.append(ms(time))
+            parts.append("explain")
+            parts.append(ExplainMessage(e, deviceLabel: label).text)
+            if scenario.devices.count > 1 { parts.append("device=\(label)") }
         }
         if time != at { parts.append("(emitted at \(ms(at)))") }
         return parts.joined(separator: " ")

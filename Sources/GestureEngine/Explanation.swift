@@ -1,0 +1,248 @@
+// Why a gesture did not happen (issue 14): every failure of a recognizer's own checks carries the
+// check, the measured value and the limit with the configuration key it comes from, and every
+// arbitration decision that fails, holds, blocks or cancels a recognizer carries its rule (R1–R9,
+// docs/ARBITRATION.md). The engine produces these values only while ``GestureEngine/explains`` is
+// on, as plain values (no text); the protocol's `explain` message renders them
+// (GestureProtocol's ExplainMessage), off the frame path.
+
+/// One explained decision about one recognizer on one device.
+public struct Explanation: Sendable, Equatable {
+    /// The recognizer the decision is about.
+    public var name: String
+    public var kind: GestureKind
+    public var owner: Owner
+    public var device: DeviceID
+    /// The recognizer's region.
+    public var region: String
+    /// The kernel time of the decision.
+    public var time: Timestamp
+    public var decision: Decision
+
+    public init(
+        name: String, kind: GestureKind, owner: Owner, device: DeviceID, region: String, time: Timestamp,
+        decision: Decision
+    ) {
+        self.name = name
+        self.kind = kind
+        self.owner = owner
+        self.device = device
+        self.region = region
+        self.time = time
+        self.decision = decision
+    }
+
+    /// The arbitration rule behind the decision; nil for a failure of the recognizer's own checks
+    /// on a frame (a failure when a timer fires is R7's).
+    public var rule: Rule? { decision.rule }
+}
+
+/// The rules of docs/ARBITRATION.md.
+public enum Rule: Int, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    case r1 = 1, r2, r3, r4, r5, r6, r7, r8, r9
+    /// `R4`.
+    public var description: String { "R\(rawValue)" }
+}
+
+/// What happened to a recognizer, and why.
+public enum Decision: Sendable, Equatable {
+    /// Its own check failed (docs/RECOGNIZERS.md); `timer`: when its deadline fired (R7).
+    case failed(Failure, timer: Bool)
+    /// R1: its `accepts` filter refused a landing touch.
+    case refused(TouchID, Refusal)
+    /// R1 with R2 or R4: it did not take a landing touch because it has decided (a final state,
+    /// until all its touches lift: R2) or waits for a failure requirement (held: R4).
+    case ignored(TouchID, held: Bool)
+    /// R2: every touch it received lifted, it has no timer, and it had not decided: it fails.
+    case stranded
+    /// R3: its begin gate (`when`) refused the transition; it fails.
+    case gate(GateCheck)
+    /// R4: it would begin or be recognized, but waits for this recognizer to fail (held).
+    case waits(for: String)
+    /// R4: the recognizer it waited for failed; its held transition happens now.
+    case released(by: String)
+    /// R4: a recognizer it requires to fail began or was recognized; it fails.
+    case requirementSucceeded(String)
+    /// R5: an active recognizer on its touches that it neither is simultaneous with nor
+    /// preempts refused its transition; it fails.
+    case blocked(by: String)
+    /// R5: this recognizer began or was recognized on its touches and they are not
+    /// simultaneous; it fails.
+    case excluded(by: String)
+    /// R5: this recognizer began or was recognized and preempts it; it is cancelled.
+    case preempted(by: String)
+    /// R5: this recognizer began or was recognized on its touches, but it preempts that one, so
+    /// it keeps watching.
+    case keepsWatching(String)
+    /// R6: this recognizer began or was recognized on its touches; they are simultaneous, so it
+    /// carries on.
+    case simultaneous(with: String)
+    /// R8: the views get nothing of this touch while it is undecided (delays-touches-began).
+    case delaysTouch(TouchID)
+    /// R8: the views get this touch's end only once it has decided (delays-touches-ended).
+    case holdsTouchEnd(TouchID)
+    /// R8: it began or was recognized: the views get `cancelled` for this touch
+    /// (cancels-touches), or nothing more of it when it was delayed.
+    case claimsTouch(TouchID)
+    /// R9: a fault stopped it (cancelled when active, failed when undecided).
+    case fault(Fault)
+
+    public var rule: Rule? {
+        switch self {
+        case .failed(_, let timer): timer ? .r7 : nil
+        case .refused: .r1
+        case .ignored(_, let held): held ? .r4 : .r2
+        case .stranded: .r2
+        case .gate: .r3
+        case .waits, .released, .requirementSucceeded: .r4
+        case .blocked, .excluded, .preempted, .keepsWatching: .r5
+        case .simultaneous: .r6
+        case .delaysTouch, .holdsTouchEnd, .claimsTouch: .r8
+        case .fault: .r9
+        }
+    }
+}
+
+/// R1: why an `accepts` filter refused a touch.
+public enum Refusal: Sendable, Equatable {
+    /// The touch's tool is not in `tools`.
+    case tool(ToolType)
+    /// The contact is larger than `max-contact-size-mm` (measured, limit).
+    case contactSize(Double, limit: Double)
+    /// The device's name matches none of `accepts.devices`.
+    case device
+}
+
+/// R3: the begin condition that was false.
+public enum GateCheck: Sendable, Equatable {
+    /// `when.min-fingers`: the fingers it reported, the least allowed.
+    case minFingers(Int, least: Int)
+    /// `when.max-fingers`: the fingers it reported, the most allowed.
+    case maxFingers(Int, most: Int)
+    /// `when.start-in`: this touch landed outside the rectangle.
+    case startIn(TouchID)
+    /// `when.devices`: the device's name matches none of the globs.
+    case device
+    /// `when.client-connected`: wanted a client connected (true) or none (false).
+    case clientConnected(Bool)
+}
+
+/// R9: the fault that stopped a recognizer.
+public enum Fault: Sendable, Equatable {
+    case deviceRemoved
+    /// Events were lost (SYN_DROPPED).
+    case eventsLost
+    case reload
+    /// One of its touches was cancelled (palm, lost contact, a tracking id landing again).
+    case touchCancelled(TouchID)
+    /// Its owner's definitions were removed or replaced.
+    case definitionsRemoved
+}
+
+/// A recognizer's own check that failed: what was measured, the limit, and the configuration key
+/// the limit comes from (nil for the engine's fixed thresholds).
+public struct Failure: Sendable, Equatable {
+    public var check: FailureCheck
+    public var key: ParameterKey?
+    /// In the check's unit (``FailureCheck/unit``).
+    public var measured: Double
+    public var limit: Double
+
+    public init(_ check: FailureCheck, _ key: ParameterKey?, measured: Double, limit: Double) {
+        self.check = check
+        self.key = key
+        self.measured = measured
+        self.limit = limit
+    }
+}
+
+/// The keys a failure can name. Raw values are the configuration's spellings.
+public enum ParameterKey: String, Sendable, Hashable, CaseIterable {
+    case fingers
+    case minFingers = "min-fingers"
+    case maxFingers = "max-fingers"
+    case slop = "slop-mm"
+    case maxDuration = "max-duration-ms"
+    case maxGap = "max-gap-ms"
+    case maxTapDistance = "max-tap-distance-mm"
+    case minDuration = "min-duration-ms"
+    case startDistance = "start-distance-mm"
+    case settle = "settle-ms"
+    case minDistance = "min-distance-mm"
+    case minVelocity = "min-velocity-mm-s"
+    case angleTolerance = "angle-tolerance-deg"
+    case band = "band-mm"
+    case minScaleChange = "min-scale-change"
+    case minRotation = "min-rotation-deg"
+    case minScore = "min-score"
+    case minSize = "min-size-mm"
+}
+
+/// The checks of the recognizer kinds (docs/RECOGNIZERS.md's tables). Raw values are the
+/// protocol's spellings.
+public enum FailureCheck: String, Sendable, Hashable, CaseIterable {
+    /// More fingers down than the key allows (count).
+    case tooManyFingers = "too-many-fingers"
+    /// Fewer fingers than the key asks for (count).
+    case tooFewFingers = "too-few-fingers"
+    /// A finger moved farther than `slop-mm` from where it landed (mm).
+    case moved
+    /// A tap's fingers stayed down `max-duration-ms` (ms).
+    case heldTooLong = "held-too-long"
+    /// No next tap within `max-gap-ms` (ms).
+    case gapTooLong = "gap-too-long"
+    /// The next tap landed farther than `max-tap-distance-mm` from the first (mm).
+    case tapTooFar = "tap-too-far"
+    /// A long press lifted before `min-duration-ms` (ms).
+    case liftedTooSoon = "lifted-too-soon"
+    /// A pan's fingers lifted before they moved `start-distance-mm` (mm).
+    case notFarEnough = "not-far-enough"
+    /// A finger landed after the finger count was committed: the hand had moved 8 mm or all
+    /// `max-fingers` were down (ms after the first landing; `settle-ms` is the landing window).
+    case landedAfterSettling = "landed-after-settling"
+    /// A finger landed after one had lifted.
+    case landedAfterLift = "landed-after-lift"
+    /// The fingers lifted before their count settled (ms after the first landing; they had moved
+    /// less than 8 mm), so a gesture that had reached its threshold never began.
+    case liftedBeforeSettling = "lifted-before-settling"
+    /// A swipe's stroke was shorter than `min-distance-mm` (mm).
+    case strokeTooShort = "stroke-too-short"
+    /// The stroke did not cover `min-distance-mm` within `max-duration-ms` (mm: the most it
+    /// covered in its last `max-duration-ms`).
+    case tooSlowToCover = "too-slow-to-cover"
+    /// The stretch that covered the distance was not straight enough (ratio, fixed 0.8).
+    case notStraight = "not-straight"
+    /// The stretch was slower than `min-velocity-mm-s` (mm/s).
+    case tooSlow = "too-slow"
+    /// Its direction was farther than `angle-tolerance-deg` from every allowed one (degrees).
+    case offDirection = "off-direction"
+    /// An edge swipe's finger landed farther than `band-mm` from every allowed edge (mm).
+    case outsideBand = "outside-band"
+    /// An edge swipe's finger landed at another edge than the first.
+    case otherEdge = "other-edge"
+    /// An edge swipe's finger lifted before it moved `min-distance-mm` inward (mm).
+    case liftedBeforeEdgeSwipe = "lifted-before-edge-swipe"
+    /// An edge swipe moved `min-distance-mm` along its edge, more than inward (mm).
+    case alongEdge = "along-edge"
+    /// A pinch's fingers lifted before the spread changed by `min-scale-change` (ratio).
+    case scaleTooSmall = "scale-too-small"
+    /// A rotation's fingers lifted before they turned `min-rotation-deg` (degrees).
+    case rotationTooSmall = "rotation-too-small"
+    /// A circle-only shape ran straight (mm of path within 1.5 mm of its chord).
+    case straightRun = "straight-run"
+    /// The stroke turned less than a loop needs (degrees, fixed 290).
+    case turnTooSmall = "turn-too-small"
+    /// The shape spanned less than `min-size-mm` (mm).
+    case shapeTooSmall = "shape-too-small"
+    /// The loop is not round: the spread of its radius (ratio, fixed).
+    case notRound = "not-round"
+    /// The loop has corners: a harmonic of its radius (ratio, fixed).
+    case corners
+    /// The loop's ends are too far apart (diameters, fixed).
+    case notClosed = "not-closed"
+    /// The loop is a spiral: its radius at the ends differs (ratio, fixed).
+    case spiral
+    /// The loop is flat: short over long axis (ratio, fixed).
+    case flat
+    /// The best template scored below `min-score`.
+    case scoreTooLow = "score-too-low"
+}
