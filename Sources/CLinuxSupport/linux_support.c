@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/uinput.h>
@@ -21,12 +22,19 @@
 const uint32_t GESTURED_EPOLLIN = EPOLLIN;
 const uint32_t GESTURED_EPOLLERR = EPOLLERR;
 const uint32_t GESTURED_EPOLLHUP = EPOLLHUP;
+const uint32_t GESTURED_EPOLLOUT = EPOLLOUT;
+const uint32_t GESTURED_EPOLLRDHUP = EPOLLRDHUP;
 
 int gestured_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
 int gestured_epoll_add(int epfd, int fd, uint32_t events, uint64_t token) {
     struct epoll_event ev = {.events = events, .data = {.u64 = token}};
     return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int gestured_epoll_modify(int epfd, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event ev = {.events = events, .data = {.u64 = token}};
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
 }
 
 int gestured_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
@@ -52,6 +60,38 @@ int gestured_eventfd_signal(int fd) {
 int gestured_eventfd_drain(int fd) {
     uint64_t count;
     return read(fd, &count, sizeof count) == sizeof count ? 0 : -1;
+}
+
+int gestured_timerfd(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int gestured_timerfd_arm(int fd, int64_t deadline_ns) {
+    struct itimerspec spec = {0};
+    if (deadline_ns > 0) {
+        spec.it_value.tv_sec = deadline_ns / 1000000000;
+        spec.it_value.tv_nsec = deadline_ns % 1000000000;
+    }
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+int gestured_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+ssize_t gestured_send(int fd, const void *bytes, size_t length) {
+    return send(fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+int gestured_is_listening_stream(int fd) {
+    int type = 0, listening = 0;
+    socklen_t size = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0) return -1;
+    size = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0) return -1;
+    return type == SOCK_STREAM && listening ? 1 : 0;
+}
+
+int gestured_set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
 const int GESTURED_SOL_SOCKET = SOL_SOCKET;

@@ -27,9 +27,10 @@ public struct DaemonOptions: Sendable {
 /// The daemon's lifecycle: configuration, socket, devices, READY, the input loop, and an orderly
 /// stop (gestures cancelled, clients told, socket removed) on SIGTERM or SIGINT.
 ///
-/// Synchronous on purpose: the input loop runs on the calling thread and the server on its own
-/// NIO thread, so the process never starts Swift concurrency's thread pool — on Linux its
-/// libdispatch workqueue monitor would wake an idle daemon every second.
+/// Synchronous on purpose: the input loop runs on the calling thread and serves the Unix socket
+/// from the same epoll loop (one wake-up per frame), so the process never starts Swift
+/// concurrency's thread pool — on Linux its libdispatch workqueue monitor would wake an idle
+/// daemon every second. Only a configured WebSocket endpoint adds a SwiftNIO thread.
 public enum Daemon {
     /// Runs until SIGTERM or SIGINT, on the calling thread. Throws only when it cannot start.
     public static func run(_ options: DaemonOptions) throws(DaemonError) {
@@ -73,7 +74,7 @@ public enum Daemon {
             loop = try InputLoop(
                 configuration: configuration, configPath: options.configPath, server: server, requests: requests,
                 notifier: notifier, logger: logger)
-            try server.startBlocking()
+            try server.startOnThisThread()
         } catch let error as DaemonError {
             server.shutdownBlocking()
             throw error

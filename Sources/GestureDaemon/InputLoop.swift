@@ -8,9 +8,12 @@ import TouchInput
 
 /// The input thread: one epoll loop that owns the frame source (live devices and the udev
 /// monitor, or a recording), the engine and its timers (the epoll timeout is the engine's next
-/// deadline, so an idle daemon never wakes up). Each iteration reads the clock once, hands the
-/// server one batch of publications — gestures, touches, devices and the recognizer list alike —
-/// and takes client requests from the ``RequestQueue``'s eventfd and signals through a self-pipe.
+/// deadline, so an idle daemon never wakes up), and serves the socket: the server's own epoll fd
+/// is in the set, and this thread is the server thread (``GestureServer/startOnThisThread()``).
+/// Each iteration reads the clock once and hands the server one batch of publications —
+/// gestures, touches, devices and the recognizer list alike — which it writes to the clients
+/// there and then (one wake-up per frame, issue 15); client requests come back through the
+/// ``RequestQueue``'s eventfd, signals through a self-pipe.
 ///
 /// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread).
 final class InputLoop {
@@ -26,6 +29,8 @@ final class InputLoop {
         static let signals: UInt64 = 1
         static let requests: UInt64 = 2
         static let discovery: UInt64 = 3
+        /// The server's epoll set: its listener, connections, close timers and mailbox.
+        static let server: UInt64 = 4
         /// Device tokens are this plus the device id.
         static let deviceBase: UInt64 = 1 << 32
     }
@@ -94,6 +99,7 @@ final class InputLoop {
         guard signals >= 0 else { throw DaemonError("cannot install the signal handlers: \(Self.errorText())") }
         try watch(signals, token: Token.signals)
         try watch(requests.fileDescriptor, token: Token.requests)
+        try watch(server.descriptor, token: Token.server)
         publishRecognizers()
     }
 
@@ -179,6 +185,7 @@ final class InputLoop {
         case Token.signals: takeSignals()
         case Token.requests: takeRequests(wallNow: wallNow)
         case Token.discovery: takeHotplug(wallNow: wallNow)
+        case Token.server: server.service()
         default:
             let id = DeviceID(UInt32(truncatingIfNeeded: token - Token.deviceBase))
             if let device = devices[id] { read(device, wallNow: wallNow) }

@@ -1,19 +1,39 @@
-import CLinuxSupport
 import GestureEngine
 import GestureProtocol
 import Logging
 import NIOCore
 
+/// The connection under a ``ClientSession``: what the session asks of its transport. The Unix
+/// socket's is ``UnixConnection`` (served from the server thread's epoll loop, no hop); the
+/// WebSocket endpoint's is ``WebSocketLink`` (SwiftNIO's loop, one hop per flush). Called on the
+/// server thread only.
+protocol SessionLink: AnyObject {
+    /// Whether the connection takes another line now without its buffer growing past its high
+    /// mark (else the session queues, coalesces, and finally overflows the client).
+    var isWritable: Bool { get }
+    /// Buffers a line for the next ``flush()``.
+    func write(_ line: ByteBuffer)
+    /// Sends what was buffered: one `sendmsg` on the Unix socket, one hop to NIO for a WebSocket.
+    func flush()
+    /// Sends `last` after everything buffered, then closes; closes at `deadline` in any case.
+    /// The session calls it once.
+    func close(after last: ByteBuffer?, deadline: NIODeadline)
+    /// A connection being closed already closes by `deadline` at the latest.
+    func closeNoLater(than deadline: NIODeadline)
+    /// Logs who connected (peer credentials on the Unix socket, page origin on a WebSocket).
+    func logConnected(_ id: ClientID, logger: Logger)
+    /// The transport's answer to ``LineFrame/tooLong``, after the session's `line-too-long`:
+    /// a line is skipped (nothing to do), a WebSocket message ends the connection (1009).
+    func overlongMessageReceived()
+}
+
 /// One connection: its requests in, its messages out, its subscription and its queue.
 ///
-/// The last handler of the connection's pipeline, after ``LineFrameDecoder`` on the Unix socket
-/// and after ``WebSocketLineCodec`` on the WebSocket endpoint: both transports hand it lines and
-/// take lines from it, so everything the protocol says happens here, once. Runs on the server's
-/// event loop only.
-final class ClientSession: ChannelInboundHandler {
-    typealias InboundIn = LineFrame
-    typealias OutboundOut = ByteBuffer
-
+/// Transport-free: both transports hand it lines and events (``start()``, ``received(_:)``,
+/// ``readComplete()``, ``writable()``, ``closed()``) and it answers through its
+/// ``SessionLink``, so everything the protocol says happens here, once. Runs on the server
+/// thread only.
+final class ClientSession {
     /// How the connection reached the server: the little that differs between transports.
     enum Transport {
         /// The Unix socket; peer credentials are logged.
@@ -23,7 +43,7 @@ final class ClientSession: ChannelInboundHandler {
     }
 
     private enum State {
-        /// Before admission (channelActive).
+        /// Before admission (``start()``).
         case connecting
         case open(ClientID)
         /// Its last message (an `error`) is on its way; nothing else is sent or read.
@@ -34,7 +54,9 @@ final class ClientSession: ChannelInboundHandler {
     private let core: ServerCore
     private let transport: Transport
     private var state = State.connecting
-    private var context: ChannelHandlerContext?
+    /// Weak: the transport owns its link (the epoll loop's connection table, the NIO pipeline),
+    /// and the link holds its session; once the connection is gone writes go nowhere.
+    private weak var link: (any SessionLink)?
     private var subscription: Subscription?
     private var queue: OutboundQueue<ByteBuffer>
     private var needsFlush = false
@@ -44,12 +66,10 @@ final class ClientSession: ChannelInboundHandler {
     /// answered: what counts against the limits of all connections together.
     private var acceptedDefinitions = Definitions()
     private var pendingDefinitions: Definitions?
-    private var closeTimer: Scheduled<Void>?
-    /// When ``closeTimer`` closes the connection.
-    private var closeDeadline: NIODeadline?
 
-    init(core: ServerCore, transport: Transport = .unixSocket) {
+    init(core: ServerCore, link: any SessionLink, transport: Transport = .unixSocket) {
         self.core = core
+        self.link = link
         self.transport = transport
         self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages)
     }
@@ -91,30 +111,13 @@ final class ClientSession: ChannelInboundHandler {
 
     // MARK: Connection events
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        // A WebSocket session joins a connection that is active already (after its handshake).
-        if context.channel.isActive { admit(context: context) }
-    }
-
-    /// The pipeline lets go of this handler when the channel closes. The context holds the
-    /// handler and the handler held the context: without this, every connection leaked its
-    /// session, context and pipeline (~450 bytes; issue 12, defect 4).
-    func handlerRemoved(context: ChannelHandlerContext) {
-        self.context = nil
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        admit(context: context)
-        context.fireChannelActive()
-    }
-
-    private func admit(context: ChannelHandlerContext) {
+    /// The connection is up: admitted with its `hello`, or refused with its error.
+    func start() {
         guard case .connecting = state else { return }
         switch core.admit(self) {
         case .accepted(let id, let hello):
             state = .open(id)
-            logConnection(id, channel: context.channel)
+            link?.logConnected(id, logger: core.logger)
             send(hello)
             flushIfNeeded()
         case .refused(let error):
@@ -123,7 +126,8 @@ final class ClientSession: ChannelInboundHandler {
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    /// The connection has gone (closed by either side, or failed).
+    func closed() {
         let id = clientID
         let wasAdmitted: Bool
         switch state {
@@ -132,67 +136,32 @@ final class ClientSession: ChannelInboundHandler {
         case .connecting, .closed: wasAdmitted = false
         }
         state = .closed
-        closeTimer?.cancel()
-        closeTimer = nil
         queue.removeAll()
         if wasAdmitted, let id {
             core.logger.info("client disconnected", metadata: ["client": "\(id)"])
             core.remove(self, id: id)
         }
-        context.fireChannelInactive()
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, isOpen {
-            while context.channel.isWritable, let line = queue.dequeue() {
-                context.write(wrapOutboundOut(line), promise: nil)
-                needsFlush = true
-            }
-            flushIfNeeded()
+    /// The connection's buffer went below its low mark: what waits in the queue goes out.
+    func writable() {
+        guard isOpen, let link else { return }
+        while link.isWritable, let line = queue.dequeue() {
+            link.write(line)
+            needsFlush = true
         }
-        context.fireChannelWritabilityChanged()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        core.logger.debug(
-            "connection error, closing",
-            metadata: ["client": "\(clientID.map(\.description) ?? "-")", "error": "\(error)"])
-        context.close(promise: nil)
-    }
-
-    /// Reads SO_PEERCRED through SwiftNIO (which owns the descriptor) and logs who connected;
-    /// a WebSocket has no credentials, its page's origin and address are logged instead.
-    private func logConnection(_ id: ClientID, channel: any Channel) {
-        let logger = core.logger
-        if case .webSocket(let origin, let peer, _) = transport {
-            logger.info(
-                "client connected", metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"])
-            return
-        }
-        guard let provider = channel as? any SocketOptionProvider else {
-            logger.info("client connected", metadata: ["client": "\(id)"])
-            return
-        }
-        let credentials: EventLoopFuture<gestured_ucred> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(GESTURED_SOL_SOCKET), name: SocketOptionName(GESTURED_SO_PEERCRED))
-        credentials.whenComplete { result in
-            switch result {
-            case .success(let c):
-                logger.info(
-                    "client connected",
-                    metadata: ["client": "\(id)", "pid": "\(c.pid)", "uid": "\(c.uid)", "gid": "\(c.gid)"])
-            case .failure(let error):
-                logger.info(
-                    "client connected (no peer credentials)", metadata: ["client": "\(id)", "error": "\(error)"])
-            }
-        }
+        flushIfNeeded()
     }
 
     // MARK: Requests
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .open(let id) = state else { return }
-        switch unwrapInboundIn(data) {
+    /// A request line (or an over-long one) arrived.
+    func received(_ frame: LineFrame) {
+        guard case .open(let id) = state else {
+            if case .tooLong = frame { link?.overlongMessageReceived() }
+            return
+        }
+        switch frame {
         case .tooLong:
             let consequence =
                 switch transport {
@@ -201,6 +170,8 @@ final class ClientSession: ChannelInboundHandler {
                     "a message is longer than \(core.limits.maxLineBytes) bytes; the connection is closed (1009)"
                 }
             reject(ErrorMessage(code: .lineTooLong, message: consequence), client: id)
+            flushIfNeeded()
+            link?.overlongMessageReceived()
         case .line(let line):
             // Empty lines are framing, not requests (a client may send them as keep-alives).
             guard line.readableBytes > 0 else { return }
@@ -211,9 +182,9 @@ final class ClientSession: ChannelInboundHandler {
         }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    /// What one read brought is handled: the answers go out together.
+    func readComplete() {
         flushIfNeeded()
-        context.fireChannelReadComplete()
     }
 
     private func reject(_ error: ErrorMessage, client: ClientID) {
@@ -232,12 +203,12 @@ final class ClientSession: ChannelInboundHandler {
             core.interestChanged()
             send(.ok(id: request.id))
         case .ping:
-            guard let delegate = core.delegate, let context else { return send(.pong(id: request.id)) }
-            let session = NIOLoopBound(self, eventLoop: context.eventLoop)
-            let eventLoop = context.eventLoop
+            guard let delegate = core.delegate else { return send(.pong(id: request.id)) }
+            let session = ServerThreadBound(self)
+            let mailbox = core.mailbox
             delegate.ping(
                 PingRequest(client: client) {
-                    eventLoop.execute { session.value.pongReady(id: request.id) }
+                    mailbox.post { session.value.pongReady(id: request.id) }
                 })
         case .define(let definitions):
             define(definitions, id: request.id, client: client)
@@ -289,11 +260,11 @@ final class ClientSession: ChannelInboundHandler {
         pendingDefinitions = definitions
         defineGeneration += 1
         let generation = defineGeneration
-        let session = NIOLoopBound(self, eventLoop: context!.eventLoop)
-        let eventLoop = context!.eventLoop
+        let session = ServerThreadBound(self)
+        let mailbox = core.mailbox
         delegate.define(
             DefinitionRequest(client: client, definitions: definitions) { result in
-                eventLoop.execute { session.value.defineCompleted(result, id: id, generation: generation) }
+                mailbox.post { session.value.defineCompleted(result, id: id, generation: generation) }
             })
     }
 
@@ -342,9 +313,9 @@ final class ClientSession: ChannelInboundHandler {
     /// Writes `line` at once when the socket can take it and nothing is waiting, else queues it
     /// (coalescing updates); a queue that overflows ends the connection with `overflow`.
     func deliver(_ line: ByteBuffer, stream: OutboundQueue<ByteBuffer>.StreamKey?, isUpdate: Bool) {
-        guard isOpen, let context else { return }
-        if queue.isEmpty && context.channel.isWritable {
-            context.write(wrapOutboundOut(line), promise: nil)
+        guard isOpen, let link else { return }
+        if queue.isEmpty && link.isWritable {
+            link.write(line)
             needsFlush = true
             return
         }
@@ -364,16 +335,16 @@ final class ClientSession: ChannelInboundHandler {
     }
 
     func flushIfNeeded() {
-        guard needsFlush, let context else { return }
+        guard needsFlush, let link else { return }
         needsFlush = false
-        context.flush()
+        link.flush()
     }
 
     /// Sends `error` as the last message and closes once it is written, or after `timeout`
     /// (the close timeout unless given) when the client does not read it. A connection already
     /// closing keeps its last message and only gets the earlier of the two deadlines.
     func close(with error: ErrorMessage, within timeout: TimeAmount? = nil) {
-        guard let context else { return }
+        guard let link else { return }
         let deadline = NIODeadline.now() + (timeout ?? core.configuration.closeTimeout)
         switch state {
         case .connecting: state = .closing(nil)
@@ -381,25 +352,19 @@ final class ClientSession: ChannelInboundHandler {
             state = .closing(id)
             if subscription != nil { core.interestChanged() }
         case .closing:
-            if let current = closeDeadline, deadline < current { scheduleClose(at: deadline, context: context) }
+            link.closeNoLater(than: deadline)
             return
         case .closed: return
         }
         queue.removeAll()
         needsFlush = false
-        let channel = context.channel
-        if let line = core.encode(.error(error)) {
-            context.writeAndFlush(wrapOutboundOut(line)).whenComplete { _ in channel.close(promise: nil) }
-        } else {
-            channel.close(promise: nil)
-        }
-        scheduleClose(at: deadline, context: context)
+        link.close(after: core.encode(.error(error)), deadline: deadline)
     }
+}
 
-    private func scheduleClose(at deadline: NIODeadline, context: ChannelHandlerContext) {
-        closeTimer?.cancel()
-        closeDeadline = deadline
-        let channel = context.channel
-        closeTimer = context.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
-    }
+/// A value that belongs to the server thread, carried through a ``Mailbox`` job (which runs it
+/// there): the `Sendable` the compiler cannot see.
+struct ServerThreadBound<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -5,13 +5,25 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The socket server of protocol v1 (docs/PROTOCOL.md): accepts connections on a Unix stream
-/// socket, answers their requests, and fans out what the daemon publishes to every subscriber,
-/// without ever letting one client slow down the daemon or another client.
+/// socket (and a WebSocket endpoint, if configured), answers their requests, and fans out what
+/// the daemon publishes to every subscriber, without ever letting one client slow down the
+/// daemon or another client.
 ///
-/// Threads: the server runs on its own single SwiftNIO event loop. Every public method is
-/// thread-safe and returns at once; ``publish(_:)`` costs the caller one hop to the loop per
-/// batch. Requests that need the engine go to the ``GestureServerDelegate``, on the loop.
+/// Threads: everything the server decides happens on one thread, the *server thread*. The
+/// daemon makes its input thread that thread (``startOnThisThread()``, then ``service()`` when
+/// ``descriptor`` is readable): a frame is then read, recognized and written to the Unix
+/// clients in one wake-up of one thread, with no hop (issue 15). Otherwise ``start()`` runs the
+/// server on a thread of its own. Every public method is thread-safe; from another thread,
+/// ``publish(_:)`` costs one ``Mailbox`` post per batch. The WebSocket endpoint's I/O runs on a
+/// SwiftNIO event loop, reached in one hop per batch only when a WebSocket client wants it.
+/// Requests that need the engine go to the ``GestureServerDelegate``, on the server thread.
 ///
 /// ```swift
 /// let server = GestureServer(configuration: .init(listener: .path(path), daemonVersion: "0.1.0"),
@@ -58,201 +70,286 @@ public final class GestureServer: Sendable {
 
     public let configuration: Configuration
     private let logger: Logger
-    private let group: MultiThreadedEventLoopGroup
-    private let eventLoop: any EventLoop
-    private let core: NIOLoopBoundBox<ServerCore>
     private let interestBoard = InterestBoard()
-    /// Set by `shutdown`; held while hopping so nothing is scheduled on a loop that has stopped.
-    private let stopped = Mutex<Bool>(false)
+    private let mailbox: Mailbox?
+    private let loop: ServerThreadBound<ServerLoop?>
+    private let state = Mutex(State())
     private let boundWebSocketPort = Mutex<Int?>(nil)
+
+    private struct State {
+        /// The thread the core lives on, once started.
+        var serverThread: pthread_t?
+        /// The thread ``start()`` made (nil when the caller's thread serves).
+        var ownThread: pthread_t?
+        /// SwiftNIO's loop for the WebSocket endpoint.
+        var webSocketGroup: MultiThreadedEventLoopGroup?
+        var webSocketListener: (any Channel)?
+        /// The socket file this server created, removed at shutdown (nil: inherited, or not bound).
+        var createdSocket: CreatedSocket?
+        var stopRequested = false
+        var stopped = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
 
     /// The port the WebSocket endpoint listens on, once started (the one picked when the
     /// configuration asked for port 0); nil without an endpoint.
     public var webSocketPort: Int? { boundWebSocketPort.withLock { $0 } }
 
-    /// A server that is not listening yet; call ``start()``, and ``shutdown()`` in the end.
+    /// A server that is not listening yet; call ``start()`` (or ``startOnThisThread()``), and
+    /// ``shutdown()`` in the end.
     public init(configuration: Configuration, delegate: (any GestureServerDelegate)?, logger: Logger) {
         precondition(configuration.limits.maxLineBytes > 0, "maxLineBytes must be positive")
         precondition(configuration.limits.maxQueuedMessages > 0, "maxQueuedMessages must be positive")
         self.configuration = configuration
         self.logger = logger
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        eventLoop = group.next()
-        core = NIOLoopBoundBox.makeBoxSendingValue(
-            ServerCore(configuration: configuration, delegate: delegate, interest: interestBoard, logger: logger),
-            as: ServerCore.self, eventLoop: eventLoop)
+        do {
+            let mailbox = try Mailbox()
+            let loop = try ServerLoop(mailbox: mailbox)
+            loop.core = ServerCore(
+                configuration: configuration, delegate: delegate, mailbox: mailbox, interest: interestBoard,
+                logger: logger)
+            self.mailbox = mailbox
+            self.loop = ServerThreadBound(loop)
+        } catch {
+            // Out of descriptors: ``start()`` says so.
+            logger.error("cannot set up the server: \(error)")
+            mailbox = nil
+            loop = ServerThreadBound(nil)
+        }
     }
 
-    /// Binds (or adopts) the socket; returns once clients can connect.
+    /// The server loop's epoll fd: a caller that serves from its own loop (``startOnThisThread()``)
+    /// watches it for EPOLLIN and calls ``service()``; -1 if the server could not be set up.
+    public var descriptor: Int32 { loop.value?.descriptor ?? -1 }
+
+    /// Binds (or adopts) the socket and serves from a thread of its own; returns once clients
+    /// can connect.
     public func start() async throws(ServerError) {
-        do {
-            try await listen().get()
-        } catch {
-            throw ServerError.wrapping(error)
-        }
+        try startServing(ownThread: true)
     }
 
-    /// ``start()`` for a caller that is not async: the daemon keeps Swift concurrency (and the
-    /// libdispatch thread pool, whose monitor wakes a process every second) out of its process.
-    /// Must not be called on an event loop.
-    public func startBlocking() throws(ServerError) {
-        do {
-            try listen().wait()
-        } catch {
-            throw ServerError.wrapping(error)
-        }
+    /// Binds (or adopts) the socket; the calling thread becomes the server thread: it must call
+    /// ``service()`` whenever ``descriptor`` is readable, and ``shutdownBlocking()`` in the end.
+    /// ``publish(_:)`` on this thread writes to the clients at once. The daemon keeps Swift
+    /// concurrency (and the libdispatch thread pool, whose monitor wakes a process every
+    /// second) out of its process this way.
+    public func startOnThisThread() throws(ServerError) {
+        try startServing(ownThread: false)
     }
 
-    /// Binds or adopts the socket and hands the channel to the core; fails with a ``ServerError``.
-    private func listen() -> EventLoopFuture<Void> {
-        let core = self.core
-        let limits = configuration.limits
-        let logger = self.logger
-        let eventLoop = self.eventLoop
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 128)
-            // A client may shut down its sending side after subscribing (`printf … | socat`);
-            // it still gets everything until it closes.
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineBytes)))
-                    try pipeline.addHandler(ClientSession(core: core.value))
-                }
-            }
-        let bound: EventLoopFuture<(any Channel, CreatedSocket?)>
+    private func startServing(ownThread: Bool) throws(ServerError) {
+        guard let loop = loop.value, let mailbox else { throw ServerError("cannot set up the server: \(errnoDescription())") }
+        let listening: Int32
+        let created: CreatedSocket?
         switch configuration.listener {
         case .path(let path):
-            let temporary: String
-            do {
-                try SocketFile.prepare(path)
-                temporary = try SocketFile.makePrivatePath(beside: path)
-            } catch {
-                return eventLoop.makeFailedFuture(error)
-            }
-            let socketMode = configuration.socketMode
-            let socketGroup = configuration.socketGroup
-            bound = bootstrap.bind(unixDomainSocketPath: temporary)
-                .flatMapErrorThrowing { error in
-                    SocketFile.discardPrivate(temporary)
-                    throw ServerError("cannot listen on \(path): \(error)")
-                }
-                .flatMap { channel in
-                    let created: CreatedSocket
-                    do {
-                        created = try SocketFile.publish(temporary, at: path, mode: socketMode, group: socketGroup)
-                    } catch {
-                        return channel.close().flatMapThrowing { throw error }
-                    }
-                    logger.info("listening", metadata: ["socket": "\(path)"])
-                    return eventLoop.makeSucceededFuture((channel, created))
-                }
+            (listening, created) = try bindUnixListener(
+                at: path, mode: configuration.socketMode, group: configuration.socketGroup)
+            logger.info("listening", metadata: ["socket": "\(path)"])
         case .inherited(let descriptor):
-            do {
-                try SocketFile.setCloseOnExec(descriptor)
+            try adoptUnixListener(descriptor)
+            (listening, created) = (descriptor, nil)
+            logger.info("listening on an inherited socket", metadata: ["fd": "\(descriptor)"])
+        }
+        do throws(ServerError) {
+            try loop.listen(on: listening)
+        } catch {
+            close(listening)
+            if let created { SocketFile.remove(created) }
+            throw error
+        }
+        state.withLock { $0.createdSocket = created }
+        if let endpoint = configuration.webSocket {
+            do throws(ServerError) {
+                try startWebSocket(endpoint, mailbox: mailbox, core: ServerThreadBound(loop.core!))
             } catch {
-                return eventLoop.makeFailedFuture(error)
-            }
-            bound = bootstrap.withBoundSocket(descriptor)
-                .flatMapErrorThrowing { error in
-                    throw ServerError("cannot use the inherited socket (fd \(descriptor)): \(error)")
-                }
-                .map { channel in
-                    logger.info("listening on an inherited socket", metadata: ["fd": "\(descriptor)"])
-                    return (channel, nil)
-                }
-        }
-        guard let endpoint = configuration.webSocket else {
-            return bound.flatMap { channel, created in
-                eventLoop.submit { core.value.listening(on: [channel], created: created) }
+                loop.closeListener()
+                if let created { SocketFile.remove(created) }
+                state.withLock { $0.createdSocket = nil }
+                throw error
             }
         }
-        let closeTimeout = configuration.closeTimeout
-        return bound.flatMap { channel, created in
-            WebSocketListener.bind(
-                endpoint, group: self.group, core: core, limits: limits, closeTimeout: closeTimeout, logger: logger
-            )
-            .flatMapError { error in
-                // The Unix socket is bound already: give it back before failing.
-                channel.close().recover { _ in }.flatMapThrowing {
-                    if let created { SocketFile.remove(created) }
-                    throw error
-                }
-            }
-            .flatMap { webSocket in
-                self.boundWebSocketPort.withLock { $0 = webSocket.localAddress?.port }
-                return eventLoop.submit { core.value.listening(on: [channel, webSocket], created: created) }
-            }
+        if ownThread {
+            let thread = try Self.spawn { [self] in self.runOwnThread() }
+            state.withLock { $0.ownThread = thread }
+        } else {
+            state.withLock { $0.serverThread = pthread_self() }
         }
+    }
+
+    private func startWebSocket(
+        _ endpoint: WebSocketEndpoint, mailbox: Mailbox, core: ServerThreadBound<ServerCore>
+    ) throws(ServerError) {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        state.withLock { $0.webSocketGroup = group }
+        let bound = WebSocketListener.bind(
+            endpoint, group: group, mailbox: mailbox,
+            session: { link, allowsDefine in
+                link.session = ClientSession(
+                    core: core.value, link: link,
+                    transport: .webSocket(origin: link.origin, peer: link.peer, allowsDefine: allowsDefine))
+            },
+            limits: configuration.limits, closeTimeout: configuration.closeTimeout, logger: logger)
+        do {
+            let channel = try bound.wait()
+            state.withLock { $0.webSocketListener = channel }
+            boundWebSocketPort.withLock { $0 = channel.localAddress?.port }
+        } catch {
+            throw ServerError.wrapping(error)
+        }
+    }
+
+    /// Handles what is ready on ``descriptor``, on the server thread (``startOnThisThread()``).
+    public func service() {
+        loop.value?.service(timeoutMilliseconds: 0)
     }
 
     /// What the open connections want, when it changed since generation `seen` (0 at first):
     /// a publisher that drops what no one wants (``Interest/wants(_:)``) before ``publish(_:)``
-    /// spares the event loop a wake-up for a batch that would send nothing. Thread-safe; one
-    /// atomic load when nothing changed.
+    /// encodes nothing for it. Thread-safe; one atomic load when nothing changed.
     public func interest(newerThan seen: UInt64) -> (generation: UInt64, interest: Interest)? {
         interestBoard.read(newerThan: seen)
     }
 
-    /// Sends a batch to the clients, in order. Thread-safe; one hop to the event loop. Each
-    /// message is encoded once, only if some client wants it.
+    /// Sends a batch to the clients, in order: at once on the server thread, else in one
+    /// ``Mailbox`` post. Each message is encoded once, only if some client wants it.
     public func publish(_ batch: [Publication]) {
         guard !batch.isEmpty else { return }
-        let core = self.core
-        stopped.withLock { stopped in
-            if !stopped { eventLoop.execute { core.value.publish(batch) } }
-        }
+        onServerThread { core in core.publish(batch) }
     }
 
     /// Tells `client` that a reload took some of its definitions (a `dropped` message), and
     /// stops counting them against the limits.
     public func dropped(_ message: DroppedMessage, client: ClientID) {
-        let core = self.core
-        stopped.withLock { stopped in
-            if !stopped { eventLoop.execute { core.value.dropped(message, client: client) } }
+        onServerThread { core in core.dropped(message, client: client) }
+    }
+
+    /// Runs `work` on the server thread: now if this is it, else through the mailbox. Nothing
+    /// runs once the server stopped (or before it started).
+    private func onServerThread(_ work: @escaping @Sendable (ServerCore) -> Void) {
+        guard let loop = loop.value, let mailbox else { return }
+        let (here, running) = state.withLock { state -> (Bool, Bool) in
+            let here = state.serverThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            return (here, (state.serverThread != nil || state.ownThread != nil) && !state.stopped)
+        }
+        guard running else { return }
+        let core = ServerThreadBound(loop.core!)
+        if here {
+            work(core.value)
+        } else {
+            mailbox.post { work(core.value) }
         }
     }
 
     /// Stops accepting, sends every client `error` `shutdown`, closes every connection (waiting
     /// at most the shutdown timeout for clients that do not read, also for connections that were
-    /// already being closed), removes the socket file it
-    /// created (only that file: never one it found there, nor one another process put there
-    /// since), and stops the event loop. Later calls do nothing.
+    /// already being closed), removes the socket file it created (only that file: never one it
+    /// found there, nor one another process put there since), and stops its threads. Later
+    /// calls do nothing.
     public func shutdown() async {
-        guard let closed = closeEverything() else { return }
-        try? await closed.get()
-        do {
-            try await group.shutdownGracefully()
-        } catch {
-            logger.error("the server's event loop did not stop cleanly", metadata: ["error": "\(error)"])
+        let own = state.withLock { state -> Bool? in
+            if state.stopped { return nil }
+            if state.ownThread == nil { return false }
+            let first = !state.stopRequested
+            state.stopRequested = true
+            return first
         }
-        logger.info("server stopped")
+        switch own {
+        case nil:
+            return
+        case false?:
+            // Never started, or serving from a caller's loop: stop here.
+            shutdownBlocking()
+        case true?:
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state in
+                    if state.stopped { return true }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+                requestStop()
+            }
+            // The thread is past its last step: reclaim it.
+            if let thread = state.withLock({ $0.ownThread }) { pthread_join(thread, nil) }
+        }
     }
 
-    /// ``shutdown()`` for a caller that is not async (see ``startBlocking()``).
+    /// ``shutdown()`` for a caller that is not async: on the server thread after
+    /// ``startOnThisThread()``, or anywhere with a thread of the server's own.
     public func shutdownBlocking() {
-        guard let closed = closeEverything() else { return }
-        try? closed.wait()
-        do {
-            try group.syncShutdownGracefully()
-        } catch {
-            logger.error("the server's event loop did not stop cleanly", metadata: ["error": "\(error)"])
+        let (own, first) = state.withLock { state -> (pthread_t?, Bool) in
+            defer { state.stopRequested = true }
+            return (state.ownThread, !state.stopRequested && !state.stopped)
         }
+        if let own {
+            if first { requestStop() }
+            pthread_join(own, nil)
+            return
+        }
+        guard first else { return }
+        drainAndStop()
+    }
+
+    /// Wakes the server's own thread, which sees ``State/stopRequested``.
+    private func requestStop() {
+        mailbox?.post {}
+    }
+
+    /// The server's own thread: serves until asked to stop, then drains.
+    private func runOwnThread() {
+        guard let loop = loop.value else { return }
+        state.withLock { $0.serverThread = pthread_self() }
+        while !state.withLock({ $0.stopRequested }) { loop.service(timeoutMilliseconds: -1) }
+        drainAndStop()
+    }
+
+    /// On the server thread: tells every client, closes, waits for them at most the shutdown
+    /// timeout (the loop's timerfd closes those that do not read), then lets go of everything.
+    private func drainAndStop() {
+        let (webSocket, group, created) = state.withLock { ($0.webSocketListener, $0.webSocketGroup, $0.createdSocket) }
+        if let loop = loop.value {
+            loop.closeListener()
+            if let created { SocketFile.remove(created) }
+            try? webSocket?.close().wait()
+            loop.core.shutdown()
+            while !loop.core.isDrained { loop.service(timeoutMilliseconds: -1) }
+            // Refused connections still saying why, and any that never admitted.
+            loop.closeAll()
+        }
+        do {
+            try group?.syncShutdownGracefully()
+        } catch {
+            logger.error("the WebSocket event loop did not stop cleanly", metadata: ["error": "\(error)"])
+        }
+        let waiting = state.withLock { state in
+            state.stopped = true
+            state.createdSocket = nil
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
         logger.info("server stopped")
     }
 
-    /// The first call tells the core to close everything and returns when that is done; later
-    /// calls return nil.
-    private func closeEverything() -> EventLoopFuture<Void>? {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
+    /// Starts a thread running `body`.
+    private static func spawn(_ body: @escaping @Sendable () -> Void) throws(ServerError) -> pthread_t {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
         }
-        guard first else { return nil }
-        let core = self.core
-        let done = eventLoop.makePromise(of: Void.self)
-        eventLoop.execute { core.value.shutdown(done) }
-        return done.futureResult
+        let box = Unmanaged.passRetained(Box(body))
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { argument in
+                Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+                return nil
+            }, box.toOpaque())
+        guard result == 0 else {
+            box.release()
+            throw ServerError("cannot start the server's thread: \(errnoDescription(result))")
+        }
+        return thread
     }
 }

@@ -16,7 +16,7 @@ public struct ClientID: Hashable, Sendable, CustomStringConvertible {
 
 /// What the server needs from the daemon: the engine behind the socket.
 ///
-/// Every method is called on the server's event loop, in the order things happened on the
+/// Every method is called on the server thread (the daemon's input thread), in the order things happened on the
 /// socket, and must return at once: hand the work to the thread that owns the engine (a queue
 /// plus an eventfd) and process it there in the same order. That order matters: a `define`
 /// arrives before the disconnect of its connection, so removing a client's definitions on

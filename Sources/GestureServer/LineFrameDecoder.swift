@@ -14,9 +14,9 @@ enum LineFrame {
 /// to its newline, and framing resumes after it — so memory stays bounded by `maxLength` however
 /// many bytes a client sends without a newline. The scan resumes where it stopped, so a line
 /// trickling in byte by byte costs linear time, not quadratic.
-struct LineFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = LineFrame
-
+///
+/// A plain value with no I/O: the Unix socket transport feeds it what each `read(2)` brought.
+struct LineFrameDecoder {
     let maxLength: Int
     /// Bytes at the front of the buffer already known to hold no newline.
     private var scanned = 0
@@ -27,50 +27,46 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         self.maxLength = maxLength
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        let view = buffer.readableBytesView
-        guard let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) else {
-            scanned = view.count
-            // `maxLength + 1` leaves room for a `\r` that may precede the newline.
-            if view.count > maxLength + 1 {
-                if !discarding {
-                    discarding = true
-                    context.fireChannelRead(Self.wrapInboundOut(.tooLong))
-                }
+    /// The next frame in `buffer`, its bytes consumed; nil when it needs more bytes (what it
+    /// has scanned, or skipped of an over-long line, is remembered).
+    mutating func next(_ buffer: inout ByteBuffer) -> LineFrame? {
+        while true {
+            let view = buffer.readableBytesView
+            guard let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) else {
+                scanned = view.count
+                // `maxLength + 1` leaves room for a `\r` that may precede the newline.
+                guard view.count > maxLength + 1 else { return nil }
                 buffer.moveReaderIndex(forwardBy: view.count)
                 scanned = 0
+                if discarding { return nil }
+                discarding = true
+                return .tooLong
             }
-            return .needMoreData
+            let length = newline - view.startIndex
+            scanned = 0
+            if discarding {
+                buffer.moveReaderIndex(forwardBy: length + 1)
+                discarding = false
+                continue
+            }
+            var line = buffer.readSlice(length: length)!
+            buffer.moveReaderIndex(forwardBy: 1)
+            if line.readableBytesView.last == UInt8(ascii: "\r") {
+                line.moveWriterIndex(to: line.writerIndex - 1)
+            }
+            return line.readableBytes > maxLength ? .tooLong : .line(line)
         }
-        let length = newline - view.startIndex
-        scanned = 0
-        if discarding {
-            buffer.moveReaderIndex(forwardBy: length + 1)
-            discarding = false
-            return .continue
-        }
-        var line = buffer.readSlice(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
-        if line.readableBytesView.last == UInt8(ascii: "\r") {
-            line.moveWriterIndex(to: line.writerIndex - 1)
-        }
-        context.fireChannelRead(Self.wrapInboundOut(line.readableBytes > maxLength ? .tooLong : .line(line)))
-        return .continue
     }
 
-    /// At end of input a last line without its newline still counts (`printf '{…}' | socat`).
-    mutating func decodeLast(
-        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
-    ) throws -> DecodingState {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        if buffer.readableBytes > 0 {
-            if !discarding, let line = buffer.readSlice(length: buffer.readableBytes) {
-                context.fireChannelRead(Self.wrapInboundOut(.line(line)))
-            }
+    /// At end of input, after ``next(_:)`` returned nil: a last line without its newline still
+    /// counts (`printf '{…}' | socat`). Consumes the rest of `buffer`.
+    mutating func last(_ buffer: inout ByteBuffer) -> LineFrame? {
+        defer {
             buffer.moveReaderIndex(to: buffer.writerIndex)
+            discarding = false
+            scanned = 0
         }
-        discarding = false
-        scanned = 0
-        return .needMoreData
+        guard buffer.readableBytes > 0, !discarding else { return nil }
+        return .line(buffer.readSlice(length: buffer.readableBytes)!)
     }
 }

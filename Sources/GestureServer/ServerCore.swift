@@ -3,15 +3,17 @@ import GestureProtocol
 import Logging
 import NIOCore
 
-/// The server's state. Lives on the server's one event loop and is only touched there, so it
-/// needs no locks: the daemon's thread reaches it through ``GestureServer``, which hops once per
-/// call (one hop per published batch, not per client).
+/// The server's state. Lives on the server thread and is only touched there, so it needs no
+/// locks: the daemon's input thread is that thread (it publishes straight into the core); any
+/// other thread reaches it through ``GestureServer``, which posts one ``Mailbox`` job per call.
 final class ServerCore {
     let configuration: GestureServer.Configuration
     let logger: Logger
     let delegate: (any GestureServerDelegate)?
     /// Where the publisher learns what the connections want (``Interest``).
     let interest: InterestBoard
+    /// Where replies from other threads (`pong`, `define`) come back to the server thread.
+    let mailbox: Mailbox
     private var encoder = LineEncoder()
     private let allocator = ByteBufferAllocator()
 
@@ -20,20 +22,17 @@ final class ServerCore {
     private var devices: [DeviceInfo] = []
     private var recognizers: [RecognizerSummary] = []
     private var nextClientID: UInt64 = 1
-    /// The Unix socket's listener, and the WebSocket endpoint's when there is one.
-    private var listeners: [any Channel] = []
-    /// The socket file this server created, removed at shutdown (nil: inherited, or not bound).
-    private var createdSocket: CreatedSocket?
-    private var isShuttingDown = false
-    /// Completed when the last session has gone, during shutdown.
-    private var drained: EventLoopPromise<Void>?
+    private(set) var isShuttingDown = false
+    /// Every connection has gone, after ``shutdown()``.
+    var isDrained: Bool { isShuttingDown && sessions.isEmpty }
 
     init(
-        configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, interest: InterestBoard = InterestBoard(),
-        logger: Logger
+        configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, mailbox: Mailbox,
+        interest: InterestBoard = InterestBoard(), logger: Logger
     ) {
         self.configuration = configuration
         self.delegate = delegate
+        self.mailbox = mailbox
         self.interest = interest
         self.logger = logger
     }
@@ -92,10 +91,6 @@ final class ServerCore {
         sessions.removeAll { $0 === session }
         interestChanged()
         delegate?.clientDisconnected(id)
-        if sessions.isEmpty, let drained {
-            self.drained = nil
-            drained.succeed()
-        }
     }
 
     // MARK: Publishing
@@ -179,35 +174,16 @@ final class ServerCore {
 
     // MARK: Lifecycle
 
-    func listening(on channels: [any Channel], created: CreatedSocket?) {
-        listeners = channels
-        createdSocket = created
-    }
-
-    /// Stops accepting, tells every client (`error` `shutdown`) and closes; `done` completes
-    /// when the listener and every connection are closed (a client that does not read its last
-    /// message is closed after the shutdown timeout, one already being closed too).
-    func shutdown(_ done: EventLoopPromise<Void>) {
+    /// Tells every client (`error` `shutdown`) and closes: a client that does not read its last
+    /// message is closed after the shutdown timeout, one already being closed too. New
+    /// connections are refused from now on; ``isDrained`` says when the last one has gone.
+    func shutdown() {
         isShuttingDown = true
-        let eventLoop = done.futureResult.eventLoop
-        let listenerClosed = EventLoopFuture.andAllComplete(listeners.map { $0.close() }, on: eventLoop)
-        listeners = []
-        if let created = createdSocket {
-            createdSocket = nil
-            listenerClosed.whenComplete { _ in SocketFile.remove(created) }
+        for session in sessions {
+            session.close(
+                with: ErrorMessage(code: .shutdown, message: "the daemon is stopping"),
+                within: configuration.shutdownTimeout)
         }
-        let sessionsClosed = eventLoop.makePromise(of: Void.self)
-        if sessions.isEmpty {
-            sessionsClosed.succeed()
-        } else {
-            drained = sessionsClosed
-            for session in sessions {
-                session.close(
-                    with: ErrorMessage(code: .shutdown, message: "the daemon is stopping"),
-                    within: configuration.shutdownTimeout)
-            }
-        }
-        listenerClosed.and(sessionsClosed.futureResult).map { _ in }.cascade(to: done)
     }
 }
 

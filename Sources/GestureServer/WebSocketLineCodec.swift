@@ -9,8 +9,9 @@ import NIOWebSocket
 ///
 /// - A message over the size limit (one frame, or its fragments together; the decoder and the
 ///   aggregator raise it before buffering it) reaches the session as ``LineFrame/tooLong`` — so
-///   the client gets the protocol's `line-too-long` error — and the connection is then closed
-///   with 1009 (message too big): unlike a line, a message cannot be skipped.
+///   the client gets the protocol's `line-too-long` error — and the session then closes the
+///   connection with 1009 (message too big, ``MessageTooLarge``): unlike a line, a message
+///   cannot be skipped. Nothing the peer sends after it is read.
 /// - Other framing errors (a fragmented control frame, too many fragments, a continuation with
 ///   nothing to continue) close with 1002 (protocol error), the reason in the close frame.
 /// - The server's own closes (after `overflow`, `shutdown`, …, each preceded by its `error`)
@@ -27,6 +28,8 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     private let closeTimeout: TimeAmount
     private let logger: Logger
     private var closeSent = false
+    /// A message was over the limit: the connection closes (1009) once the session has told why.
+    private var refusing = false
     /// A frame arrived since the last ping.
     private var heardFrom = true
     private var pingTimer: RepeatedTask?
@@ -74,7 +77,7 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
         heardFrom = true
         switch frame.opcode {
         case .text, .binary:
-            guard !closeSent else { return }
+            guard !closeSent, !refusing else { return }
             context.fireChannelRead(wrapInboundOut(.line(frame.unmaskedData)))
         case .ping:
             guard !closeSent else { return }
@@ -98,8 +101,9 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         switch error {
         case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
+            guard !refusing else { return }
+            refusing = true
             context.fireChannelRead(wrapInboundOut(.tooLong))
-            sendClose(.messageTooLarge, reason: "message too big", context: context)
         case NIOWebSocketFrameAggregator.Error.tooManyFragments:
             sendClose(
                 .protocolError, reason: "at most \(WebSocketListener.maxFragments) fragments per message",
@@ -109,11 +113,25 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
         case let error as NIOWebSocketFrameAggregator.Error:
             sendClose(.protocolError, reason: "\(error)", context: context)
         default:
+            // Once a message was over the limit, what the decoder says about the bytes behind
+            // it (it stays in its error state) changes nothing: the session's 1009 close comes.
+            if refusing { return }
             context.fireErrorCaught(error)
         }
     }
 
     // MARK: Outbound
+
+    /// The session's word that an over-long message was answered: close with 1009.
+    struct MessageTooLarge {}
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is MessageTooLarge else {
+            return context.triggerUserOutboundEvent(event, promise: promise)
+        }
+        sendClose(.messageTooLarge, reason: "message too big", context: context)
+        promise?.succeed()
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         var line = unwrapOutboundIn(data)

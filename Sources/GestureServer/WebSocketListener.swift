@@ -11,14 +11,17 @@ import NIOWebSocket
 ///     WebSocketFrameEncoder / WebSocketFrameDecoder   (NIOWebSocket)
 ///     NIOWebSocketFrameAggregator                     (fragments → one message)
 ///     WebSocketLineCodec                              (message ↔ line; ping, pong, close)
-///     ClientSession                                   (the same as on the Unix socket)
+///     WebSocketBridge                                 (to the server thread's ClientSession)
 ///
-/// so subscriptions, filters, `define`, limits, back-pressure and errors are the Unix socket's
-/// own code. A request that is not an acceptable upgrade gets `HandshakeRefusal`'s answer.
+/// and its ``ClientSession`` is the Unix socket's own, on the server thread, so subscriptions, filters, `define`, limits, back-pressure and errors are the Unix socket's
+/// own code (one hop per read in, one per flush out). A request that is not an acceptable upgrade gets `HandshakeRefusal`'s answer.
 enum WebSocketListener {
-    /// Binds the endpoint; the channel is the listening socket.
+    /// Binds the endpoint; the channel is the listening socket. `session` makes the server
+    /// thread's session of an upgraded connection (called on NIO's loop; it must not touch the
+    /// core, only build the session for the mailbox to start).
     static func bind(
-        _ endpoint: WebSocketEndpoint, group: any EventLoopGroup, core: NIOLoopBoundBox<ServerCore>,
+        _ endpoint: WebSocketEndpoint, group: any EventLoopGroup, mailbox: Mailbox,
+        session: @escaping @Sendable (WebSocketLink, _ allowsDefine: Bool) -> Void,
         limits: ServerLimits, closeTimeout: TimeAmount, logger: Logger
     ) -> EventLoopFuture<any Channel> {
         let maxMessageBytes = limits.maxLineBytes
@@ -50,12 +53,11 @@ enum WebSocketListener {
                                 try pipeline.addHandler(
                                     WebSocketLineCodec(
                                         pingInterval: endpoint.pingInterval.map(WebSocketEndpoint.timeAmount), closeTimeout: closeTimeout, logger: logger))
-                                try pipeline.addHandler(
-                                    ClientSession(
-                                        core: core.value,
-                                        transport: .webSocket(
-                                            origin: origin, peer: channel.remoteAddress?.description ?? "?",
-                                            allowsDefine: endpoint.allowsDefine)))
+                                let link = WebSocketLink(
+                                    channel: channel, origin: origin, peer: channel.remoteAddress?.description ?? "?",
+                                    logger: logger)
+                                session(link, endpoint.allowsDefine)
+                                try pipeline.addHandler(WebSocketBridge(link: link, mailbox: mailbox))
                             }
                         })
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(

@@ -13,16 +13,27 @@ import Testing
 /// client library's reply router.
 @Suite struct HandlerLifetimeTests {
     @Test func `a closed connection frees the server's session`() throws {
+        // The WebSocket bridge is the handler that reaches a session (on the server thread,
+        // through the mailbox, whose jobs run here by hand); the session holds its link weakly.
         weak var released: ClientSession?
         try {
+            let mailbox = try Mailbox()
             let core = ServerCore(
-                configuration: .init(listener: .path("/unused"), daemonVersion: "t"), delegate: nil,
+                configuration: .init(listener: .path("/unused"), daemonVersion: "t"), delegate: nil, mailbox: mailbox,
                 logger: ServerFixture.logger)
-            let session = ClientSession(core: core)
-            released = session
-            let channel = EmbeddedChannel(handler: session)
+            let channel = EmbeddedChannel()
             try channel.connect(to: try SocketAddress(unixDomainSocketPath: "/unused")).wait()
+            let link = WebSocketLink(channel: channel, origin: "o", peer: "p", logger: ServerFixture.logger)
+            let session = ClientSession(
+                core: core, link: link, transport: .webSocket(origin: "o", peer: "p", allowsDefine: false))
+            link.session = session
+            released = session
+            try channel.pipeline.syncOperations.addHandler(WebSocketBridge(link: link, mailbox: mailbox))
+            for job in mailbox.take() { job.run() }
+            #expect(session.isOpen)
             _ = try channel.finish()
+            for job in mailbox.take() { job.run() }
+            #expect(!session.isOpen)
         }()
         #expect(released == nil)
     }

@@ -36,7 +36,7 @@ final class LineClient: ProtocolClient {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
-                        ByteToMessageHandler(LineFrameDecoder(maxLength: 1 << 24)),
+                        ByteToMessageHandler(LineDecoding(LineFrameDecoder(maxLength: 1 << 24))),
                         Collector(received: received, log: log))
                 }
             }
@@ -142,5 +142,27 @@ extension ProtocolClient {
         while true {
             if case .pong(.string(id)?) = try await next(within: .seconds(20)) { return }
         }
+    }
+}
+
+/// The server's line framing in a client's NIO pipeline.
+struct LineDecoding: ByteToMessageDecoder {
+    typealias InboundOut = LineFrame
+    var decoder: LineFrameDecoder
+
+    init(_ decoder: LineFrameDecoder) { self.decoder = decoder }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let frame = decoder.next(&buffer) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(frame))
+        return .continue
+    }
+
+    mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if let frame = decoder.last(&buffer) { context.fireChannelRead(Self.wrapInboundOut(frame)) }
+        return .needMoreData
     }
 }

@@ -11,6 +11,9 @@
 extern const uint32_t GESTURED_EPOLLIN;
 extern const uint32_t GESTURED_EPOLLERR;
 extern const uint32_t GESTURED_EPOLLHUP;
+/// EPOLLOUT and EPOLLRDHUP, for the server's client sockets.
+extern const uint32_t GESTURED_EPOLLOUT;
+extern const uint32_t GESTURED_EPOLLRDHUP;
 
 /// One readiness report from `gestured_epoll_wait`.
 typedef struct {
@@ -22,6 +25,8 @@ typedef struct {
 int gestured_epoll_create(void);
 /// epoll_ctl(EPOLL_CTL_ADD) with `token` as the event's data
 int gestured_epoll_add(int epfd, int fd, uint32_t events, uint64_t token);
+/// epoll_ctl(EPOLL_CTL_MOD) with `token` as the event's data
+int gestured_epoll_modify(int epfd, int fd, uint32_t events, uint64_t token);
 /// epoll_ctl(EPOLL_CTL_DEL)
 int gestured_epoll_remove(int epfd, int fd);
 /// epoll_wait, copying at most `capacity` reports into `out`
@@ -33,6 +38,21 @@ int gestured_eventfd(void);
 int gestured_eventfd_signal(int fd);
 /// read the 8-byte counter (resets it); returns 0, or -1 with errno (EAGAIN when not signalled)
 int gestured_eventfd_drain(int fd);
+
+/// timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)
+int gestured_timerfd(void);
+/// Arms the timer to fire once at `deadline_ns` on CLOCK_MONOTONIC (absolute); 0 disarms it.
+int gestured_timerfd_arm(int fd, int64_t deadline_ns);
+
+/// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)
+int gestured_accept(int fd);
+/// send(fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT): a client that has gone raises EPIPE,
+/// never SIGPIPE. Returns the bytes sent, or -1 with errno.
+ssize_t gestured_send(int fd, const void *bytes, size_t length);
+/// Whether `fd` is a stream socket that listens (SO_ACCEPTCONN): 1, 0, or -1 with errno.
+int gestured_is_listening_stream(int fd);
+/// fcntl O_NONBLOCK on `fd`: 0, or -1 with errno.
+int gestured_set_nonblocking(int fd);
 
 /// The layout of `struct ucred`, the value of SO_PEERCRED, so Swift can read it through
 /// SwiftNIO's SocketOptionProvider (which has the channel's fd) without _GNU_SOURCE.

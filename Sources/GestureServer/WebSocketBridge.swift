@@ -1,0 +1,141 @@
+import Logging
+import NIOCore
+
+/// The last handler of a WebSocket connection's pipeline (after ``WebSocketLineCodec``): the
+/// connection's ``ClientSession`` lives on the server thread with every other session (one
+/// fan-out, one set of limits), so this hands it what arrives — lines, writability, the end —
+/// through the server's ``Mailbox``, one job per read.
+final class WebSocketBridge: ChannelInboundHandler {
+    typealias InboundIn = LineFrame
+
+    private let link: WebSocketLink
+    private let mailbox: Mailbox
+    /// Frames of the current read, handed over together at its end.
+    private var arrived: [LineFrame] = []
+
+    init(link: WebSocketLink, mailbox: Mailbox) {
+        self.link = link
+        self.mailbox = mailbox
+    }
+
+    private var session: ServerThreadBound<ClientSession> { ServerThreadBound(link.session) }
+
+    /// The connection is active already (after its handshake): admit it.
+    func handlerAdded(context: ChannelHandlerContext) {
+        let session = self.session
+        mailbox.post { session.value.start() }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        arrived.append(frame)
+        // The codec raises an over-long message as an error, with no read completing after it.
+        if case .tooLong = frame { handOver() }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        handOver()
+        context.fireChannelReadComplete()
+    }
+
+    private func handOver() {
+        guard !arrived.isEmpty else { return }
+        let frames = ServerThreadBound(arrived)
+        arrived = []
+        let session = self.session
+        mailbox.post {
+            for frame in frames.value { session.value.received(frame) }
+            session.value.readComplete()
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            let session = self.session
+            mailbox.post { session.value.writable() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        handOver()
+        let session = self.session
+        mailbox.post { session.value.closed() }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        link.logger.debug("connection error, closing", metadata: ["websocket": "\(link.peer)", "error": "\(error)"])
+        context.close(promise: nil)
+    }
+}
+
+/// A WebSocket connection as its session sees it, on the server thread: lines written are
+/// handed to SwiftNIO's loop in one hop per flush (so a batch no WebSocket client wants costs
+/// that loop nothing), and closing happens there.
+final class WebSocketLink: SessionLink {
+    let channel: any Channel
+    let origin: String
+    let peer: String
+    let logger: Logger
+    /// Set right after init (the session needs its link first); the link owns its session.
+    var session: ClientSession!
+    private var pending: [ByteBuffer] = []
+
+    init(channel: any Channel, origin: String, peer: String, logger: Logger) {
+        self.channel = channel
+        self.origin = origin
+        self.peer = peer
+        self.logger = logger
+    }
+
+    /// SwiftNIO's flag (its high and low water marks), readable from any thread.
+    var isWritable: Bool { channel.isWritable }
+
+    func write(_ line: ByteBuffer) {
+        pending.append(line)
+    }
+
+    func flush() {
+        guard !pending.isEmpty else { return }
+        let lines = pending
+        pending.removeAll(keepingCapacity: true)
+        let channel = self.channel
+        channel.eventLoop.execute {
+            for line in lines { channel.write(line, promise: nil) }
+            channel.flush()
+        }
+    }
+
+    /// The codec turns the close into a close frame (1000) after the last line.
+    func close(after last: ByteBuffer?, deadline: NIODeadline) {
+        let lines = pending + (last.map { [$0] } ?? [])
+        pending = []
+        let channel = self.channel
+        channel.eventLoop.execute {
+            for line in lines { channel.write(line, promise: nil) }
+            channel.flush()
+            channel.close(promise: nil)
+            channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
+        }
+    }
+
+    func closeNoLater(than deadline: NIODeadline) {
+        let channel = self.channel
+        channel.eventLoop.execute {
+            channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
+        }
+    }
+
+    func logConnected(_ id: ClientID, logger: Logger) {
+        logger.info("client connected", metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"])
+    }
+
+    /// A message cannot be skipped as a line can: after the `line-too-long` error, close 1009.
+    func overlongMessageReceived() {
+        let channel = self.channel
+        channel.eventLoop.execute {
+            channel.triggerUserOutboundEvent(WebSocketLineCodec.MessageTooLarge(), promise: nil)
+        }
+    }
+}
