@@ -11,11 +11,13 @@ extension EndToEndTests {
     @Suite("clients and the socket", .timeLimit(.minutes(3)))
     struct Clients {
         /// An end-to-end behaviour check, not a benchmark: a client that never reads must not
-        /// hold up another. The fast client's latency (its reception time minus the kernel time
-        /// of the input, both CLOCK_MONOTONIC) is measured for a pan without and then with the
-        /// stalled client; a blocked fan-out would delay it by seconds (until the server gives
-        /// up on the slow client), so the bounds are generous, on a VM that runs ~10× slower than
-        /// the host on a shared machine.
+        /// hold up another. A fan-out blocked on the stalled client would leave the fast one with
+        /// nothing for seconds (until the server gives up on the slow client), so the check is the
+        /// fast client's longest silence between two pan messages, with the stalled client and
+        /// without. Its latency (reception time minus the kernel time of the input, both
+        /// CLOCK_MONOTONIC) is printed, not bounded: on a VM that runs ~10× slower than the host on
+        /// a shared machine, a backlog makes both runs seconds late (p90 3.9 s without and 4.7 s
+        /// with, at host load 20), while the silences stay short unless the fan-out blocks.
         @Test("a client that never reads does not delay a fast one")
         func slowClient() async throws {
             try await EndToEndFixture.run { fixture in
@@ -45,14 +47,15 @@ extension EndToEndTests {
                     "slow client: fast client's latency without \(Self.describe(quiet)), with \(Self.describe(stalled))"
                 )
                 #expect(stalled.count > 50 && quiet.count > 50)
-                // Most messages (p90): within half a second of the quiet run; a fan-out that waits
-                // for the stalled client would hold nearly all of them for seconds. Every message:
-                // within the 5 s the server gives a client that does not read before closing it,
-                // the least a fan-out blocked on it would cost. (A single message can be late by a
-                // second when the host starves the VM: seen once here.)
-                let p90 = (quiet: Self.percentile(90, quiet), stalled: Self.percentile(90, stalled))
-                #expect(p90.stalled < p90.quiet + 500_000, "p90 with: \(p90.stalled) µs, without: \(p90.quiet) µs")
-                #expect(stalled.max()! < 5_000_000, "the latest message with the stalled client: \(stalled.max()!) µs")
+                // A blocked fan-out goes silent for the 5 s the server gives a client that does not
+                // read before closing it; a starved VM pauses both runs alike, for a second or so.
+                let silence = (
+                    quiet: Self.longestSilence(received[...split]), stalled: Self.longestSilence(received[(split + 1)...])
+                )
+                print("slow client: the fast client's longest silence without \(silence.quiet) µs, with \(silence.stalled) µs")
+                #expect(
+                    silence.stalled < silence.quiet + 2_000_000,
+                    "silent for \(silence.stalled) µs with the stalled client, \(silence.quiet) µs without")
 
                 // The slow client was really behind: its backlog shows gaps in `seq` (the server
                 // coalesced its `moved` touches and `changed` pans), or it was dropped (`overflow`).
@@ -84,6 +87,14 @@ extension EndToEndTests {
             received.compactMap { r in
                 if case .gesture(let g) = r.message, g.name == "pan" { r.at - g.timeUS } else { nil }
             }
+        }
+
+        /// The longest time between two pan messages, by reception time, µs.
+        static func longestSilence(_ received: ArraySlice<Subscriber.Received>) -> Int64 {
+            let times = received.compactMap { r in
+                if case .gesture(let g) = r.message, g.name == "pan" { r.at } else { nil }
+            }
+            return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
         }
 
         static func percentile(_ p: Int, _ values: [Int64]) -> Int64 {
