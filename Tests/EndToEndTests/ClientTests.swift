@@ -121,7 +121,7 @@ extension EndToEndTests {
                         "--config",
                         fixture.configPath, "--socket", fixture.directory + "/not-this-one.sock",
                     ],
-                    passing: listening)
+                    passing: [listening])
                 defer { daemon.send(SIGKILL) }
                 try await daemon.output.wait(for: "the daemon to be ready", within: EndToEndFixture.patience) {
                     $0.status != nil || $0.lines.contains { $0.contains(" ready ") }
@@ -138,7 +138,7 @@ extension EndToEndTests {
                 try await panel.unplug()
 
                 daemon.send(SIGTERM)
-                #expect(try await daemon.waitForExit() == 0, "\(daemon.lines)")
+                #expect(try await daemon.waitForExit(within: EndToEndFixture.patience) == 0, "\(daemon.lines)")
                 // The socket is systemd's: the daemon leaves it bound, and it still takes
                 // connections (queued until the next activation).
                 #expect(FileManager.default.fileExists(atPath: fixture.socket))
@@ -279,85 +279,5 @@ final class RawClient: Sendable {
             throw FixtureError("cannot listen on \(path): \(String(cString: strerror(errno)))")
         }
         return fd
-    }
-}
-
-/// A program started with `posix_spawn` so that a descriptor can be passed to it as fd 3 (as
-/// systemd passes a socket): Foundation's Process, under ``ChildProcess``, closes every
-/// descriptor above 2. Its output lines and exit status are observed the same way.
-final class SpawnedProcess: Sendable {
-    struct Transcript: Sendable {
-        var lines: [String] = []
-        var status: Int32?
-    }
-
-    let pid: pid_t
-    let output = Observed(Transcript())
-    var lines: [String] { output.value.lines }
-
-    init(_ arguments: [String], passing descriptor: Int32) throws {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { throw FixtureError("pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
-        // dup2 clears FD_CLOEXEC on the copy: the program inherits fd 3 and nothing else of ours.
-        posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
-        posix_spawn_file_actions_addclose(&actions, pipe[1])
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for e in environment { free(e) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, environment)
-        Glibc.close(pipe[1])
-        guard result == 0 else {
-            Glibc.close(pipe[0])
-            throw FixtureError("posix_spawn \(arguments[0]): \(String(cString: strerror(result)))")
-        }
-        self.pid = pid
-        let output = output
-        let readEnd = pipe[0]
-        // Blocking reads and waitpid, each on a thread of its own until the program ends.
-        Thread.detachNewThread {
-            var partial: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = read(readEnd, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                var complete: [String] = []
-                for byte in buffer[..<n] {
-                    if byte == UInt8(ascii: "\n") {
-                        complete.append(String(decoding: partial, as: UTF8.self))
-                        partial.removeAll()
-                    } else {
-                        partial.append(byte)
-                    }
-                }
-                output.update { $0.lines += complete }
-            }
-            Glibc.close(readEnd)
-        }
-        let child = pid
-        Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            // WIFEXITED / WEXITSTATUS, which Swift does not import (macros).
-            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            output.update { $0.status = code }
-        }
-    }
-
-    func send(_ signal: Int32) {
-        if output.value.status == nil { kill(pid, signal) }
-    }
-
-    func waitForExit(within: Duration = EndToEndFixture.patience) async throws -> Int32 {
-        try await output.wait(for: "the program to exit", within: within) { $0.status != nil }
-        return output.value.status!
     }
 }
