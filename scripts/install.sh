@@ -22,6 +22,8 @@ fi
 install -D -m 0755 "$BIN" "$DESTDIR/usr/local/bin/gestured"
 install -D -m 0644 systemd/gestured.service "$DESTDIR/etc/systemd/system/gestured.service"
 install -D -m 0644 systemd/gestured.socket "$DESTDIR/etc/systemd/system/gestured.socket"
+# Not enabled: only for a configuration with a `websocket:` section (docs/DEPLOYMENT.md).
+install -D -m 0644 systemd/gestured-websocket.socket "$DESTDIR/etc/systemd/system/gestured-websocket.socket"
 install -D -m 0644 systemd/gestured.sysusers "$DESTDIR/usr/lib/sysusers.d/gestured.conf"
 install -D -m 0644 udev-rules/70-gestured.rules "$DESTDIR/etc/udev/rules.d/70-gestured.rules"
 if [ ! -e "$DESTDIR/etc/gestured/gestured.yaml" ]; then

@@ -49,15 +49,18 @@ public enum Daemon {
                 label: label, level: configuration.logLevel.loggerLevel, environment: options.environment)
         }
         let notifier = SystemdNotifier(environment: options.environment)
-        let listener: Listener
+        let inherited: SystemdSockets?
         do {
-            let socketPath = options.socketPath ?? configuration.socket.path
-            listener =
-                try Listener.systemdActivated(environment: options.environment, processID: getpid())
-                ?? .path(socketPath)
+            inherited = try SystemdSockets.systemdActivated(environment: options.environment, processID: getpid())
         } catch {
             throw DaemonError("\(error)")
         }
+        if inherited?.webSocket != nil && configuration.websocket == nil {
+            throw DaemonError(
+                "systemd passed a WebSocket socket (named 'websocket', gestured-websocket.socket) but the configuration has no 'websocket' section: add one (docs/CONFIGURATION.md) or disable gestured-websocket.socket"
+            )
+        }
+        let listener = inherited?.unix.map(Listener.inherited) ?? .path(options.socketPath ?? configuration.socket.path)
         // Programs the daemon might start must not think the socket is theirs.
         for variable in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(variable) }
 
@@ -67,7 +70,7 @@ public enum Daemon {
                 listener: listener, daemonVersion: gesturedVersion, socketMode: configuration.socket.mode,
                 socketGroup: configuration.socket.group,
                 limits: ServerLimits(maxClients: configuration.socket.maxClients),
-                webSocket: configuration.websocket.map(WebSocketEndpoint.init)),
+                webSocket: configuration.websocket.map { WebSocketEndpoint($0, inheritedSocket: inherited?.webSocket) }),
             delegate: requests, logger: logger)
         let loop: InputLoop
         do {
@@ -99,10 +102,11 @@ public enum Daemon {
 }
 
 extension WebSocketEndpoint {
-    /// The endpoint the configuration's `websocket` describes.
-    init(_ configuration: WebSocketConfiguration) {
+    /// The endpoint the configuration's `websocket` describes, on systemd's socket if it passed one.
+    init(_ configuration: WebSocketConfiguration, inheritedSocket: Int32?) {
         self.init(
             host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins,
-            allowsDefine: configuration.allowDefine, pingInterval: .milliseconds(configuration.pingIntervalMS))
+            allowsDefine: configuration.allowDefine, pingInterval: .milliseconds(configuration.pingIntervalMS),
+            inheritedSocket: inheritedSocket)
     }
 }

@@ -11,34 +11,81 @@ public enum Listener: Sendable, Equatable {
     /// and group are applied.
     case path(String)
     /// Adopt a socket that is already bound and listening, as systemd passes it under socket
-    /// activation (see ``systemdActivated(environment:processID:)``). Its mode and group are the
+    /// activation (see ``SystemdSockets``). Its mode and group are the
     /// socket unit's business; the server takes ownership of the descriptor.
     case inherited(descriptor: Int32)
 
     /// The first descriptor systemd passes (`SD_LISTEN_FDS_START`).
     static let firstInheritedDescriptor: Int32 = 3
+}
 
-    /// The socket systemd passed (`LISTEN_PID`, `LISTEN_FDS`, as `sd_listen_fds(3)` reads them),
-    /// or nil when the process was not socket-activated. More than one socket is an error: the
-    /// unit must declare exactly one `ListenStream=`. Clearing the variables (so children do not
-    /// see them) is the caller's; ``GestureServer/start()`` makes the descriptor close-on-exec.
+/// The listening sockets systemd passed under socket activation, by the names their socket units
+/// give them (`FileDescriptorName=`): `LISTEN_PID`, `LISTEN_FDS` and `LISTEN_FDNAMES` read as
+/// `sd_listen_fds_with_names(3)` reads them.
+///
+/// - `unix` (gestured.socket), or `gestured.socket`, the name units without
+///   `FileDescriptorName=` pass: the Unix socket for programs.
+/// - `websocket` (gestured-websocket.socket): the WebSocket endpoint's TCP socket.
+/// - A single socket not named `websocket` is the Unix socket whatever its name, as gestured took
+///   it before it read names (`systemd-socket-activate`, a renamed unit).
+///
+/// Any other socket would go unused: an error that names it, never dropped in silence.
+public struct SystemdSockets: Sendable, Equatable {
+    /// The Unix socket's descriptor (nil: bind the configured path).
+    public var unix: Int32?
+    /// The WebSocket endpoint's descriptor (nil: bind the configured `listen` address).
+    public var webSocket: Int32?
+
+    public init(unix: Int32? = nil, webSocket: Int32? = nil) {
+        self.unix = unix
+        self.webSocket = webSocket
+    }
+
+    /// The names gestured takes, as they appear in `LISTEN_FDNAMES`.
+    public static let unixName = "unix"
+    public static let webSocketName = "websocket"
+    /// gestured.socket's default name, passed by units without `FileDescriptorName=`.
+    static let unitDefaultUnixName = "gestured.socket"
+
+    /// The sockets systemd passed to `processID`, or nil when it was not socket-activated.
+    /// Clearing the variables (so children do not see them) is the caller's; the server makes
+    /// the descriptors close-on-exec when it adopts them.
     public static func systemdActivated(
         environment: [String: String], processID: Int32
-    ) throws(ServerError) -> Listener? {
+    ) throws(ServerError) -> SystemdSockets? {
         guard let pid = environment["LISTEN_PID"], let fds = environment["LISTEN_FDS"] else { return nil }
         guard Int32(pid) == processID else { return nil }
-        guard let count = Int(fds), count >= 0 else {
-            throw ServerError("LISTEN_FDS is '\(fds)', not a number of sockets")
+        guard let count = Int(fds), count >= 0, count <= 1024 else {
+            throw ServerError("LISTEN_FDS is '\(fds)', not a number of sockets (0 to 1024)")
         }
-        switch count {
-        case 0: return nil
-        case 1: break
-        default:
+        guard count > 0 else { return nil }
+        // Without LISTEN_FDNAMES every socket is `unknown`, as sd_listen_fds_with_names says.
+        let names =
+            environment["LISTEN_FDNAMES"].map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) }
+            ?? Array(repeating: "unknown", count: count)
+        guard names.count == count else {
             throw ServerError(
-                "systemd passed \(count) sockets; gestured.socket must declare exactly one ListenStream=")
+                "LISTEN_FDNAMES names \(names.count) sockets ('\(environment["LISTEN_FDNAMES"] ?? "")') but LISTEN_FDS is \(count)")
         }
-        let fd = firstInheritedDescriptor
-        return .inherited(descriptor: fd)
+        var sockets = SystemdSockets()
+        for (index, name) in names.enumerated() {
+            let fd = Listener.firstInheritedDescriptor + Int32(index)
+            switch name {
+            case webSocketName where sockets.webSocket == nil:
+                sockets.webSocket = fd
+            case unixName where sockets.unix == nil, unitDefaultUnixName where sockets.unix == nil:
+                sockets.unix = fd
+            case _ where count == 1:
+                sockets.unix = fd
+            default:
+                let list = names.enumerated().map { "fd \(Listener.firstInheritedDescriptor + Int32($0.offset)) '\($0.element)'" }
+                throw ServerError(
+                    "systemd passed a socket gestured would not use: fd \(fd), named '\(name)' (all: \(list.joined(separator: ", "))). "
+                        + "gestured takes one named '\(unixName)' (gestured.socket) and one named '\(webSocketName)' "
+                        + "(gestured-websocket.socket): check FileDescriptorName= and Service= of the socket units")
+            }
+        }
+        return sockets
     }
 }
 

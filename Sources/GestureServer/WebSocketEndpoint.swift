@@ -24,13 +24,19 @@ public struct WebSocketEndpoint: Sendable, Hashable {
     public var pingInterval: Duration?
     /// How long a connection may take to send its handshake before it is closed.
     public var handshakeTimeout: Duration
+    /// A listening TCP socket to adopt instead of binding one (systemd's, from
+    /// gestured-websocket.socket: ``SystemdSockets/webSocket``). It must listen on ``host`` and
+    /// ``port`` (port 0: any), or the server refuses to start, naming both addresses.
+    public var inheritedSocket: Int32?
 
     public init(
         host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowsDefine: Bool = false,
-        pingInterval: Duration? = .seconds(30), handshakeTimeout: Duration = .seconds(10)
+        pingInterval: Duration? = .seconds(30), handshakeTimeout: Duration = .seconds(10),
+        inheritedSocket: Int32? = nil
     ) {
         self.host = host
         self.port = port
+        self.inheritedSocket = inheritedSocket
         self.allowedOrigins = allowedOrigins
         self.allowsDefine = allowsDefine
         self.pingInterval = pingInterval
@@ -63,6 +69,20 @@ public struct WebSocketEndpoint: Sendable, Hashable {
     /// `duration` as SwiftNIO's time amount.
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// `listen` as the configuration writes it: `127.0.0.1:7330`, `[::1]:7330`.
+    var listenDescription: String { Self.describe(host: host, port: port) }
+
+    static func describe(host: String, port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// Whether a socket bound to `address` is the one ``host`` and ``port`` name (port 0: any).
+    func isListenAddress(_ address: SocketAddress) -> Bool {
+        guard let wanted = try? SocketAddress(ipAddress: host, port: port) else { return false }
+        return address.protocol == wanted.protocol && address.ipAddress == wanted.ipAddress
+            && (port == 0 || address.port == port)
     }
 
     /// Whether `address` can only be reached from this machine (127.0.0.0/8, ::1).

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import GestureProtocol
 import Logging
 import NIOCore
@@ -70,10 +75,22 @@ enum WebSocketListener {
                     try channel.pipeline.syncOperations.addHandler(refusal)
                 }
             }
-        return bootstrap.bind(host: endpoint.host, port: endpoint.port)
-            .flatMapErrorThrowing { error in
-                throw ServerError("cannot listen for WebSockets on \(endpoint.host):\(endpoint.port): \(error)")
-            }
+        let listening: EventLoopFuture<any Channel>
+        if let descriptor = endpoint.inheritedSocket {
+            listening = adopt(descriptor, endpoint: endpoint, bootstrap: bootstrap, group: group)
+        } else {
+            listening = bootstrap.bind(host: endpoint.host, port: endpoint.port)
+                .flatMapErrorThrowing { error in
+                    // What a unit that allows no IP (gestured.service) makes socket() fail with.
+                    let hint =
+                        (error as? IOError)?.errnoCode == EAFNOSUPPORT
+                        ? " (under systemd, enable gestured-websocket.socket: docs/DEPLOYMENT.md, \"The WebSocket endpoint\")"
+                        : ""
+                    throw ServerError(
+                        "cannot listen for WebSockets on \(endpoint.listenDescription): \(error)\(hint)")
+                }
+        }
+        return listening
             .map { channel in
                 let address = channel.localAddress
                 logger.info(
@@ -81,6 +98,7 @@ enum WebSocketListener {
                     metadata: [
                         "address": "\(address?.description ?? "?")", "port": "\(address?.port ?? endpoint.port)",
                         "origins": "\(endpoint.allowedOrigins.joined(separator: " "))",
+                        "socket": "\(endpoint.inheritedSocket.map { "inherited (fd \($0))" } ?? "bound")",
                     ])
                 if let address, !WebSocketEndpoint.isLoopback(address) {
                     logger.warning(
@@ -93,6 +111,57 @@ enum WebSocketListener {
 
     /// Fragments one message may arrive in (each but the last at least one byte).
     static let maxFragments = 256
+
+    /// Adopts systemd's socket once it proves to be a listening TCP socket on the endpoint's
+    /// address: a socket unit and a configuration that disagree fail the start, naming both.
+    private static func adopt(
+        _ descriptor: Int32, endpoint: WebSocketEndpoint, bootstrap: ServerBootstrap, group: any EventLoopGroup
+    ) -> EventLoopFuture<any Channel> {
+        let described = "the inherited WebSocket socket (fd \(descriptor), named 'websocket')"
+        do {
+            try SocketFile.setCloseOnExec(descriptor)
+            try checkListeningTCP(descriptor, described: described)
+        } catch {
+            return group.next().makeFailedFuture(error)
+        }
+        return bootstrap.withBoundSocket(descriptor)
+            .flatMapErrorThrowing { error in
+                throw ServerError("cannot use \(described): \(error)")
+            }
+            .flatMap { channel in
+                if let address = channel.localAddress, endpoint.isListenAddress(address) {
+                    return channel.eventLoop.makeSucceededFuture(channel)
+                }
+                let actual = channel.localAddress.map {
+                    WebSocketEndpoint.describe(host: $0.ipAddress ?? "?", port: $0.port ?? 0)
+                }
+                let error = ServerError(
+                    "\(described) listens on \(actual ?? "an unknown address"), "
+                        + "but websocket.listen is \(endpoint.listenDescription): give ListenStream= of "
+                        + "gestured-websocket.socket and the configuration the same address")
+                return channel.close().recover { _ in }.flatMapThrowing { throw error }
+            }
+    }
+
+    /// Throws unless `descriptor` is a TCP (IPv4 or IPv6 stream) socket that listens.
+    private static func checkListeningTCP(_ descriptor: Int32, described: String) throws(ServerError) {
+        func option(_ name: Int32) throws(ServerError) -> Int32 {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, name, &value, &length) == 0 else {
+                throw ServerError("\(described) is unusable: \(errnoDescription())")
+            }
+            return value
+        }
+        let domain = try option(SO_DOMAIN)
+        guard domain == AF_INET || domain == AF_INET6, try option(SO_TYPE) == Int32(SOCK_STREAM.rawValue) else {
+            throw ServerError(
+                "\(described) is not a TCP socket: its ListenStream= must be an address and port, such as 127.0.0.1:7330")
+        }
+        guard try option(SO_ACCEPTCONN) != 0 else {
+            throw ServerError("\(described) is not listening")
+        }
+    }
 }
 
 /// Answers the HTTP requests that do not become WebSockets, and closes their connections:

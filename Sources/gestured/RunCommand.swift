@@ -13,7 +13,8 @@ struct RunCommand: ParsableCommand {
             it). Touchscreens present at start are opened; ones plugged in later are found through \
             udev (or, without udevd, through kernel events). With no touchscreen the daemon says so \
             and waits. Under systemd it reports READY once the socket is bound and the devices are \
-            open, pings the watchdog, and takes the socket from gestured.socket (LISTEN_FDS).
+            open, pings the watchdog, and takes its sockets from gestured.socket and, when enabled, \
+            gestured-websocket.socket (LISTEN_FDS, LISTEN_FDNAMES: `unix`, `websocket`).
 
             SIGHUP reloads the configuration file (a broken file keeps the running one and logs \
             why); SIGTERM and SIGINT cancel active gestures, tell the clients (`error` `shutdown`), \

@@ -11,11 +11,13 @@ extension EndToEndTests {
     @Suite("clients and the socket", .timeLimit(.minutes(3)))
     struct Clients {
         /// An end-to-end behaviour check, not a benchmark: a client that never reads must not
-        /// hold up another. The fast client's latency (its reception time minus the kernel time
-        /// of the input, both CLOCK_MONOTONIC) is measured for a pan without and then with the
-        /// stalled client; a blocked fan-out would delay it by seconds (until the server gives
-        /// up on the slow client), so the bounds are generous, on a VM that runs ~10× slower than
-        /// the host on a shared machine.
+        /// hold up another. A fan-out blocked on the stalled client would leave the fast one with
+        /// nothing for seconds (until the server gives up on the slow client), so the check is the
+        /// fast client's longest silence between two pan messages, with the stalled client and
+        /// without. Its latency (reception time minus the kernel time of the input, both
+        /// CLOCK_MONOTONIC) is printed, not bounded: on a VM that runs ~10× slower than the host on
+        /// a shared machine, a backlog makes both runs seconds late (p90 3.9 s without and 4.7 s
+        /// with, at host load 20), while the silences stay short unless the fan-out blocks.
         @Test("a client that never reads does not delay a fast one")
         func slowClient() async throws {
             try await EndToEndFixture.run { fixture in
@@ -45,14 +47,15 @@ extension EndToEndTests {
                     "slow client: fast client's latency without \(Self.describe(quiet)), with \(Self.describe(stalled))"
                 )
                 #expect(stalled.count > 50 && quiet.count > 50)
-                // Most messages (p90): within half a second of the quiet run; a fan-out that waits
-                // for the stalled client would hold nearly all of them for seconds. Every message:
-                // within the 5 s the server gives a client that does not read before closing it,
-                // the least a fan-out blocked on it would cost. (A single message can be late by a
-                // second when the host starves the VM: seen once here.)
-                let p90 = (quiet: Self.percentile(90, quiet), stalled: Self.percentile(90, stalled))
-                #expect(p90.stalled < p90.quiet + 500_000, "p90 with: \(p90.stalled) µs, without: \(p90.quiet) µs")
-                #expect(stalled.max()! < 5_000_000, "the latest message with the stalled client: \(stalled.max()!) µs")
+                // A blocked fan-out goes silent for the 5 s the server gives a client that does not
+                // read before closing it; a starved VM pauses both runs alike, for a second or so.
+                let silence = (
+                    quiet: Self.longestSilence(received[...split]), stalled: Self.longestSilence(received[(split + 1)...])
+                )
+                print("slow client: the fast client's longest silence without \(silence.quiet) µs, with \(silence.stalled) µs")
+                #expect(
+                    silence.stalled < silence.quiet + 2_000_000,
+                    "silent for \(silence.stalled) µs with the stalled client, \(silence.quiet) µs without")
 
                 // The slow client was really behind: its backlog shows gaps in `seq` (the server
                 // coalesced its `moved` touches and `changed` pans), or it was dropped (`overflow`).
@@ -86,6 +89,14 @@ extension EndToEndTests {
             }
         }
 
+        /// The longest time between two pan messages, by reception time, µs.
+        static func longestSilence(_ received: ArraySlice<Subscriber.Received>) -> Int64 {
+            let times = received.compactMap { r in
+                if case .gesture(let g) = r.message, g.name == "pan" { r.at } else { nil }
+            }
+            return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
+        }
+
         static func percentile(_ p: Int, _ values: [Int64]) -> Int64 {
             let sorted = values.sorted()
             return sorted[min(sorted.count - 1, sorted.count * p / 100)]
@@ -110,7 +121,7 @@ extension EndToEndTests {
                         "--config",
                         fixture.configPath, "--socket", fixture.directory + "/not-this-one.sock",
                     ],
-                    passing: listening)
+                    passing: [listening])
                 defer { daemon.send(SIGKILL) }
                 try await daemon.output.wait(for: "the daemon to be ready", within: EndToEndFixture.patience) {
                     $0.status != nil || $0.lines.contains { $0.contains(" ready ") }
@@ -127,7 +138,7 @@ extension EndToEndTests {
                 try await panel.unplug()
 
                 daemon.send(SIGTERM)
-                #expect(try await daemon.waitForExit() == 0, "\(daemon.lines)")
+                #expect(try await daemon.waitForExit(within: EndToEndFixture.patience) == 0, "\(daemon.lines)")
                 // The socket is systemd's: the daemon leaves it bound, and it still takes
                 // connections (queued until the next activation).
                 #expect(FileManager.default.fileExists(atPath: fixture.socket))
@@ -268,85 +279,5 @@ final class RawClient: Sendable {
             throw FixtureError("cannot listen on \(path): \(String(cString: strerror(errno)))")
         }
         return fd
-    }
-}
-
-/// A program started with `posix_spawn` so that a descriptor can be passed to it as fd 3 (as
-/// systemd passes a socket): Foundation's Process, under ``ChildProcess``, closes every
-/// descriptor above 2. Its output lines and exit status are observed the same way.
-final class SpawnedProcess: Sendable {
-    struct Transcript: Sendable {
-        var lines: [String] = []
-        var status: Int32?
-    }
-
-    let pid: pid_t
-    let output = Observed(Transcript())
-    var lines: [String] { output.value.lines }
-
-    init(_ arguments: [String], passing descriptor: Int32) throws {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { throw FixtureError("pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
-        // dup2 clears FD_CLOEXEC on the copy: the program inherits fd 3 and nothing else of ours.
-        posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
-        posix_spawn_file_actions_addclose(&actions, pipe[1])
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for e in environment { free(e) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, environment)
-        Glibc.close(pipe[1])
-        guard result == 0 else {
-            Glibc.close(pipe[0])
-            throw FixtureError("posix_spawn \(arguments[0]): \(String(cString: strerror(result)))")
-        }
-        self.pid = pid
-        let output = output
-        let readEnd = pipe[0]
-        // Blocking reads and waitpid, each on a thread of its own until the program ends.
-        Thread.detachNewThread {
-            var partial: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = read(readEnd, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                var complete: [String] = []
-                for byte in buffer[..<n] {
-                    if byte == UInt8(ascii: "\n") {
-                        complete.append(String(decoding: partial, as: UTF8.self))
-                        partial.removeAll()
-                    } else {
-                        partial.append(byte)
-                    }
-                }
-                output.update { $0.lines += complete }
-            }
-            Glibc.close(readEnd)
-        }
-        let child = pid
-        Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            // WIFEXITED / WEXITSTATUS, which Swift does not import (macros).
-            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            output.update { $0.status = code }
-        }
-    }
-
-    func send(_ signal: Int32) {
-        if output.value.status == nil { kill(pid, signal) }
-    }
-
-    func waitForExit(within: Duration = EndToEndFixture.patience) async throws -> Int32 {
-        try await output.wait(for: "the program to exit", within: within) { $0.status != nil }
-        return output.value.status!
     }
 }

@@ -17,15 +17,7 @@ struct DaemonProcessTests {
     static let recording = repository.appendingPathComponent("Tests/TouchInputTests/Fixtures/wetab.event").path
     static let pythonClient = repository.appendingPathComponent("examples/clients/python/gestured_client.py").path
 
-    /// `swift build --build-tests` (and `swift test`) puts the executable next to the test bundle.
-    static func gestured() throws -> String {
-        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("gestured").path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw TestFailure("gestured is not built at \(path); run `swift build --build-tests` first")
-        }
-        return path
-    }
+    static func gestured() throws -> String { try ChildProcess.builtExecutable("gestured") }
 
     /// Starts `gestured run` with `arguments` and waits for its `ready` line.
     static func startDaemon(_ arguments: [String]) async throws -> ChildProcess {

@@ -89,7 +89,16 @@ struct ReplayFuzzTests {
             }
         }
         do {
-            try await GestureClient.connect(to: socket) { client in try await client.ping() }
+            // The client reads while it waits: a short recording looped fast adds and removes its
+            // device many times a second, and a client that does not read is (rightly) cut off
+            // with `overflow` once its queue is full — under load, before its pong came.
+            try await GestureClient.connect(to: socket) { client in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in client.messages {} }
+                    try await client.ping()
+                    group.cancelAll()
+                }
+            }
         } catch {
             report("no pong: \(error)")
         }

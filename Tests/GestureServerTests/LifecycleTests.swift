@@ -356,26 +356,5 @@ extension SocketTests {
             #expect(line.contains(#""type":"hello""#))
             await server.shutdown()
         }
-
-        @Test func `systemd's LISTEN_PID and LISTEN_FDS are read as sd_listen_fds does`() throws {
-            let pid: Int32 = 4242
-            #expect(try Listener.systemdActivated(environment: [:], processID: pid) == nil)
-            #expect(
-                try Listener.systemdActivated(environment: ["LISTEN_PID": "1", "LISTEN_FDS": "1"], processID: pid)
-                    == nil, "variables meant for another process are ignored")
-            #expect(
-                try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "1"], processID: pid)
-                    == .inherited(descriptor: 3))
-            #expect(
-                try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "0"], processID: pid)
-                    == nil)
-            #expect(throws: ServerError.self) {
-                try Listener.systemdActivated(environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "2"], processID: pid)
-            }
-            #expect(throws: ServerError.self) {
-                try Listener.systemdActivated(
-                    environment: ["LISTEN_PID": "4242", "LISTEN_FDS": "many"], processID: pid)
-            }
-        }
     }
 }

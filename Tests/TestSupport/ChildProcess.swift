@@ -71,6 +71,17 @@ public final class ChildProcess: Sendable {
         }.start()
     }
 
+    /// A program of this package: `swift build --build-tests` (and `swift test`) puts the
+    /// executables next to the test bundle.
+    public static func builtExecutable(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw SpawnFailure(description: "\(name) is not built at \(path); run `swift build --build-tests` first")
+        }
+        return path
+    }
+
     public func waitForLines(_ count: Int, within: Duration = .seconds(30)) async throws {
         try await output.wait(for: "\(count) lines of output", within: within) { $0.lines.count >= count }
     }

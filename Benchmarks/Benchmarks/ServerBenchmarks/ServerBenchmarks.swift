@@ -152,10 +152,12 @@ let sampleGesture: GestureMessage = {
     return found!
 }()
 
-/// Gestures that never end on a 344 × 194 mm panel, frame after frame at 120 Hz. One finger goes
-/// round a wide circle (about 80 mm/s): `pan` of the default set is active. Two fingers turn about
-/// their centre while their spread swells and shrinks and the centre drifts on a slow circle:
-/// `pan`, `pinch` and `rotate` are active.
+/// Gestures that never end on a 344 × 194 mm panel, frame after frame at 120 Hz. One finger sweeps
+/// back and forth along a wide arc (up to about 120 mm/s): `pan` of the default set is active. Two
+/// fingers turn about their centre while their spread swells and shrinks and the centre drifts
+/// back and forth: `pan`, `pinch` and `rotate` are active. Neither path ever closes a loop: the
+/// default `circle` recognizes a drawn circle while it is drawn (and cancels pinch and rotate), which
+/// would add and remove lines mid-measurement.
 struct GestureStream {
     let device = DeviceDescriptor(
         id: DeviceID(1), label: "event5", name: "bench",
@@ -174,7 +176,7 @@ struct GestureStream {
         let phase: TouchPhase = step == 0 ? .began : .moved
         var touches: [Touch] = []
         if fingers == 1 {
-            let angle = k * 0.01
+            let angle = 1.5 * sin(k * 0.01)
             touches.append(
                 Touch(
                     id: TouchID(1), phase: phase,
@@ -182,8 +184,8 @@ struct GestureStream {
         } else {
             let turn = k * 0.02
             let spread = 0.08 + 0.03 * sin(k * 0.05)
-            let cx = 0.5 + 0.05 * cos(k * 0.01)
-            let cy = 0.5 + 0.05 * sin(k * 0.01)
+            let cx = 0.5 + 0.05 * sin(k * 0.01)
+            let cy = 0.5
             touches.append(
                 Touch(
                     id: TouchID(1), phase: phase,
