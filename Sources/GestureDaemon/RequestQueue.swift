@@ -1,9 +1,8 @@
 import CLinuxSupport
 import GestureServer
-import Glibc
-import Synchronization
 
-/// What the server's event loop (and the ``DefinitionCompiler``) hands to the input thread.
+/// What the server (on the input thread itself since issue 15, or its own thread) and the
+/// ``DefinitionCompiler`` hand to the input thread.
 enum ClientRequest: Sendable {
     case connected(ClientID)
     case disconnected(ClientID)
@@ -20,21 +19,22 @@ struct QueuedRequest: Sendable {
     var queuedAt: Int64
 }
 
-/// Requests from the server's thread to the input thread: a locked queue plus an eventfd the
+/// Requests from the server and the compiler to the input thread: a ``SignalledQueue`` the
 /// input loop's epoll watches, so the input thread sleeps until there is work (no polling).
 /// The server calls the delegate methods in socket order; the queue keeps that order.
 final class RequestQueue: GestureServerDelegate {
-    /// The eventfd to register for EPOLLIN (owned here, closed on deinit).
-    let fileDescriptor: Int32
-    private let pending = Mutex<[QueuedRequest]>([])
+    private let pending: SignalledQueue<QueuedRequest>
 
     init() throws(DaemonError) {
-        let fd = gestured_eventfd()
-        guard fd >= 0 else { throw DaemonError("cannot create an eventfd: \(String(cString: strerror(errno)))") }
-        fileDescriptor = fd
+        do {
+            pending = try SignalledQueue()
+        } catch {
+            throw DaemonError(error.message)
+        }
     }
 
-    deinit { close(fileDescriptor) }
+    /// The eventfd to register for EPOLLIN.
+    var fileDescriptor: Int32 { pending.fileDescriptor }
 
     func clientConnected(_ client: ClientID) { enqueue(.connected(client)) }
     func clientDisconnected(_ client: ClientID) { enqueue(.disconnected(client)) }
@@ -43,22 +43,13 @@ final class RequestQueue: GestureServerDelegate {
     func compiled(_ change: CompiledChange) { enqueue(.compiled(change)) }
 
     private func enqueue(_ request: ClientRequest) {
-        let queued = QueuedRequest(request: request, queuedAt: gestured_monotonic_us())
-        let wasEmpty = pending.withLock { queue in
-            queue.append(queued)
-            return queue.count == 1
-        }
         // One wake-up per batch: the input thread drains everything queued when it wakes.
-        if wasEmpty { _ = gestured_eventfd_signal(fileDescriptor) }
+        pending.append(QueuedRequest(request: request, queuedAt: gestured_monotonic_us()))
     }
 
     /// Everything queued, in order (input thread, when the eventfd is readable).
     func drain() -> [QueuedRequest] {
-        _ = gestured_eventfd_drain(fileDescriptor)
-        return pending.withLock { queue in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
-        }
+        pending.takeAll()
     }
 }
 

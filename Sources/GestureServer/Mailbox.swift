@@ -7,21 +7,16 @@ import Glibc
 import Musl
 #endif
 
-/// Work for the server thread from any other thread: a locked list of jobs plus an eventfd in
-/// the server's epoll, so the server thread sleeps until there is some. Jobs run in the order
-/// they were posted. Replies of the daemon (`pong`, `define`), the WebSocket connections' events
-/// from SwiftNIO's loop, and publications from a thread other than the server's come this way;
-/// the frame path of the daemon does not (it publishes on the server thread itself).
-final class Mailbox: Sendable {
-    struct Job: @unchecked Sendable {
-        let run: () -> Void
-    }
-
+/// A list other threads append to and one thread empties, with an eventfd for that thread's
+/// epoll: readable from the first append after a ``takeAll()`` on, so the taking thread sleeps
+/// until there is something (no polling) and wakes once per burst. Items come out in the order
+/// they went in. The server's ``Mailbox`` is one; the daemon's request queue is another.
+public final class SignalledQueue<Element: Sendable>: Sendable {
     /// The eventfd (owned here; closed on deinit).
-    let fileDescriptor: Int32
-    private let jobs = Mutex<[Job]>([])
+    public let fileDescriptor: Int32
+    private let items = Mutex<[Element]>([])
 
-    init() throws(ServerError) {
+    public init() throws(ServerError) {
         let fd = gestured_eventfd()
         guard fd >= 0 else { throw ServerError("cannot create an eventfd: \(errnoDescription())") }
         fileDescriptor = fd
@@ -29,22 +24,50 @@ final class Mailbox: Sendable {
 
     deinit { close(fileDescriptor) }
 
-    /// Queues `run` for the server thread. Thread-safe.
-    func post(_ run: @escaping @Sendable () -> Void) {
-        let wasEmpty = jobs.withLock { jobs in
-            jobs.append(Job(run: run))
-            return jobs.count == 1
+    /// Queues `item`. Thread-safe.
+    public func append(_ item: Element) {
+        let wasEmpty = items.withLock { items in
+            items.append(item)
+            return items.count == 1
         }
-        // One wake-up per burst: the server thread takes every job queued when it wakes.
         if wasEmpty { _ = gestured_eventfd_signal(fileDescriptor) }
     }
 
-    /// Everything queued, in order (server thread, when the eventfd is readable).
-    func take() -> [Job] {
+    /// Everything queued, in order (the taking thread, when the eventfd is readable).
+    public func takeAll() -> [Element] {
         _ = gestured_eventfd_drain(fileDescriptor)
-        return jobs.withLock { jobs in
-            defer { jobs.removeAll(keepingCapacity: true) }
-            return jobs
+        return items.withLock { items in
+            defer { items.removeAll(keepingCapacity: true) }
+            return items
         }
+    }
+}
+
+/// Work for the server thread from any other thread, run there in the order it was posted:
+/// replies of the daemon (`pong`, `define`), the WebSocket connections' events from SwiftNIO's
+/// loop, and publications from a thread other than the server's. The daemon's frame path does
+/// not come this way (it publishes on the server thread itself).
+final class Mailbox: Sendable {
+    struct Job: @unchecked Sendable {
+        let run: () -> Void
+    }
+
+    private let jobs: SignalledQueue<Job>
+
+    init() throws(ServerError) {
+        jobs = try SignalledQueue()
+    }
+
+    /// The eventfd in the server's epoll set.
+    var fileDescriptor: Int32 { jobs.fileDescriptor }
+
+    /// Queues `run` for the server thread. Thread-safe.
+    func post(_ run: @escaping @Sendable () -> Void) {
+        jobs.append(Job(run: run))
+    }
+
+    /// Everything posted, in order (server thread, when the eventfd is readable).
+    func take() -> [Job] {
+        jobs.takeAll()
     }
 }

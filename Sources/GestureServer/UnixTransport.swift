@@ -68,8 +68,6 @@ final class ServerLoop {
         close(descriptor)
     }
 
-    var connectionCount: Int { connections.count }
-
     // MARK: Listening
 
     /// Accepts connections from `fd`, a listening stream socket (made non-blocking here).
