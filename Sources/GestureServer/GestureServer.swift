@@ -1,3 +1,4 @@
+import CLinuxSupport
 import GestureEngine
 import GestureProtocol
 import Logging
@@ -74,6 +75,8 @@ public final class GestureServer: Sendable {
     private let mailbox: Mailbox?
     private let loop: ServerThreadBound<ServerLoop?>
     private let state = Mutex(State())
+    /// Readable once the server has stopped (``shutdownBlocking()`` waits on it).
+    private let finished = gestured_eventfd()
     private let boundWebSocketPort = Mutex<Int?>(nil)
 
     private struct State {
@@ -94,6 +97,8 @@ public final class GestureServer: Sendable {
     /// The port the WebSocket endpoint listens on, once started (the one picked when the
     /// configuration asked for port 0); nil without an endpoint.
     public var webSocketPort: Int? { boundWebSocketPort.withLock { $0 } }
+
+    deinit { close(finished) }
 
     /// A server that is not listening yet; call ``start()`` (or ``startOnThisThread()``), and
     /// ``shutdown()`` in the end.
@@ -125,7 +130,17 @@ public final class GestureServer: Sendable {
     /// Binds (or adopts) the socket and serves from a thread of its own; returns once clients
     /// can connect.
     public func start() async throws(ServerError) {
-        try startServing(ownThread: true)
+        let webSocket = try listen()
+        if let webSocket {
+            do {
+                try adoptWebSocket(await webSocket.get())
+            } catch {
+                abandonStart()
+                throw ServerError.wrapping(error)
+            }
+        }
+        let thread = try Self.spawn { [self] in self.runOwnThread() }
+        state.withLock { $0.ownThread = thread }
     }
 
     /// Binds (or adopts) the socket; the calling thread becomes the server thread: it must call
@@ -134,10 +149,20 @@ public final class GestureServer: Sendable {
     /// concurrency (and the libdispatch thread pool, whose monitor wakes a process every
     /// second) out of its process this way.
     public func startOnThisThread() throws(ServerError) {
-        try startServing(ownThread: false)
+        if let webSocket = try listen() {
+            do {
+                try adoptWebSocket(webSocket.wait())
+            } catch {
+                abandonStart()
+                throw ServerError.wrapping(error)
+            }
+        }
+        state.withLock { $0.serverThread = pthread_self() }
     }
 
-    private func startServing(ownThread: Bool) throws(ServerError) {
+    /// Binds or adopts the Unix socket into the loop, and starts binding the WebSocket endpoint
+    /// (its listening channel, to hand to ``adoptWebSocket(_:)``) when there is one.
+    private func listen() throws(ServerError) -> EventLoopFuture<any Channel>? {
         guard let loop = loop.value, let mailbox else { throw ServerError("cannot set up the server: \(errnoDescription())") }
         let listening: Int32
         let created: CreatedSocket?
@@ -159,30 +184,11 @@ public final class GestureServer: Sendable {
             throw error
         }
         state.withLock { $0.createdSocket = created }
-        if let endpoint = configuration.webSocket {
-            do throws(ServerError) {
-                try startWebSocket(endpoint, mailbox: mailbox, core: ServerThreadBound(loop.core!))
-            } catch {
-                loop.closeListener()
-                if let created { SocketFile.remove(created) }
-                state.withLock { $0.createdSocket = nil }
-                throw error
-            }
-        }
-        if ownThread {
-            let thread = try Self.spawn { [self] in self.runOwnThread() }
-            state.withLock { $0.ownThread = thread }
-        } else {
-            state.withLock { $0.serverThread = pthread_self() }
-        }
-    }
-
-    private func startWebSocket(
-        _ endpoint: WebSocketEndpoint, mailbox: Mailbox, core: ServerThreadBound<ServerCore>
-    ) throws(ServerError) {
+        guard let endpoint = configuration.webSocket else { return nil }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         state.withLock { $0.webSocketGroup = group }
-        let bound = WebSocketListener.bind(
+        let core = ServerThreadBound(loop.core!)
+        return WebSocketListener.bind(
             endpoint, group: group, mailbox: mailbox,
             session: { link, allowsDefine in
                 link.session = ClientSession(
@@ -190,13 +196,18 @@ public final class GestureServer: Sendable {
                     transport: .webSocket(origin: link.origin, peer: link.peer, allowsDefine: allowsDefine))
             },
             limits: configuration.limits, closeTimeout: configuration.closeTimeout, logger: logger)
-        do {
-            let channel = try bound.wait()
-            state.withLock { $0.webSocketListener = channel }
-            boundWebSocketPort.withLock { $0 = channel.localAddress?.port }
-        } catch {
-            throw ServerError.wrapping(error)
-        }
+    }
+
+    private func adoptWebSocket(_ channel: any Channel) {
+        state.withLock { $0.webSocketListener = channel }
+        boundWebSocketPort.withLock { $0 = channel.localAddress?.port }
+    }
+
+    /// The WebSocket endpoint could not start: give the Unix socket back.
+    private func abandonStart() {
+        loop.value?.closeListener()
+        if let created = state.withLock({ $0.createdSocket }) { SocketFile.remove(created) }
+        state.withLock { $0.createdSocket = nil }
     }
 
     /// Handles what is ready on ``descriptor``, on the server thread (``startOnThisThread()``).
@@ -247,20 +258,20 @@ public final class GestureServer: Sendable {
     /// found there, nor one another process put there since), and stops its threads. Later
     /// calls do nothing.
     public func shutdown() async {
-        let own = state.withLock { state -> Bool? in
-            if state.stopped { return nil }
-            if state.ownThread == nil { return false }
-            let first = !state.stopRequested
-            state.stopRequested = true
-            return first
+        enum Plan { case done, here, wait(first: Bool) }
+        let plan = state.withLock { state -> Plan in
+            if state.stopped { return .done }
+            guard state.ownThread != nil else { return .here }
+            defer { state.stopRequested = true }
+            return .wait(first: !state.stopRequested)
         }
-        switch own {
-        case nil:
+        switch plan {
+        case .done:
             return
-        case false?:
+        case .here:
             // Never started, or serving from a caller's loop: stop here.
             shutdownBlocking()
-        case true?:
+        case .wait(let first):
             await withCheckedContinuation { continuation in
                 let done = state.withLock { state in
                     if state.stopped { return true }
@@ -268,23 +279,22 @@ public final class GestureServer: Sendable {
                     return false
                 }
                 if done { continuation.resume() }
-                requestStop()
+                if first { requestStop() }
             }
-            // The thread is past its last step: reclaim it.
-            if let thread = state.withLock({ $0.ownThread }) { pthread_join(thread, nil) }
         }
     }
 
     /// ``shutdown()`` for a caller that is not async: on the server thread after
     /// ``startOnThisThread()``, or anywhere with a thread of the server's own.
     public func shutdownBlocking() {
-        let (own, first) = state.withLock { state -> (pthread_t?, Bool) in
+        let (own, first) = state.withLock { state -> (Bool, Bool) in
             defer { state.stopRequested = true }
-            return (state.ownThread, !state.stopRequested && !state.stopped)
+            return (state.ownThread != nil, !state.stopRequested && !state.stopped)
         }
-        if let own {
+        if own {
             if first { requestStop() }
-            pthread_join(own, nil)
+            // The thread signals the eventfd as its last step (it is detached: nothing to join).
+            while !state.withLock({ $0.stopped }) { _ = gestured_wait_readable(finished, -1) }
             return
         }
         guard first else { return }
@@ -328,8 +338,9 @@ public final class GestureServer: Sendable {
             defer { state.waiting = [] }
             return state.waiting
         }
-        for continuation in waiting { continuation.resume() }
         logger.info("server stopped")
+        _ = gestured_eventfd_signal(finished)
+        for continuation in waiting { continuation.resume() }
     }
 
     /// Starts a thread running `body`.
@@ -350,6 +361,8 @@ public final class GestureServer: Sendable {
             box.release()
             throw ServerError("cannot start the server's thread: \(errnoDescription(result))")
         }
+        // Nothing joins it: shutdown waits for its last step instead.
+        pthread_detach(thread)
         return thread
     }
 }
