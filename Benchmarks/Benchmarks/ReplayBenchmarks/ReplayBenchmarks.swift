@@ -100,6 +100,7 @@ struct EngineReplay {
                 switch event {
                 case .gesture(let g): tally!["\(g.name) \(g.state.rawValue)", default: 0] += 1
                 case .touch: tally!["(touch)", default: 0] += 1
+                case .explanation: tally!["(explanation)", default: 0] += 1
                 }
             }
         }
