@@ -1,7 +1,9 @@
 #!/bin/bash
 # The tests in one command (what CI runs): installs the Debian packages the tests need, builds
-# with warnings as errors, runs the host tests, checks the systemd units, and runs the real-kernel
-# suites in a qemu VM (or natively where /dev/uinput exists). Prints each stage's duration.
+# with warnings as errors, runs the host tests, compiles the benchmarks (a separate package, run
+# by hand: a change that breaks them shows here), runs the browser test, checks the systemd units,
+# and runs the real-kernel suites in a qemu VM (or natively where /dev/uinput exists). Prints each
+# stage's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -16,6 +18,9 @@ swift build --build-tests
 
 stage "host tests"
 swift test --skip-build
+
+stage "benchmarks compile (Benchmarks/, run by hand: docs/PERFORMANCE.md)"
+swift build --package-path Benchmarks
 
 stage "browser test (headless Chromium over the WebSocket endpoint)"
 scripts/browser-test.sh --gestured .build/debug/gestured
