@@ -82,18 +82,21 @@ extension EndToEndTests {
             if case .gesture(let g) = message { g.name == "pan" && g.state == .ended } else { false }
         }
 
+        /// The pan messages with their reception times, in order.
+        static func pans(_ received: ArraySlice<Subscriber.Received>) -> [(at: Int64, gesture: GestureMessage)] {
+            received.compactMap { r in
+                if case .gesture(let g) = r.message, g.name == "pan" { (r.at, g) } else { nil }
+            }
+        }
+
         /// Reception time minus kernel time of every pan message, µs.
         static func latencies(_ received: ArraySlice<Subscriber.Received>) -> [Int64] {
-            received.compactMap { r in
-                if case .gesture(let g) = r.message, g.name == "pan" { r.at - g.timeUS } else { nil }
-            }
+            pans(received).map { $0.at - $0.gesture.timeUS }
         }
 
         /// The longest time between two pan messages, by reception time, µs.
         static func longestSilence(_ received: ArraySlice<Subscriber.Received>) -> Int64 {
-            let times = received.compactMap { r in
-                if case .gesture(let g) = r.message, g.name == "pan" { r.at } else { nil }
-            }
+            let times = pans(received).map(\.at)
             return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
         }
 
