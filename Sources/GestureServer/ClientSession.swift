@@ -287,9 +287,16 @@ final class ClientSession {
         flushIfNeeded()
     }
 
-    /// What counts against the limits of all connections together: the pending `define`, or
-    /// what the engine runs.
-    var reservedDefinitions: Definitions { pendingDefinitions ?? acceptedDefinitions }
+    /// What counts against the limits of all connections together: what the engine runs, and
+    /// while a `define` is pending the larger of it and the pending one, each count on its own —
+    /// the engine may still refuse the pending one, and then the connection keeps what it had.
+    /// (Counting the pending one alone let a refused shrinking `define` take all connections
+    /// past the limit, after which even an undefine was refused.)
+    var reservedCounts: DefinitionCounts {
+        let accepted = DefinitionCounts(acceptedDefinitions)
+        guard let pendingDefinitions else { return accepted }
+        return accepted.larger(DefinitionCounts(pendingDefinitions))
+    }
 
     /// A reload took some of this connection's definitions: they no longer count, and the client
     /// is told which and why.

@@ -143,14 +143,14 @@ final class ServerCore {
     /// ``ServerLimits/maxClientDefinitions`` or ``ServerLimits/maxClientTemplates``; nil when
     /// they fit. Counts every other connection's definitions, pending ones included.
     func exceedsClientLimits(_ definitions: Definitions, from session: ClientSession) -> String? {
-        var regions = definitions.regions.count
-        var recognizers = definitions.recognizers.count
-        var templates = definitions.templateCount
+        var (regions, recognizers, templates) = (
+            definitions.regions.count, definitions.recognizers.count, definitions.templateCount
+        )
         for other in sessions where other !== session {
-            let reserved = other.reservedDefinitions
-            regions += reserved.regions.count
-            recognizers += reserved.recognizers.count
-            templates += reserved.templateCount
+            let reserved = other.reservedCounts
+            regions += reserved.regions
+            recognizers += reserved.recognizers
+            templates += reserved.templates
         }
         let (most, mostTemplates) = (limits.maxClientDefinitions, limits.maxClientTemplates)
         if recognizers > most {
@@ -184,6 +184,28 @@ final class ServerCore {
                 with: ErrorMessage(code: .shutdown, message: "the daemon is stopping"),
                 within: configuration.shutdownTimeout)
         }
+    }
+}
+
+/// How much of the limits of all connections together a connection holds.
+struct DefinitionCounts {
+    var regions: Int
+    var recognizers: Int
+    var templates: Int
+
+    init(_ definitions: Definitions) {
+        (regions, recognizers, templates) = (
+            definitions.regions.count, definitions.recognizers.count, definitions.templateCount
+        )
+    }
+
+    /// The larger of the two in each count.
+    func larger(_ other: DefinitionCounts) -> DefinitionCounts {
+        var larger = self
+        larger.regions = max(regions, other.regions)
+        larger.recognizers = max(recognizers, other.recognizers)
+        larger.templates = max(templates, other.templates)
+        return larger
     }
 }
 

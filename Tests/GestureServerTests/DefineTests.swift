@@ -99,6 +99,47 @@ extension SocketTests {
             }
         }
 
+        /// Found by the soak test on a loaded machine: a client's `define` that would shrink what
+        /// it holds counted as done while pending; when the engine then refused it, the client
+        /// kept what it had and all clients together were past the limit — after which even an
+        /// undefine got `too-many-recognizers`.
+        @Test func `a pending define counts as the larger of what it asks and what its client holds`() async throws {
+            let delegate = TestDelegate(define: .accept)
+            try await ServerFixture.with(limits: ServerLimits(maxClientDefinitions: 2), delegate: delegate) { f in
+                let holder = try await f.connect()
+                _ = try await holder.next(ofType: "hello")
+                let other = try await f.connect()
+                _ = try await other.next(ofType: "hello")
+                func taps(_ id: String, _ names: [String]) -> String {
+                    let recognizers = names.map { #"{"name":"\#($0)","kind":"tap"}"# }.joined(separator: ",")
+                    return #"{"type":"define","id":"\#(id)","recognizers":[\#(recognizers)]}"#
+                }
+                try await holder.send(taps("two", ["a", "b"]))
+                guard case .ok(.string("two")?) = try await holder.next() else { throw Unexpected("no ok for two") }
+
+                // The holder asks to keep one; the engine has not answered yet.
+                delegate.behave(.hold)
+                try await holder.send(taps("one", ["a"]))
+                try await delegate.log.wait(for: "the shrinking define") {
+                    $0.calls.filter { $0.hasPrefix("define") }.count == 2
+                }
+                delegate.behave(.accept)
+                try await other.send(taps("more", ["c"]))
+                guard case .error(let refused) = try await other.next() else { throw Unexpected("no refusal") }
+                #expect(refused.code == .tooManyRecognizers)
+                #expect(refused.message.hasSuffix("at most 2 recognizers; with these there would be 3"), "\(refused.message)")
+
+                // The engine refuses the shrink: the holder keeps its two, and may still undefine.
+                delegate.answerHeld(.failure(SpecError(path: [], message: "refused")))
+                guard case .error(let kept) = try await holder.next() else { throw Unexpected("no refusal of one") }
+                #expect(kept.code == .invalidDefinition)
+                try await holder.send(#"{"type":"define","id":"none"}"#)
+                guard case .ok(.string("none")?) = try await holder.next() else { throw Unexpected("no ok for none") }
+                try await other.send(taps("more", ["c"]))
+                guard case .ok(.string("more")?) = try await other.next() else { throw Unexpected("no ok for more") }
+            }
+        }
+
         @Test func `a server without a delegate answers define with unavailable`() async throws {
             try await ServerFixture.with(delegate: nil) { f in
                 let client = try await f.connect()

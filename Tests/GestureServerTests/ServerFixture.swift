@@ -62,6 +62,11 @@ final class TestDelegate: GestureServerDelegate {
         }
     }
 
+    /// How the next `define`s are answered.
+    func behave(_ next: DefineBehaviour) {
+        behaviour.withLock { $0 = next }
+    }
+
     func answerHeld(_ result: Result<Void, SpecError>) {
         for request in held.withLock({ h in
             defer { h.removeAll() }; return h
