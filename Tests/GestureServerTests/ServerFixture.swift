@@ -50,15 +50,19 @@ final class TestDelegate: GestureServerDelegate {
     }
 
     func define(_ request: DefinitionRequest) {
+        // The behaviour is read, and a held request kept, before the call shows in the log: a
+        // test that waits for the call and then changes the behaviour changes the next one's.
+        let behaviour = behaviour.withLock { $0 }
+        if case .hold = behaviour { held.withLock { $0.append(request) } }
         log.update { $0.calls.append("define \(request.client)") }
-        switch behaviour.withLock({ $0 }) {
+        switch behaviour {
         case .accept:
             log.update { $0.definitions[request.client] = request.definitions.recognizers.map(\.name) }
             request.reply(.success(()))
         case .reject(let error):
             request.reply(.failure(error))
         case .hold:
-            held.withLock { $0.append(request) }
+            break
         }
     }
 
