@@ -5,7 +5,14 @@ import PackageDescription
 // (Dependencies are built with warnings suppressed by SwiftPM, so -warnings-as-errors cannot be
 // passed globally; this setting applies to our targets only.)
 let strict = Context.environment["GESTURED_STRICT"] != nil
-let swiftSettings: [SwiftSetting] = strict ? [.treatAllWarnings(as: .error)] : []
+// Release builds leave out the run-time exclusivity checks (`-enforce-exclusivity=unchecked`):
+// every access to a class's stored property on the frame path (the input loop's engine and event
+// buffer, a device's frame assembler, each session) cost a `swift_beginAccess`/`endAccess` pair,
+// 2–3 % of the daemon's CPU on the peer bench (docs/PERFORMANCE.md, "Frame path"). Debug builds —
+// every test run — keep them, so a conflicting access still traps there.
+let swiftSettings: [SwiftSetting] =
+    (strict ? [.treatAllWarnings(as: .error)] : [])
+    + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 // The daemon's release link on Linux (docs/PERFORMANCE.md, "Footprint"): lld instead of gold, so
 // that relative relocations are packed (RELR; glibc ≥ 2.36, Debian 12's), our symbols are not

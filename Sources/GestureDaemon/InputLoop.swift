@@ -55,7 +55,9 @@ final class InputLoop {
 
     /// Where frames come from; it also says which clock the engine runs on.
     private var source = FrameSource.live(discovery: nil)
-    private var devices: [DeviceID: TouchDevice] = [:]
+    /// The open touchscreens, in the order they were opened (ids ascending). A list, not a
+    /// dictionary: found by id on every frame, where hashing costs more than a scan of a few.
+    private var devices: [TouchDevice] = []
     /// Mirrors of the panels with `passthrough` (docs/PASSTHROUGH.md).
     private var passthrough = PassthroughRouter()
     private var nextDeviceID: UInt32 = 1
@@ -66,6 +68,10 @@ final class InputLoop {
     /// in the queue, or a live frame after its kernel time, before being handled.
     private var lag: Int64 = 0
     private var stopping = false
+    /// The newest kernel time of the frames read in this iteration (``run()``).
+    private var newestFrameTime: Int64 = 0
+    /// How many iterations woken by touchscreens alone may go without reading the clock.
+    private static let iterationsPerClockRead = 9
     /// Definition changes in the order they came; the first is with the compiler when
     /// `compiling`.
     private var definitionChanges: [DefinitionChange] = []
@@ -100,6 +106,7 @@ final class InputLoop {
         try watch(signals, token: Token.signals)
         try watch(requests.fileDescriptor, token: Token.requests)
         try watch(server.descriptor, token: Token.server)
+        reportTouchMovesIfWanted()
         publishRecognizers()
     }
 
@@ -159,6 +166,7 @@ final class InputLoop {
     func run() {
         nextWatchdog = notifier.watchdogInterval.map { gestured_monotonic_us() + $0 }
         var wallNow = gestured_monotonic_us()
+        var iterationsSinceClock = 0
         while !stopping {
             let count = gestured_epoll_wait(epoll, &ready, Int32(ready.count), timeoutMilliseconds(wallNow: wallNow))
             if count < 0 {
@@ -166,12 +174,27 @@ final class InputLoop {
                 logger.critical("epoll_wait failed: \(Self.errorText()); stopping")
                 break
             }
-            // One clock read per iteration: what woke the loop, the timers due and the next
-            // timeout are all measured from it.
-            wallNow = gestured_monotonic_us()
-            // Devices and signals first, client requests last: a frame never waits for a define.
-            for i in 0..<Int(count) where ready[i].token != Token.requests { handle(ready[i].token, wallNow: wallNow) }
-            for i in 0..<Int(count) where ready[i].token == Token.requests { handle(ready[i].token, wallNow: wallNow) }
+            // At most one clock read per iteration: what woke the loop, the timers due and the
+            // next timeout are all measured from it. When only touchscreens woke a live loop,
+            // their newest frame's kernel time (CLOCK_MONOTONIC, stamped at the SYN_REPORT) is
+            // the present, a little behind the clock by the read's latency, and the clock is read
+            // every tenth such iteration only — as libinput's dispatch does — because a clock
+            // read is a system call on some machines (the hpet clocksource of a VM, issue 15).
+            let woken = 0..<Int(count)
+            var onlyDevices = count > 0
+            for i in woken where ready[i].token < Token.deviceBase { onlyDevices = false }
+            if case .live = source, onlyDevices, iterationsSinceClock < Self.iterationsPerClockRead {
+                iterationsSinceClock += 1
+                newestFrameTime = wallNow
+                for i in woken { handle(ready[i].token, wallNow: wallNow) }
+                wallNow = newestFrameTime
+            } else {
+                iterationsSinceClock = 0
+                wallNow = gestured_monotonic_us()
+                // Devices and signals first, client requests last: a frame never waits for a define.
+                for i in woken where ready[i].token != Token.requests { handle(ready[i].token, wallNow: wallNow) }
+                for i in woken where ready[i].token == Token.requests { handle(ready[i].token, wallNow: wallNow) }
+            }
             tick(wallNow: wallNow)
             flush()
         }
@@ -188,7 +211,7 @@ final class InputLoop {
         case Token.server: server.service()
         default:
             let id = DeviceID(UInt32(truncatingIfNeeded: token - Token.deviceBase))
-            if let device = devices[id] { read(device, wallNow: wallNow) }
+            if let device = devices.first(where: { $0.id == id }) { read(device, wallNow: wallNow) }
         }
     }
 
@@ -256,7 +279,7 @@ final class InputLoop {
     // MARK: - Devices
 
     private func open(_ discovered: DiscoveredDevice) {
-        if devices.values.contains(where: { $0.identity.devnode == discovered.devnode }) { return }
+        if devices.contains(where: { $0.identity.devnode == discovered.devnode }) { return }
         switch discovered.verdict {
         case .skipped(let reason):
             logger.debug(
@@ -286,9 +309,12 @@ final class InputLoop {
             device.close()
             return
         }
-        devices[device.id] = device
+        devices.append(device)
         engine.addDevice(device.descriptor)
-        if device.settings.passthrough { passthrough.attach(device, logger: logger) }
+        if device.settings.passthrough {
+            passthrough.attach(device, logger: logger)
+            reportTouchMovesIfWanted()
+        }
         publisher.deviceAdded(
             device.descriptor, model: device.model, vendor: device.identity.id.vendor,
             product: device.identity.id.product)
@@ -298,6 +324,7 @@ final class InputLoop {
     private func read(_ device: TouchDevice, wallNow: Int64) {
         let outcome = device.read(into: &frames)
         if let first = frames.first { lag = max(lag, wallNow - first.time.microseconds) }
+        if let last = frames.last { newestFrameTime = max(newestFrameTime, last.time.microseconds) }
         processFrames()
         switch outcome {
         case .drained:
@@ -318,7 +345,8 @@ final class InputLoop {
         engine.removeDevice(device.id, at: time, into: &events)
         publishEvents()
         passthrough.detach(device.id, logger: logger)
-        devices[device.id] = nil
+        reportTouchMovesIfWanted()
+        devices.removeAll { $0 === device }
         publisher.deviceRemoved(
             device.descriptor, model: device.model, vendor: device.identity.id.vendor,
             product: device.identity.id.product)
@@ -332,17 +360,17 @@ final class InputLoop {
             case .added(let device):
                 open(device)
             case .removed(let devnode):
-                guard let device = devices.values.first(where: { $0.identity.devnode == devnode }) else { continue }
+                guard let device = devices.first(where: { $0.identity.devnode == devnode }) else { continue }
                 // Whatever the node still had comes first (its read may already report the removal).
                 read(device, wallNow: wallNow)
-                if devices[device.id] != nil { remove(device, at: Timestamp(microseconds: wallNow)) }
+                if devices.contains(where: { $0 === device }) { remove(device, at: Timestamp(microseconds: wallNow)) }
             }
         }
     }
 
     private func shutDownDevices() {
         let now = engineNow(wallNow: gestured_monotonic_us())
-        for device in devices.values.sorted(by: { $0.id < $1.id }) { remove(device, at: now) }
+        for device in devices { remove(device, at: now) }
         if case .replay(let replay) = source { endReplay(replay) }
     }
 
@@ -443,19 +471,27 @@ final class InputLoop {
     /// Mirrors first, synchronously (what the application sees must not wait for the server),
     /// then the server's batch.
     private func publishEvents() {
-        guard !events.isEmpty else { return }
-        passthrough.forward(events, logger: logger)
         if let fresh = server.interest(newerThan: interestGeneration) {
             (interestGeneration, interest) = fresh
             // The engine explains only while a connection subscribed to explanations.
             engine.explains = interest.takesExplanations
+            reportTouchMovesIfWanted()
         }
+        guard !events.isEmpty else { return }
+        passthrough.forward(events, logger: logger)
         publisher.add(events, wanted: interest)
         events.removeAll(keepingCapacity: true)
     }
 
+    /// The engine makes the views' `moved` and `stationary` events — most of a frame's events —
+    /// only while someone takes them: a connection subscribed to raw touches, or a mirrored panel.
+    private func reportTouchMovesIfWanted() {
+        let wanted = interest.takesTouches || passthrough.isActive
+        if engine.reportsTouchMoves != wanted { engine.reportsTouchMoves = wanted }
+    }
+
     private func flush() {
-        server.publish(publisher.take())
+        publisher.flush { server.publish($0) }
     }
 
     /// Adds the recognizer list to the batch when it changed (the configuration was loaded or
@@ -612,7 +648,7 @@ final class InputLoop {
         publishRecognizers()
         if rulesChanged, case .live(let discovery?) = source {
             let now = Timestamp(microseconds: wallNow)
-            for device in devices.values.sorted(by: { $0.id < $1.id }) { remove(device, at: now) }
+            for device in devices { remove(device, at: now) }
             discovery.rules = fresh.deviceRules
             do {
                 for device in try discovery.scan() { open(device) }

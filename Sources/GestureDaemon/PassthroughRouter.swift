@@ -14,6 +14,9 @@ struct PassthroughRouter {
     /// Mirrors that got events since their last flush.
     private var written: [DeviceID] = []
 
+    /// Whether some panel is mirrored (its mirror needs every view event of its touches).
+    var isActive: Bool { !mirrors.isEmpty }
+
     /// Grabs `device` and makes its mirror, or logs why not (the device is then used without
     /// passthrough).
     mutating func attach(_ device: TouchDevice, logger: Logger) {

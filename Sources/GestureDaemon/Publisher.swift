@@ -9,14 +9,17 @@ import TouchInput
 /// wants is left out, so an iteration with nothing wanted costs the server nothing.
 struct Publisher {
     private(set) var seq: UInt64 = 0
-    private var descriptors: [DeviceID: DeviceDescriptor] = [:]
+    /// The devices events may name (a list: looked up for every event, a scan of a few beats
+    /// hashing).
+    private var descriptors: [DeviceDescriptor] = []
     private var batch: [Publication] = []
 
     /// A device the engine now knows: later events name it, clients get `device` `added`.
     mutating func deviceAdded(
         _ descriptor: DeviceDescriptor, model: TouchscreenModel, vendor: UInt16?, product: UInt16?
     ) {
-        descriptors[descriptor.id] = descriptor
+        descriptors.removeAll { $0.id == descriptor.id }
+        descriptors.append(descriptor)
         batch.append(.device(DeviceMessage(event: .added, device: Self.info(descriptor, model, vendor, product))))
     }
 
@@ -24,7 +27,7 @@ struct Publisher {
     mutating func deviceRemoved(
         _ descriptor: DeviceDescriptor, model: TouchscreenModel, vendor: UInt16?, product: UInt16?
     ) {
-        descriptors[descriptor.id] = nil
+        descriptors.removeAll { $0.id == descriptor.id }
         batch.append(.device(DeviceMessage(event: .removed, device: Self.info(descriptor, model, vendor, product))))
     }
 
@@ -33,41 +36,50 @@ struct Publisher {
         batch.append(.recognizers(recognizers))
     }
 
-    /// Adds the engine's events that some connection wants, in order (all are numbered).
+    /// Adds the engine's events that some connection wants, in order (all are numbered). What no
+    /// connection wants is not even built: raw touches when nobody takes them, and a gesture no
+    /// filter passes (a client following pans does not pay for the pinch's messages).
     mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
         for event in events {
-            // Most connections take no raw touches: those messages are not even built.
-            let device: DeviceID
             switch event {
             case .gesture(let g):
                 seq += 1
                 guard interest.takesGestures else { continue }
-                device = g.device
+                let label = descriptor(g.device).label
+                guard interest.wants(g, device: label) else { continue }
+                batch.append(.gesture(GestureMessage(g, deviceLabel: label, seq: seq), owner: g.owner))
             case .touch(let t):
                 seq += 1
                 guard interest.takesTouches else { continue }
-                device = t.device
+                add(Publication(event, device: descriptor(t.device), seq: seq), wanted: interest)
             case .explanation(let e):
                 // Not numbered: a stream with explanations numbers the rest as one without.
                 guard interest.takesExplanations else { continue }
-                device = e.device
+                add(Publication(event, device: descriptor(e.device), seq: seq), wanted: interest)
             }
-            // Every event names a device the engine was given, and the engine is given devices
-            // only through `deviceAdded`.
-            guard let descriptor = descriptors[device] else {
-                preconditionFailure("engine event for \(device), which the publisher does not know")
-            }
-            let publication = Publication(event, device: descriptor, seq: seq)
-            if interest.wants(publication) { batch.append(publication) }
         }
     }
 
-    /// Everything added since the last call.
-    mutating func take() -> [Publication] {
-        // An empty batch is left alone: emptying a batch the server still holds allocates.
-        guard !batch.isEmpty else { return [] }
-        defer { batch.removeAll(keepingCapacity: true) }
-        return batch
+    private mutating func add(_ publication: Publication, wanted interest: Interest) {
+        if interest.wants(publication) { batch.append(publication) }
+    }
+
+    /// Every event names a device the engine was given, and the engine is given devices only
+    /// through ``deviceAdded(_:model:vendor:product:)``.
+    private func descriptor(_ device: DeviceID) -> DeviceDescriptor {
+        guard let descriptor = descriptors.first(where: { $0.id == device }) else {
+            preconditionFailure("engine event for \(device), which the publisher does not know")
+        }
+        return descriptor
+    }
+
+    /// Hands `publish` everything added since the last call, then empties the batch. The batch's
+    /// storage is kept for the next one when `publish` kept no copy (a server on this thread
+    /// writes the batch out during the call), so a frame allocates no batch.
+    mutating func flush(_ publish: ([Publication]) -> Void) {
+        guard !batch.isEmpty else { return }
+        publish(batch)
+        batch.removeAll(keepingCapacity: true)
     }
 
     private static func info(

@@ -27,6 +27,15 @@ public struct GestureEngine: Sendable {
         didSet { for i in arenas.indices { arenas[i].explaining = explains } }
     }
 
+    /// Whether the views are told of every touch's moves (R8: `moved` and `stationary` view
+    /// events, every frame, for every touch they see). On by default. Off, those events are not
+    /// made — a touch still begins, ends and is cancelled for the views, and every decision is
+    /// the same — for a caller with no one to hand them to (the daemon, while no client takes raw
+    /// touches and no panel is mirrored): they were most of the events a frame made (issue 15).
+    public var reportsTouchMoves = true {
+        didSet { for i in arenas.indices { arenas[i].reportingMoves = reportsTouchMoves } }
+    }
+
     /// Frames for devices that were never added (or were removed); they are ignored.
     public private(set) var unknownDeviceFrames = 0
 
@@ -46,6 +55,7 @@ public struct GestureEngine: Sendable {
         var arena = DeviceArena(device: device, compiled: definitions.compiled)
         arena.clientsConnected = connectedClients
         arena.explaining = explains
+        arena.reportingMoves = reportsTouchMoves
         arenas.append(arena)
         arenaDevices.append(device.id)
     }
@@ -53,6 +63,7 @@ public struct GestureEngine: Sendable {
     /// R9: the device is gone. Its active gestures report `cancelled`, undecided ones fail, the
     /// views get `cancelled` for its live touches; then its state is dropped.
     public mutating func removeDevice(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
+        defer { updateDeadline() }
         guard let i = arenaIndex(id) else { return }
         arenas[i].abortAll(.deviceRemoved, at: time, definitions.compiled, into: &events)
         arenas.remove(at: i)
@@ -62,6 +73,7 @@ public struct GestureEngine: Sendable {
     /// R9: events were lost (SYN_DROPPED). Everything in progress is cancelled as on removal;
     /// touches still down are ignored until they lift. The device stays.
     public mutating func resync(_ id: DeviceID, at time: Timestamp, into events: inout [EngineEvent]) {
+        defer { updateDeadline() }
         guard let i = arenaIndex(id) else { return }
         arenas[i].abortAll(.eventsLost, at: time, definitions.compiled, into: &events)
     }
@@ -70,6 +82,7 @@ public struct GestureEngine: Sendable {
 
     /// One frame of one device. Deadlines up to the frame's time fire first (R7).
     public mutating func process(_ frame: TouchFrame, into events: inout [EngineEvent]) {
+        defer { updateDeadline() }
         advance(to: frame.time, into: &events)
         guard let i = arenaIndex(frame.device) else {
             unknownDeviceFrames += 1
@@ -80,6 +93,7 @@ public struct GestureEngine: Sendable {
 
     /// Fires every deadline up to `time`, earliest first (R7).
     public mutating func advance(to time: Timestamp, into events: inout [EngineEvent]) {
+        defer { updateDeadline() }
         while true {
             var chosen = -1
             var earliest = time.microseconds
@@ -95,11 +109,16 @@ public struct GestureEngine: Sendable {
         }
     }
 
-    /// When ``advance(to:into:)`` must be called next, if a timer is running.
-    public var nextDeadline: Timestamp? {
+    /// When ``advance(to:into:)`` must be called next, if a timer is running. Stored, and
+    /// brought up to date by every call that can start or stop a timer: a caller that keeps the
+    /// engine in a class property reads it without copying the engine (a computed property of
+    /// another module's struct is read from a copy; issue 15).
+    public private(set) var nextDeadline: Timestamp?
+
+    private mutating func updateDeadline() {
         var earliest = Int64.max
         for i in arenas.indices { earliest = min(earliest, arenas[i].earliestDeadline) }
-        return earliest == Int64.max ? nil : Timestamp(microseconds: earliest)
+        nextDeadline = earliest == Int64.max ? nil : Timestamp(microseconds: earliest)
     }
 
     @inline(__always) private func arenaIndex(_ id: DeviceID) -> Int? {
@@ -121,6 +140,7 @@ public struct GestureEngine: Sendable {
     /// ignored until they lift.
     @discardableResult
     public mutating func install(_ next: DefinitionSet, at time: Timestamp, into events: inout [EngineEvent]) -> Bool {
+        defer { updateDeadline() }
         guard next.generation == definitions.generation &+ 1 else { return false }
         let old = definitions.compiled
         definitions = next

@@ -89,16 +89,17 @@ public struct GestureMessage: Hashable, Sendable {
     }
 
     /// The message for one engine report. `deviceLabel` is the label of `event.device`; `seq` is
-    /// the publisher's counter. Non-finite numbers (which JSON cannot carry) become absent.
+    /// the publisher's counter. Numbers are rounded to six decimals (``WireNumber``); non-finite
+    /// ones (which JSON cannot carry) become absent.
     public init(_ event: GestureEvent, deviceLabel: String, seq: UInt64) {
-        func finite(_ v: Double?) -> Double? { v.flatMap { $0.isFinite ? $0 : nil } }
-        func finite(_ v: XY?) -> XY? { v.flatMap { $0.isFinite ? $0 : nil } }
+        func finite(_ v: Double?) -> Double? { v.flatMap { $0.isFinite ? WireNumber.rounded($0) : nil } }
+        func finite(_ v: XY?) -> XY? { v.flatMap { $0.isFinite ? WireNumber.rounded($0) : nil } }
         self.init(
             seq: seq, name: event.name, kind: event.kind, state: event.state, fingers: event.fingers,
             touches: event.touches.map(\.rawValue), device: deviceLabel, region: event.region,
-            timeUS: event.time.microseconds, position: XY(event.position),
-            positionMM: finite(event.positionMM.map(XY.init)), translation: XY(event.translation),
-            translationMM: finite(event.translationMM.map(XY.init)), velocity: XY(event.velocity),
+            timeUS: event.time.microseconds, position: WireNumber.rounded(XY(event.position)),
+            positionMM: finite(event.positionMM.map(XY.init)), translation: WireNumber.rounded(XY(event.translation)),
+            translationMM: finite(event.translationMM.map(XY.init)), velocity: WireNumber.rounded(XY(event.velocity)),
             velocityMM: finite(event.velocityMM.map(XY.init)), scale: finite(event.scale),
             rotation: finite(event.rotation), scaleVelocity: finite(event.scaleVelocity),
             rotationVelocity: finite(event.rotationVelocity), direction: event.direction, edge: event.edge,

@@ -56,6 +56,24 @@ public struct XY: Codable, Hashable, Sendable {
     var isFinite: Bool { x.isFinite && y.isFinite }
 }
 
+/// How numbers go on the wire in `gesture` and `touch` messages: rounded to six decimal places —
+/// a millionth of the surface, a micrometre, a microradian; finer than any touchscreen measures —
+/// so that a line carries `0.376080`'s digits, not `0.3760795922727134`'s, and is written with
+/// integer arithmetic (``JSONWriter``). Magnitudes from 1e9 on are left as they are.
+public enum WireNumber {
+    public static func rounded(_ value: Double) -> Double {
+        guard value.magnitude < 1e9 else { return value }
+        // `+ 0` turns a negative zero (a tiny negative value rounded) into zero.
+        return (value * 1e6).rounded() / 1e6 + 0
+    }
+
+    public static func rounded(_ value: Double?) -> Double? { value.map(rounded) }
+
+    static func rounded(_ value: XY) -> XY { XY(x: rounded(value.x), y: rounded(value.y)) }
+
+    static func rounded(_ value: XY?) -> XY? { value.map(rounded) }
+}
+
 /// A physical size on the wire, `{"width": …, "height": …}` in millimetres.
 public struct SizeMM: Codable, Hashable, Sendable {
     public var width: Double

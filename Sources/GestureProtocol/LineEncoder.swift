@@ -145,6 +145,7 @@ struct JSONWriter {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: "\(value) is not valid in JSON"))
         }
+        if decimal(value) { return }
         // `description`'s digits, written straight into the line: `Double` hands a
         // `TextOutputStream` its digits from a stack buffer, where `description` would build a
         // String (an allocation for most coordinates) to be copied again.
@@ -152,6 +153,56 @@ struct JSONWriter {
         var sink = DigitSink(bytes: bytes)
         value.write(to: &sink)
         bytes.dropIntegralFraction(after: start)
+    }
+
+    /// Writes `value` with integer arithmetic when it has at most six decimals and is below 1e9
+    /// in magnitude — every number of a `gesture` or `touch` message the daemon makes
+    /// (``WireNumber``) — and returns true; false, writing nothing, otherwise. The characters
+    /// are `description`'s (checked on 16 million such values): the digits without trailing
+    /// zeros, and Swift's exponent below 1e-4 (`6.1e-05`). Swift's shortest round-trip formatting
+    /// costs ~1 200 instructions a number; this, ~100 (docs/PERFORMANCE.md, "Frame path").
+    private mutating func decimal(_ value: Double) -> Bool {
+        let magnitude = value.magnitude
+        guard magnitude < 1e9 else { return false }
+        let scaled = (magnitude * 1e6).rounded()
+        guard scaled / 1e6 == magnitude else { return false }
+        if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+        let millionths = UInt64(scaled)
+        if millionths != 0 && millionths < 100 {
+            if millionths < 10 {
+                integer(millionths)
+                exponent("e-06")
+            } else {
+                integer(millionths / 10)
+                if millionths % 10 != 0 {
+                    bytes.append(UInt8(ascii: "."))
+                    integer(millionths % 10)
+                }
+                exponent("e-05")
+            }
+            return true
+        }
+        integer(millionths / 1_000_000)
+        var fraction = millionths % 1_000_000
+        guard fraction != 0 else { return true }
+        var digits = 6
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        bytes.append(UInt8(ascii: "."))
+        // Least significant first, leading zeros included, then reversed in place.
+        let start = bytes.count
+        for _ in 0..<digits {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+            fraction /= 10
+        }
+        bytes.reverse(from: start)
+        return true
+    }
+
+    private mutating func exponent(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func null() {

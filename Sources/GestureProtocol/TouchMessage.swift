@@ -49,15 +49,17 @@ public struct TouchMessage: Hashable, Sendable {
     }
 
     /// The message for one view event; `device` is the descriptor of `event.device` (its label
-    /// names the device, its geometry gives millimetres when the size is known).
+    /// names the device, its geometry gives millimetres when the size is known). Numbers are
+    /// rounded to six decimals (``WireNumber``).
     public init(_ event: ViewTouchEvent, device: DeviceDescriptor, seq: UInt64) {
         let t = event.touch
         self.init(
             seq: seq, device: device.label, region: event.region, touch: t.id.rawValue, phase: t.phase,
-            timeUS: event.time.microseconds, position: XY(t.position),
-            positionMM: device.geometry.physical(t.position).map(XY.init).flatMap { $0.isFinite ? $0 : nil },
-            tool: t.tool, sizeMM: t.contactSize.flatMap { $0.value.isFinite ? $0.value : nil },
-            pressure: t.pressure.flatMap { $0.isFinite ? $0 : nil }
+            timeUS: event.time.microseconds, position: WireNumber.rounded(XY(t.position)),
+            positionMM: WireNumber.rounded(
+                device.geometry.physical(t.position).map(XY.init).flatMap { $0.isFinite ? $0 : nil }),
+            tool: t.tool, sizeMM: WireNumber.rounded(t.contactSize.flatMap { $0.value.isFinite ? $0.value : nil }),
+            pressure: WireNumber.rounded(t.pressure.flatMap { $0.isFinite ? $0 : nil })
         )
     }
 

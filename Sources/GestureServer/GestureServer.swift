@@ -226,13 +226,28 @@ public final class GestureServer: Sendable {
     /// ``Mailbox`` post. Each message is encoded once, only if some client wants it.
     public func publish(_ batch: [Publication]) {
         guard !batch.isEmpty else { return }
-        onServerThread { core in core.publish(batch) }
+        // On the server thread (the daemon's input thread, every frame) without the closure
+        // ``onServerThread(_:)`` would allocate.
+        if let core = coreIfServerThread() {
+            core.publish(batch)
+        } else {
+            onServerThread { core in core.publish(batch) }
+        }
     }
 
     /// Tells `client` that a reload took some of its definitions (a `dropped` message), and
     /// stops counting them against the limits.
     public func dropped(_ message: DroppedMessage, client: ClientID) {
         onServerThread { core in core.dropped(message, client: client) }
+    }
+
+    /// The core, when called on the running server's thread; nil otherwise.
+    private func coreIfServerThread() -> ServerCore? {
+        guard let loop = loop.value else { return nil }
+        let here = state.withLock { state in
+            state.serverThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false && !state.stopped
+        }
+        return here ? loop.core : nil
     }
 
     /// Runs `work` on the server thread: now if this is it, else through the mailbox. Nothing

@@ -18,6 +18,10 @@ public struct Interest: Sendable {
             subscription.matches(gesture) && sees(owner)
         }
 
+        func wants(_ gesture: GestureEvent, device: String) -> Bool {
+            subscription.matches(gesture, device: device) && sees(gesture.owner)
+        }
+
         /// Explanations follow their recognizer's gestures: a client's own go to it only.
         func wants(_ explanation: ExplainMessage, from owner: Owner) -> Bool {
             subscription.matches(explanation) && sees(owner)
@@ -49,6 +53,13 @@ public struct Interest: Sendable {
         self.readers = readers
         takesTouches = readers.contains { $0.subscription.touches }
         takesExplanations = readers.contains { $0.subscription.explain }
+    }
+
+    /// Whether some connection takes the `gesture` message of `gesture`, on the device labelled
+    /// `device`: decided before the message is built, with the same filters as
+    /// ``wants(_:)``.
+    public func wants(_ gesture: GestureEvent, device: String) -> Bool {
+        readers.contains { $0.wants(gesture, device: device) }
     }
 
     /// Whether some connection takes `publication` (`device` messages go to every connection;

@@ -36,7 +36,7 @@ import Testing
         }
 
         mutating func number() -> Double {
-            switch Int.random(in: 0..<9, using: &rng) {
+            switch Int.random(in: 0..<11, using: &rng) {
             case 0: return Double.random(in: 0...1, using: &rng)
             case 1: return Double(Int.random(in: -5000...5000, using: &rng))
             case 2: return (Double.random(in: -1000...1000, using: &rng) * 10).rounded() / 10
@@ -48,6 +48,12 @@ import Testing
                     .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude, 9_007_199_254_740_992,
                 ]
                 .randomElement(using: &rng)!
+            case 5:
+                // What the daemon sends: six decimals (WireNumber), written with integers.
+                return WireNumber.rounded(Double.random(in: -2e9...2e9, using: &rng) / [1, 1e3, 1e6].randomElement(using: &rng)!)
+            case 6:
+                // Six decimals below 1e-4, which Swift writes with an exponent (6.1e-05).
+                return WireNumber.rounded(Double.random(in: -2e-4...2e-4, using: &rng))
             default:
                 // Any finite bit pattern: subnormals, huge exponents, every digit count.
                 while true {
@@ -117,6 +123,23 @@ import Testing
                 return
             }
         }
+    }
+
+    @Test func `the daemon's numbers are rounded to six decimals and written in JSONEncoder's characters`() throws {
+        #expect(WireNumber.rounded(0.3760795922727134) == 0.37608)
+        #expect(WireNumber.rounded(1282.3358610097923) == 1282.335861)
+        #expect(WireNumber.rounded(-6.103701895199265e-05) == -0.000061)
+        #expect(WireNumber.rounded(-4e-7).sign == .plus, "a tiny negative value rounds to zero, not -0")
+        #expect(WireNumber.rounded(2.5e9) == 2.5e9)
+        #expect(WireNumber.rounded(Double.nan).isNaN)
+        let touch = TouchMessage(
+            seq: 1, device: "event5", region: "root", touch: 1, phase: .moved, timeUS: 1,
+            position: XY(x: 0.37608, y: -0.000061), positionMM: XY(x: 192, y: 0.000003))
+        var encoder = LineEncoder()
+        let line = String(decoding: try encoder.encode(.touch(touch)), as: UTF8.self)
+        #expect(line.contains(#""position":{"x":0.37608,"y":-6.1e-05}"#), "\(line)")
+        #expect(line.contains(#""position_mm":{"x":192,"y":3e-06}"#), "\(line)")
+        #expect(try encoder.encode(.touch(touch)) == Self.reference(.touch(touch)))
     }
 
     @Test func `other messages go through JSONEncoder`() throws {

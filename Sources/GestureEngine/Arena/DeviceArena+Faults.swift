@@ -76,6 +76,7 @@ extension DeviceArena {
         now = old.now
         clientsConnected = old.clientsConnected
         explaining = old.explaining
+        reportingMoves = old.reportingMoves
         droppedTouches = old.droppedTouches
         for r in 0..<c.count {
             let o = previousIndex[r]

@@ -39,6 +39,9 @@ extension DeviceArena {
                 events.append(.touch(event))
             }
         case .moved, .stationary:
+            // Nobody to tell (``GestureEngine/reportsTouchMoves``): the touch's state is the
+            // same either way; only the event is not made.
+            guard reportingMoves else { return }
             switch table.views[slot] {
             case .delayed: delayed.append(DelayedViewEvent(slot: slot, event: viewTouch(slot, phase, at: time, c)))
             case .shown: events.append(.touch(viewTouch(slot, phase, at: time, c)))

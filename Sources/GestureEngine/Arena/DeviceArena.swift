@@ -105,6 +105,8 @@ struct DeviceArena {
     /// Whether decisions are explained (``GestureEngine/explains``): only then are
     /// `.explanation` events made.
     var explaining = false
+    /// Whether the views are told of touches that move or stay (``GestureEngine/reportsTouchMoves``).
+    var reportingMoves = true
     /// Touches that found no free slot (more than 64 at once) and were ignored.
     var droppedTouches = 0
 
