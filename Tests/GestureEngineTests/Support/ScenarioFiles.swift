@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GestureEngine
+
 /// Where the scenario files are (next to this test target's sources).
 enum ScenarioFiles {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -13,6 +15,12 @@ enum ScenarioFiles {
 
     /// Runs `Scenarios/<name>.scenario` and records the difference from its expected lines.
     /// With GESTURED_UPDATE_SCENARIOS=1 the expected part is rewritten instead (review the diff!).
+    /// A view event of a touch that moved or stayed.
+    static func isMove(_ event: EngineEvent?) -> Bool {
+        guard case .touch(let view)? = event else { return false }
+        return view.touch.phase == .moved || view.touch.phase == .stationary
+    }
+
     static func check(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let url = directory.appendingPathComponent(name + ".scenario")
         let text = try String(contentsOf: url, encoding: .utf8)
@@ -27,6 +35,17 @@ enum ScenarioFiles {
             let diff = lineDiff(expected: without, actual: withExplanations)
             Issue.record(
                 "\(name).scenario: explaining changed the events (- without, + with):\n\(diff)",
+                sourceLocation: sourceLocation)
+        }
+        // Not telling the views of moves changes nothing else either (``GestureEngine/reportsTouchMoves``,
+        // off in the daemon while no one takes raw touches): the same events but those.
+        let formatter = EventFormatter(scenario: quiet)
+        let moving = try ScenarioRunner.emitted(quiet).filter { !Self.isMove($0.event) }
+        let notMoving = try ScenarioRunner.emitted(quiet, reportsTouchMoves: false)
+        if formatter.format(moving) != formatter.format(notMoving) {
+            let diff = lineDiff(expected: formatter.format(moving), actual: formatter.format(notMoving))
+            Issue.record(
+                "\(name).scenario: without the views' moves, other events changed (- with, + without):\n\(diff)",
                 sourceLocation: sourceLocation)
         }
         guard actual != scenario.expected else { return }

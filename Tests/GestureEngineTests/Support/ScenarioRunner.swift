@@ -28,9 +28,12 @@ enum ScenarioRunner {
     }
 
     /// Everything the engine emitted for the scenario, with when it was emitted.
-    static func emitted(_ scenario: Scenario, explains: Bool = false) throws -> [Emitted] {
+    static func emitted(_ scenario: Scenario, explains: Bool = false, reportsTouchMoves: Bool = true) throws
+        -> [Emitted]
+    {
         var engine = try GestureEngine(configuration: scenario.configuration)
         engine.explains = explains
+        engine.reportsTouchMoves = reportsTouchMoves
         for device in scenario.devices { engine.addDevice(device.descriptor) }
         var log: [Emitted] = []
         var events: [EngineEvent] = []
