@@ -83,7 +83,7 @@ public struct GestureEngine: Sendable {
     /// One frame of one device. Deadlines up to the frame's time fire first (R7).
     public mutating func process(_ frame: TouchFrame, into events: inout [EngineEvent]) {
         defer { updateDeadline() }
-        advance(to: frame.time, into: &events)
+        fireDeadlines(upTo: frame.time, into: &events)
         guard let i = arenaIndex(frame.device) else {
             unknownDeviceFrames += 1
             return
@@ -93,7 +93,11 @@ public struct GestureEngine: Sendable {
 
     /// Fires every deadline up to `time`, earliest first (R7).
     public mutating func advance(to time: Timestamp, into events: inout [EngineEvent]) {
-        defer { updateDeadline() }
+        fireDeadlines(upTo: time, into: &events)
+        updateDeadline()
+    }
+
+    private mutating func fireDeadlines(upTo time: Timestamp, into events: inout [EngineEvent]) {
         while true {
             var chosen = -1
             var earliest = time.microseconds
