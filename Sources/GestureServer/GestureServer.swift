@@ -226,12 +226,12 @@ public final class GestureServer: Sendable {
     /// ``Mailbox`` post. Each message is encoded once, only if some client wants it.
     public func publish(_ batch: [Publication]) {
         guard !batch.isEmpty else { return }
-        // On the server thread (the daemon's input thread, every frame) without the closure
-        // ``onServerThread(_:)`` would allocate.
-        if let core = coreIfServerThread() {
-            core.publish(batch)
-        } else {
-            onServerThread { core in core.publish(batch) }
+        // On the server thread (the daemon's input thread, every frame) directly, without the
+        // closure a mailbox post needs.
+        switch route() {
+        case .here(let core): core.publish(batch)
+        case .mailbox(let mailbox, let core): mailbox.post { core.value.publish(batch) }
+        case .nowhere: break
         }
     }
 
@@ -241,29 +241,33 @@ public final class GestureServer: Sendable {
         onServerThread { core in core.dropped(message, client: client) }
     }
 
-    /// The core, when called on the running server's thread; nil otherwise.
-    private func coreIfServerThread() -> ServerCore? {
-        guard let loop = loop.value else { return nil }
-        let here = state.withLock { state in
-            state.serverThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false && !state.stopped
+    /// How work for the core gets to it from the calling thread.
+    private enum Route {
+        /// This is the server thread: call the core.
+        case here(ServerCore)
+        /// Another thread: post to the server thread.
+        case mailbox(Mailbox, ServerThreadBound<ServerCore>)
+        /// The server has stopped (or not started): nothing runs.
+        case nowhere
+    }
+
+    private func route() -> Route {
+        guard let loop = loop.value, let mailbox else { return .nowhere }
+        let (here, running) = state.withLock { state -> (Bool, Bool) in
+            let here = state.serverThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            return (here, (state.serverThread != nil || state.ownThread != nil) && !state.stopped)
         }
-        return here ? loop.core : nil
+        guard running else { return .nowhere }
+        return here ? .here(loop.core!) : .mailbox(mailbox, ServerThreadBound(loop.core!))
     }
 
     /// Runs `work` on the server thread: now if this is it, else through the mailbox. Nothing
     /// runs once the server stopped (or before it started).
     private func onServerThread(_ work: @escaping @Sendable (ServerCore) -> Void) {
-        guard let loop = loop.value, let mailbox else { return }
-        let (here, running) = state.withLock { state -> (Bool, Bool) in
-            let here = state.serverThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-            return (here, (state.serverThread != nil || state.ownThread != nil) && !state.stopped)
-        }
-        guard running else { return }
-        let core = ServerThreadBound(loop.core!)
-        if here {
-            work(core.value)
-        } else {
-            mailbox.post { work(core.value) }
+        switch route() {
+        case .here(let core): work(core)
+        case .mailbox(let mailbox, let core): mailbox.post { work(core.value) }
+        case .nowhere: break
         }
     }
 
