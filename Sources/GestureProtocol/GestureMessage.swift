@@ -96,7 +96,7 @@ public struct GestureMessage: Hashable, Sendable {
         func finite(_ v: XY?) -> XY? { v.flatMap { $0.isFinite ? WireNumber.rounded($0) : nil } }
         self.init(
             seq: seq, name: event.name, kind: event.kind, state: event.state, fingers: event.fingers,
-            touches: event.touches.map(\.rawValue), device: deviceLabel, region: event.region,
+            touches: event.touches.map { $0.rawValue }, device: deviceLabel, region: event.region,
             timeUS: event.time.microseconds, position: WireNumber.rounded(XY(event.position)),
             positionMM: finite(event.positionMM.map(XY.init)), translation: WireNumber.rounded(XY(event.translation)),
             translationMM: finite(event.translationMM.map(XY.init)), velocity: WireNumber.rounded(XY(event.velocity)),

@@ -48,51 +48,40 @@ public struct LineEncoder {
 /// and control characters escaped and everything else as UTF-8.
 struct JSONWriter {
     private(set) var bytes = LineBytes()
-    /// Whether the object being written already has a member (a comma comes before the next).
-    private var hasMember = false
 
     /// Empties the buffer, keeping its capacity (a copy of the writer gets its own buffer here).
     mutating func reset() {
         if !isKnownUniquelyReferenced(&bytes) { bytes = LineBytes() }
         bytes.removeAll()
-        hasMember = false
     }
 
-    mutating func beginObject() {
-        bytes.append(UInt8(ascii: "{"))
-        hasMember = false
-    }
-
-    mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        hasMember = true
-    }
-
-    /// `"key":` — `key` is one of the protocol's own keys, which need no escaping.
-    mutating func key(_ key: StaticString) {
-        if hasMember { bytes.append(UInt8(ascii: ",")) }
-        hasMember = true
-        bytes.append(UInt8(ascii: "\""))
-        // The literal's bytes where the binary holds them (no closure, no retain per key); a
-        // one-letter literal (`x`) may be stored as its scalar instead.
-        if key.hasPointerRepresentation {
-            bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        } else {
-            key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    /// Appends `fragment` as it is: the punctuation and keys around the values (`,"fingers":`),
+    /// the protocol's own, which need no escaping. One capacity check and one copy each; inlined,
+    /// so that the copy of a literal of known length is a few moves.
+    @inline(__always)
+    mutating func raw(_ fragment: StaticString) {
+        // A one-character literal may be stored as its scalar instead of as bytes.
+        guard fragment.hasPointerRepresentation else {
+            fragment.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            return
         }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
     }
 
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
-            // Names, labels and states need no escape: appended in one piece, not byte by byte.
+            // Names, labels and states need no escape: quoted and copied in one piece.
             guard utf8.contains(where: Self.needsEscape) else {
-                bytes.append(contentsOf: utf8)
+                let n = utf8.count + 2
+                let p = bytes.reserve(n)
+                p[0] = UInt8(ascii: "\"")
+                LineBytes.copy(utf8, to: p + 1)
+                p[n - 1] = UInt8(ascii: "\"")
+                bytes.commit(n)
                 return
             }
+            bytes.append(UInt8(ascii: "\""))
             for byte in utf8 {
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape(byte)
@@ -112,8 +101,8 @@ struct JSONWriter {
                 default: bytes.append(byte)
                 }
             }
+            bytes.append(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
@@ -125,17 +114,32 @@ struct JSONWriter {
         bytes.append(byte)
     }
 
-    mutating func integer(_ value: some BinaryInteger) {
+    mutating func integer(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        // The magnitude's digits, least significant first, then reversed in place.
-        var magnitude = value.magnitude
-        let start = bytes.count
-        repeat {
-            let (quotient, digit) = magnitude.quotientAndRemainder(dividingBy: 10)
-            bytes.append(UInt8(ascii: "0") + UInt8(digit))
-            magnitude = quotient
-        } while magnitude != 0
-        bytes.reverse(from: start)
+        unsigned(value.magnitude)
+    }
+
+    mutating func integer(_ value: Int) { integer(Int64(value)) }
+
+    mutating func integer(_ value: UInt32) { unsigned(UInt64(value)) }
+
+    mutating func integer(_ value: UInt64) { unsigned(value) }
+
+    /// The digits of `value`, counted first and then written from the last one back, in place.
+    private mutating func unsigned(_ value: UInt64) {
+        var width = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            width += 1
+        }
+        let p = bytes.reserve(width)
+        rest = value
+        for i in stride(from: width - 1, through: 0, by: -1) {
+            p[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        bytes.commit(width)
     }
 
     /// Swift's shortest round-tripping spelling, as `JSONEncoder` writes it: `1` for `1.0`,
@@ -164,21 +168,22 @@ struct JSONWriter {
     private mutating func decimal(_ value: Double) -> Bool {
         let magnitude = value.magnitude
         guard magnitude < 1e9 else { return false }
-        let scaled = (magnitude * 1e6).rounded()
-        guard scaled / 1e6 == magnitude else { return false }
+        // Adding ½ and truncating rounds without a libm call; below 1e15 the sum is exact enough
+        // that the check below holds only for the nearest millionth.
+        let millionths = UInt64(magnitude * 1e6 + 0.5)
+        guard Double(millionths) / 1e6 == magnitude else { return false }
         if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
-        let millionths = UInt64(scaled)
         if millionths != 0 && millionths < 100 {
             if millionths < 10 {
                 integer(millionths)
-                exponent("e-06")
+                raw("e-06")
             } else {
                 integer(millionths / 10)
                 if millionths % 10 != 0 {
                     bytes.append(UInt8(ascii: "."))
                     integer(millionths % 10)
                 }
-                exponent("e-05")
+                raw("e-05")
             }
             return true
         }
@@ -190,147 +195,130 @@ struct JSONWriter {
             fraction /= 10
             digits -= 1
         }
-        bytes.append(UInt8(ascii: "."))
-        // Least significant first, leading zeros included, then reversed in place.
-        let start = bytes.count
-        for _ in 0..<digits {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        // The point and the fraction's digits, leading zeros included, the last one first.
+        let p = bytes.reserve(digits + 1)
+        p[0] = UInt8(ascii: ".")
+        for i in stride(from: digits, through: 1, by: -1) {
+            p[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction % 10)
             fraction /= 10
         }
-        bytes.reverse(from: start)
+        bytes.commit(digits + 1)
         return true
     }
 
-    private mutating func exponent(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    mutating func null() {
-        let null: StaticString = "null"
-        null.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
     mutating func xy(_ value: XY) throws {
-        beginObject()
-        key("x")
+        raw(#"{"x":"#)
         try number(value.x)
-        key("y")
+        raw(#","y":"#)
         try number(value.y)
-        endObject()
+        raw("}")
     }
 
     mutating func xy(_ value: XY?) throws {
-        if let value { try xy(value) } else { null() }
+        if let value { try xy(value) } else { raw("null") }
     }
 
-    // The members of each message in the order `.sortedKeys` puts them; optional ones are left
-    // out when nil, except the `_mm` points, which are `null` (GestureMessage's `encode(to:)`).
+    // The members of each message in the order `.sortedKeys` puts them, each written with the
+    // comma and key before it; optional ones are left out when nil, except the `_mm` points,
+    // which are `null` (GestureMessage's `encode(to:)`).
 
     mutating func write(_ m: GestureMessage) throws {
-        beginObject()
-        key("device")
+        raw(#"{"device":"#)
         string(m.device)
         if let direction = m.direction {
-            key("direction")
+            raw(#","direction":"#)
             string(direction.rawValue)
         }
         if let edge = m.edge {
-            key("edge")
+            raw(#","edge":"#)
             string(edge.rawValue)
         }
-        key("fingers")
+        raw(#","fingers":"#)
         integer(m.fingers)
-        key("kind")
+        raw(#","kind":"#)
         string(m.kind.rawValue)
-        key("name")
+        raw(#","name":"#)
         string(m.name)
-        key("position")
+        raw(#","position":"#)
         try xy(m.position)
-        key("position_mm")
+        raw(#","position_mm":"#)
         try xy(m.positionMM)
-        key("region")
+        raw(#","region":"#)
         string(m.region)
         if let rotation = m.rotation {
-            key("rotation")
+            raw(#","rotation":"#)
             try number(rotation)
         }
         if let rotationVelocity = m.rotationVelocity {
-            key("rotation_velocity")
+            raw(#","rotation_velocity":"#)
             try number(rotationVelocity)
         }
         if let scale = m.scale {
-            key("scale")
+            raw(#","scale":"#)
             try number(scale)
         }
         if let scaleVelocity = m.scaleVelocity {
-            key("scale_velocity")
+            raw(#","scale_velocity":"#)
             try number(scaleVelocity)
         }
         if let score = m.score {
-            key("score")
+            raw(#","score":"#)
             try number(score)
         }
-        key("seq")
+        raw(#","seq":"#)
         integer(m.seq)
         if let shape = m.shape {
-            key("shape")
+            raw(#","shape":"#)
             string(shape)
         }
-        key("state")
+        raw(#","state":"#)
         string(m.state.rawValue)
-        key("time_us")
+        raw(#","time_us":"#)
         integer(m.timeUS)
-        key("touches")
-        bytes.append(UInt8(ascii: "["))
+        raw(#","touches":["#)
         for (i, touch) in m.touches.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
             integer(touch)
         }
-        bytes.append(UInt8(ascii: "]"))
-        key("translation")
+        raw(#"],"translation":"#)
         try xy(m.translation)
-        key("translation_mm")
+        raw(#","translation_mm":"#)
         try xy(m.translationMM)
-        key("type")
-        string(GestureMessage.type)
-        key("velocity")
+        raw(#","type":"gesture","velocity":"#)
         try xy(m.velocity)
-        key("velocity_mm")
+        raw(#","velocity_mm":"#)
         try xy(m.velocityMM)
-        endObject()
+        raw("}")
     }
 
     mutating func write(_ m: TouchMessage) throws {
-        beginObject()
-        key("device")
+        raw(#"{"device":"#)
         string(m.device)
-        key("phase")
+        raw(#","phase":"#)
         string(TouchMessage.spelling(m.phase))
-        key("position")
+        raw(#","position":"#)
         try xy(m.position)
-        key("position_mm")
+        raw(#","position_mm":"#)
         try xy(m.positionMM)
         if let pressure = m.pressure {
-            key("pressure")
+            raw(#","pressure":"#)
             try number(pressure)
         }
-        key("region")
+        raw(#","region":"#)
         string(m.region)
-        key("seq")
+        raw(#","seq":"#)
         integer(m.seq)
         if let sizeMM = m.sizeMM {
-            key("size_mm")
+            raw(#","size_mm":"#)
             try number(sizeMM)
         }
-        key("time_us")
+        raw(#","time_us":"#)
         integer(m.timeUS)
-        key("tool")
+        raw(#","tool":"#)
         string(m.tool.rawValue)
-        key("touch")
+        raw(#","touch":"#)
         integer(m.touch)
-        key("type")
-        string(TouchMessage.type)
-        endObject()
+        raw(#","type":"touch"}"#)
     }
 }
 
@@ -372,23 +360,31 @@ final class LineBytes {
 
     @inline(__always)
     func append(_ byte: UInt8) {
-        if count == capacity { grow(to: count + 1) }
-        base[count] = byte
+        reserve(1)[0] = byte
         count += 1
     }
 
     @inline(__always)
     func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-        if count + bytes.count > capacity { grow(to: count + bytes.count) }
-        // Keys, names and digits are a few bytes: a loop beats a call to memcpy.
-        for (i, byte) in bytes.enumerated() { base[count + i] = byte }
+        Self.copy(bytes, to: reserve(bytes.count))
         count += bytes.count
     }
 
-    /// Reverses the bytes from `start` to the end (digits written least significant first).
-    func reverse(from start: Int) {
-        var digits = UnsafeMutableBufferPointer(start: base + start, count: count - start)
-        digits.reverse()
+    /// Where the next `n` bytes go, room made for them; ``commit(_:)`` counts them once written.
+    @inline(__always)
+    func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        let used = count
+        if used + n > capacity { grow(to: used + n) }
+        return base + used
+    }
+
+    @inline(__always)
+    func commit(_ n: Int) { count += n }
+
+    /// Keys, names and digits are a few bytes: a loop beats a call to memcpy.
+    @inline(__always)
+    static func copy(_ bytes: UnsafeBufferPointer<UInt8>, to target: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<bytes.count { target[i] = bytes[i] }
     }
 
     /// Drops a trailing `.0` from the number written from `start` on (`1.0` → `1`, as
