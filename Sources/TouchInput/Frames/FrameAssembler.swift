@@ -98,10 +98,7 @@ public struct FrameAssembler {
     private let isSingleTouch: Bool
     private let touchButton: UInt16
     private let pressureCode: UInt16
-    private let pressureMinimum: Double
-    private let pressureScale: Double?
-    /// Millimetres per unit of ABS_MT_TOUCH_MAJOR, when known.
-    private let majorScale: Double?
+    private let units: Units
     private var slots: [Slot]
     private var currentSlot = 0
     private var nextTouchID: UInt32 = 1
@@ -154,15 +151,16 @@ public struct FrameAssembler {
             case .slots, .singleTouch: contactsKnown
             }
         slots = Array(repeating: Slot(contact: known ? .free : .unknown), count: slotCount)
-        if let p = description.absInfo[pressureCode], p.range > 0 {
-            pressureMinimum = Double(p.minimum)
-            pressureScale = 1 / Double(p.range)
-        } else {
-            pressureMinimum = 0
-            pressureScale = nil
-        }
-        majorScale = Self.majorScale(
+        // Millimetres per unit of ABS_MT_TOUCH_MAJOR, when known; pressure from its range.
+        let majorScale = Self.majorScale(
             description: description, mapper: mapper, geometry: geometry, singleTouch: isSingleTouch)
+        if let p = description.absInfo[pressureCode], p.range > 0 {
+            units = Units(
+                mapper: mapper, majorScale: majorScale, pressureMinimum: Double(p.minimum),
+                pressureScale: 1 / Double(p.range))
+        } else {
+            units = Units(mapper: mapper, majorScale: majorScale, pressureMinimum: 0, pressureScale: nil)
+        }
         pendingEnds.reserveCapacity(8)
         instantContacts.reserveCapacity(4)
     }
@@ -186,6 +184,7 @@ public struct FrameAssembler {
 
     /// Processes one event; a SYN_REPORT that changed something appends one frame (two when a
     /// contact landed and lifted within it) to `frames`.
+    /// The per-event path (slot, axis, value) is inlined into this call: a frame is ~16 events.
     public mutating func handle(_ event: InputEvent, into frames: inout TouchFrameBuffer) {
         if converter != nil {
             convertProtocolA(event, into: &frames)
@@ -208,6 +207,7 @@ public struct FrameAssembler {
         while let converted = converter.next() { process(converted, into: &frames) }
     }
 
+    @inline(__always)
     private mutating func process(_ event: InputEvent, into frames: inout TouchFrameBuffer) {
         switch event.type {
         case EventCode.evSyn:
@@ -230,6 +230,7 @@ public struct FrameAssembler {
         }
     }
 
+    @inline(__always)
     private mutating func multitouchAxis(_ event: InputEvent) {
         let code = event.code
         let value = event.value
@@ -253,6 +254,7 @@ public struct FrameAssembler {
         }
     }
 
+    @inline(__always)
     private mutating func selectSlot(_ value: Int32) {
         guard value >= 0 && value < Self.maximumSlots else {
             currentSlot = -1
@@ -270,6 +272,7 @@ public struct FrameAssembler {
         currentSlot = index
     }
 
+    @inline(__always)
     private mutating func update(_ axis: Slot.Axis, _ value: Int32) {
         guard slots[currentSlot].set(axis, value) else { return }
         switch slots[currentSlot].contact {
@@ -380,18 +383,32 @@ public struct FrameAssembler {
     // MARK: Frames
 
     private func touch(in slot: Slot, id: TouchID, phase: TouchPhase) -> Touch {
-        let tool: ToolType =
-            switch slot.tool {
-            case EventCode.mtToolPalm: .palm
-            case EventCode.mtToolPen: .pen
-            default: .finger
-            }
-        return Touch(
-            id: id, phase: phase, position: mapper.surfacePoint(x: slot.x, y: slot.y), tool: tool,
-            contactSize: majorScale.map { Millimeters(Double(slot.major) * $0) },
-            pressure: pressureScale.map { min(max((Double(slot.pressure) - pressureMinimum) * $0, 0), 1) },
-            raw: RawContact(
-                position: DevicePoint(x: slot.x, y: slot.y), touchMajor: slot.major, pressure: slot.pressure))
+        units.touch(in: slot, id: id, phase: phase)
+    }
+
+    /// What turns a slot's device units into a ``Touch``: apart from the assembler's state, so
+    /// that a frame's touches are made while the slots are borrowed.
+    private struct Units {
+        let mapper: CoordinateMapper
+        let majorScale: Double?
+        let pressureMinimum: Double
+        let pressureScale: Double?
+
+        @inline(__always)
+        func touch(in slot: Slot, id: TouchID, phase: TouchPhase) -> Touch {
+            let tool: ToolType =
+                switch slot.tool {
+                case EventCode.mtToolPalm: .palm
+                case EventCode.mtToolPen: .pen
+                default: .finger
+                }
+            return Touch(
+                id: id, phase: phase, position: mapper.surfacePoint(x: slot.x, y: slot.y), tool: tool,
+                contactSize: majorScale.map { Millimeters(Double(slot.major) * $0) },
+                pressure: pressureScale.map { min(max((Double(slot.pressure) - pressureMinimum) * $0, 0), 1) },
+                raw: RawContact(
+                    position: DevicePoint(x: slot.x, y: slot.y), touchMajor: slot.major, pressure: slot.pressure))
+        }
     }
 
     private mutating func flush(at time: Timestamp, into frames: inout TouchFrameBuffer) {
@@ -399,12 +416,19 @@ public struct FrameAssembler {
         dirty = false
         frames.startFrame(device: device, time: time)
         for t in pendingEnds { frames.appendTouch(t) }
-        for i in slots.indices {
-            guard case .live(let id, let reported) = slots[i].contact else { continue }
-            let phase: TouchPhase = !reported ? .began : (slots[i].changed ? .moved : .stationary)
-            frames.appendTouch(touch(in: slots[i], id: id, phase: phase))
-            slots[i].contact = .live(id, reported: true)
-            slots[i].changed = false
+        let units = units
+        // One borrow of the slots for the whole frame, not an access (and a uniqueness check)
+        // for each read and write of each slot.
+        slots.withUnsafeMutableBufferPointer { slots in
+            for i in slots.indices {
+                guard case .live(let id, let reported) = slots[i].contact else { continue }
+                let phase: TouchPhase = !reported ? .began : (slots[i].changed ? .moved : .stationary)
+                frames.appendTouch(units.touch(in: slots[i], id: id, phase: phase))
+                if phase != .stationary {
+                    slots[i].contact = .live(id, reported: true)
+                    slots[i].changed = false
+                }
+            }
         }
         for t in instantContacts { frames.appendTouch(t) }
         if !instantContacts.isEmpty {
@@ -416,8 +440,9 @@ public struct FrameAssembler {
             }
             appendStationary(into: &frames)
         }
-        pendingEnds.removeAll(keepingCapacity: true)
-        instantContacts.removeAll(keepingCapacity: true)
+        // Emptied only when filled: `removeAll(keepingCapacity:)` is a call even on an empty array.
+        if !pendingEnds.isEmpty { pendingEnds.removeAll(keepingCapacity: true) }
+        if !instantContacts.isEmpty { instantContacts.removeAll(keepingCapacity: true) }
     }
 
     private func appendStationary(into frames: inout TouchFrameBuffer) {
