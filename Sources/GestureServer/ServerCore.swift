@@ -15,7 +15,8 @@ final class ServerCore {
     /// Where replies from other threads (`pong`, `define`) come back to the server thread.
     let mailbox: Mailbox
     private var encoder = LineEncoder()
-    private let allocator = ByteBufferAllocator()
+    /// Where ``encode(_:)`` writes each line (its storage reused while nobody keeps a line).
+    private var lineStorage = ByteBufferAllocator().buffer(capacity: 1024)
 
     /// Open connections, in the order they were accepted (fan-out order).
     private var sessions: [ClientSession] = []
@@ -51,7 +52,13 @@ final class ServerCore {
     /// number from a faulty publisher) is logged and yields nil.
     func encode(_ message: ServerMessage) -> ByteBuffer? {
         do {
-            return try encoder.encode(message) { line in allocator.buffer(bytes: line) }
+            return try encoder.encode(message) { line in
+                // The last line's storage, unless a slow client's queue still holds it (then
+                // `clear()` gives fresh storage): a line written straight out allocates nothing.
+                lineStorage.clear()
+                lineStorage.writeBytes(line)
+                return lineStorage
+            }
         } catch {
             logger.error("cannot encode a \(message.type) message, not sent", metadata: ["error": "\(error)"])
             return nil
