@@ -35,7 +35,8 @@ public struct LineEncoder {
         switch message {
         case .gesture(let gesture): try writer.write(gesture)
         case .touch(let touch): try writer.write(touch)
-        default: try json.encode(message).withUnsafeBytes { writer.bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+        default:
+            try json.encode(message).withUnsafeBytes { writer.bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         }
         writer.bytes.append(UInt8(ascii: "\n"))
         return try body(writer.bytes.contents)

@@ -45,6 +45,7 @@ c.append(r'''
 
 /* A child woken through a pipe `iterations` times; each wake-up runs `work`, then answers. */
 static void woken(const char *what, int n, int iterations, void (*work)(int, long *)) {
+    fflush(stdout);
     int a[2], b[2];
     if (pipe(a) || pipe(b)) { perror("pipe"); exit(1); }
     pid_t p = fork();
