@@ -59,6 +59,8 @@ public struct TouchIDList: Sendable, Sequence, Equatable {
     @usableFromInline var _count: Int
     /// How many ids the list holds.
     @inlinable public var count: Int { _count }
+    /// Exact: `map` and `Array(_:)` allocate their result once, not growing it id by id.
+    @inlinable public var underestimatedCount: Int { _count }
 
     @inlinable public init() {
         storage = InlineArray(repeating: TouchID(0))
