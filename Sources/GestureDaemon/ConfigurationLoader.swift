@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import GestureEngine
 import GestureServer
 import YAMLCoding
@@ -29,7 +30,7 @@ public enum ConfigurationLoader {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigurationFileError(file: path, line: 1, column: 1, message: "cannot read the file: \(error)")
+            throw ConfigurationFileError(file: path, line: 1, column: 1, message: "cannot read the file: \(reason(error))")
         }
         return try parse(data, file: path) { group in
             do throws(ServerError) {
@@ -39,6 +40,14 @@ public enum ConfigurationLoader {
                 return error.message
             }
         }
+    }
+
+    /// Why a file could not be read, as the system says it ("No such file or directory"), not
+    /// Foundation's description of the error value.
+    static func reason(_ error: any Error) -> String {
+        let posix = (error as? CocoaError)?.underlying as? POSIXError ?? error as? POSIXError
+        guard let posix else { return "\(error)" }
+        return String(cString: strerror(posix.code.rawValue))
     }
 
     /// Decodes and checks configuration text; `file` names it in errors. `groupProblem` says what

@@ -150,6 +150,21 @@ struct ConfigurationLoaderTests {
         }
     }
 
+    @Test("a file that cannot be read says why in the system's words, not Foundation's error value")
+    func unreadable() throws {
+        let missing = "/nonexistent-\(UInt64.random(in: 0...UInt64.max))/gestured.yaml"
+        #expect(throws: ConfigurationFileError(
+            file: missing, line: 1, column: 1, message: "cannot read the file: No such file or directory")
+        ) {
+            try ConfigurationLoader.load(contentsOf: missing)
+        }
+        #expect(throws: ConfigurationFileError(
+            file: "/", line: 1, column: 1, message: "cannot read the file: Is a directory")
+        ) {
+            try ConfigurationLoader.load(contentsOf: "/")
+        }
+    }
+
     @Test("a socket group the system does not know fails the check, at the group (issue 12, defect 9)")
     func unknownGroup() {
         let yaml = "socket:\n  path: /run/g.sock\n  group: nosuchgroup\n"
