@@ -1,7 +1,7 @@
 import FoundationEssentials
-import Glibc
 import GestureEngine
 import GestureServer
+import Glibc
 import YAMLCoding
 
 /// A configuration problem, located in its file. Prints as `FILE:LINE:COLUMN: message`, the
@@ -30,7 +30,8 @@ public enum ConfigurationLoader {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigurationFileError(file: path, line: 1, column: 1, message: "cannot read the file: \(reason(error))")
+            throw ConfigurationFileError(
+                file: path, line: 1, column: 1, message: "cannot read the file: \(reason(error))")
         }
         return try parse(data, file: path) { group in
             do throws(ServerError) {

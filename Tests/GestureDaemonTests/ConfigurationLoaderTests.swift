@@ -153,16 +153,12 @@ struct ConfigurationLoaderTests {
     @Test("a file that cannot be read says why in the system's words, not Foundation's error value")
     func unreadable() throws {
         let missing = "/nonexistent-\(UInt64.random(in: 0...UInt64.max))/gestured.yaml"
-        #expect(throws: ConfigurationFileError(
+        let gone = ConfigurationFileError(
             file: missing, line: 1, column: 1, message: "cannot read the file: No such file or directory")
-        ) {
-            try ConfigurationLoader.load(contentsOf: missing)
-        }
-        #expect(throws: ConfigurationFileError(
+        #expect(throws: gone) { try ConfigurationLoader.load(contentsOf: missing) }
+        let directory = ConfigurationFileError(
             file: "/", line: 1, column: 1, message: "cannot read the file: Is a directory")
-        ) {
-            try ConfigurationLoader.load(contentsOf: "/")
-        }
+        #expect(throws: directory) { try ConfigurationLoader.load(contentsOf: "/") }
     }
 
     @Test("a socket group the system does not know fails the check, at the group (issue 12, defect 9)")
