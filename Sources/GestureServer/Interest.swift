@@ -59,9 +59,7 @@ public struct Interest: Sendable {
     /// `device`: decided before the message is built, with the same filters as
     /// ``wants(_:)``.
     public func wants(_ gesture: GestureEvent, device: String) -> Bool {
-        // By index: a reader is looked at in place, not copied (its filters' sets retained).
-        for i in readers.indices where readers[i].wants(gesture, device: device) { return true }
-        return false
+        readers.contains { $0.wants(gesture, device: device) }
     }
 
     /// Whether some connection takes `publication` (`device` messages go to every connection;
