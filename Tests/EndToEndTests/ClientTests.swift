@@ -118,7 +118,7 @@ extension EndToEndTests {
                 let listening = try RawClient.listen(at: fixture.socket)
                 defer { close(listening) }
                 // LISTEN_PID must be the daemon's own pid: a shell sets it to its $$ and execs.
-                let daemon = try SpawnedProcess(
+                let daemon = try ChildProcess(
                     [
                         "/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@""#, fixture.gestured, "run",
                         "--config",

@@ -135,10 +135,10 @@ import Testing
     /// sets it to its $$ and execs), LISTEN_FDS and LISTEN_FDNAMES set as systemd sets them.
     static func activated(
         passing descriptors: [Int32], names: String, directory: String, configuration: String
-    ) throws -> SpawnedProcess {
+    ) throws -> ChildProcess {
         let config = directory + "/gestured.yaml"
         try configuration.write(toFile: config, atomically: true, encoding: .utf8)
-        return try SpawnedProcess(
+        return try ChildProcess(
             [
                 "/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=\#(descriptors.count) LISTEN_FDNAMES=\#(names) exec "$0" "$@""#,
                 try ChildProcess.builtExecutable("gestured"), "run", "--config", config,

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A program the tests start, whose output lines arrive as they are printed, and whose end can
 /// be waited for with a deadline.
@@ -13,42 +12,28 @@ public final class ChildProcess: Sendable {
     }
 
     public let output = Observed(Output())
-    private let process: Process
+    /// The program's process id (for /proc/PID: its memory, its descriptors; for signals).
+    public let processIdentifier: pid_t
     private let arguments: [String]
 
-    /// Held from creating a program's output pipe until it runs. Foundation closes the other
-    /// descriptors in the child by listing the open ones just before it spawns; a pipe another
-    /// test creates in between would be inherited, and its program's output would not end until
-    /// this child (perhaps a long-running daemon) exits.
-    private static let spawning = Mutex(())
-
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    /// Starts `arguments` (the first looked up in `PATH`) with the tests' environment and
+    /// `environment` on top, and `descriptors` as its fds 3, 4, … (as systemd passes sockets).
+    /// Started with `posix_spawn` (``Spawn``), not Foundation's `Process`.
+    public init(_ arguments: [String], environment: [String: String] = [:], passing descriptors: [Int32] = []) throws {
+        let started = try Spawn.start(
+            ["/usr/bin/env"] + arguments, environment: Spawn.environment(environment), passing: descriptors)
+        processIdentifier = started.pid
+        self.arguments = arguments
         let output = self.output
-        process.terminationHandler = { process in
-            let status = process.terminationStatus
+        // Blocking reads and waitpid, each on a thread of its own until the program ends.
+        Thread.detachNewThread {
+            let status = Spawn.wait(started.pid)
             output.update { $0.status = status }
         }
-        self.process = process
-        self.arguments = arguments
-        let pipe = try Self.spawning.withLock { _ in
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            return pipe
-        }
-        // A thread of its own reads to the end of the output: `FileHandle.readabilityHandler`
-        // sometimes misses the end of a pipe on Linux (swift-corelibs-foundation#3275), which
-        // made waiting for a program's exit time out under load.
-        Thread {
-            let fd = pipe.fileHandleForReading.fileDescriptor
+        Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = read(fd, &buffer, buffer.count)
+                let n = read(started.output, &buffer, buffer.count)
                 if n < 0 && errno == EINTR { continue }
                 output.update { o in
                     guard n > 0 else {
@@ -66,9 +51,10 @@ public final class ChildProcess: Sendable {
                         }
                     }
                 }
-                if n <= 0 { return }
+                if n <= 0 { break }
             }
-        }.start()
+            close(started.output)
+        }
     }
 
     /// A program of this package: `swift build --build-tests` (and `swift test`) puts the
@@ -102,19 +88,15 @@ public final class ChildProcess: Sendable {
         return output.value.status!
     }
 
-    public func terminate() {
-        if process.isRunning { process.terminate() }
-    }
+    public func terminate() { send(SIGTERM) }
 
-    /// Sends `signal` (SIGHUP, SIGTERM, SIGKILL…) to the program while it runs.
+    /// Sends `signal` (SIGHUP, SIGTERM, SIGKILL…) to the program while it runs (until it is reaped,
+    /// so never to another process that got its id).
     public func send(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if output.value.status == nil { kill(processIdentifier, signal) }
     }
 
     public var lines: [String] { output.value.lines }
-
-    /// The program's process id (for /proc/PID: its memory, its descriptors).
-    public var processIdentifier: Int32 { process.processIdentifier }
 
     /// A line of /proc/PID/status as a number (`VmRSS` in kB, `Threads`…), while it runs.
     public func status(_ field: String) throws -> Int {

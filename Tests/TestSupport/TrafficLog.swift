@@ -87,16 +87,7 @@ public enum SchemaValidator {
 
     /// Runs a command to completion; its exit status and its stdout and stderr together.
     public static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let (status, output) = try Spawn.run(arguments, environment: environment ?? Spawn.environment())
+        return (status, String(decoding: output, as: UTF8.self))
     }
 }

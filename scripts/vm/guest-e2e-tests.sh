@@ -10,10 +10,6 @@ echo 'gestured-e2e:x:1000:1000:gestured e2e:/tmp:/bin/sh' >> /etc/passwd
 echo 'gestured-e2e:x:1000:' >> /etc/group
 sed -i 's/^input:x:105:$/input:x:105:gestured-e2e/' /etc/group
 export GESTURED_E2E_USER=gestured-e2e
-# Foundation's Process learns of a child's exit through a CFSocket whose wakeup socket pair is on
-# the loopback interface: without lo up, no exit is ever noticed ("Could not create wakeup socket
-# pair for CFSocket").
-ip link set lo up
 # TestSupport's ChildProcess starts programs through /usr/bin/env; busybox installed itself in /bin.
 mkdir -p /usr/bin && ln -sf /bin/busybox /usr/bin/env
 
