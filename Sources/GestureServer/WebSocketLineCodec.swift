@@ -99,9 +99,13 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Once a message was over the limit, what the decoder and the aggregator say about the
+        // frames behind it (read in the same go, before the session has answered on its thread)
+        // changes nothing: the session's error and its 1009 close come, and nothing may overtake
+        // them.
+        guard !refusing else { return }
         switch error {
         case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
-            guard !refusing else { return }
             refusing = true
             context.fireChannelRead(wrapInboundOut(.tooLong))
         case NIOWebSocketFrameAggregator.Error.tooManyFragments:
@@ -113,9 +117,6 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
         case let error as NIOWebSocketFrameAggregator.Error:
             sendClose(.protocolError, reason: "\(error)", context: context)
         default:
-            // Once a message was over the limit, what the decoder says about the bytes behind
-            // it (it stays in its error state) changes nothing: the session's 1009 close comes.
-            if refusing { return }
             context.fireErrorCaught(error)
         }
     }

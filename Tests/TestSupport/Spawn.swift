@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -18,29 +17,15 @@ public enum Spawn {
         public let output: Int32
     }
 
-    /// Held from making a program's pipe until the program has it: the pipe is marked
-    /// close-on-exec only after `pipe` returns (Swift sees no `pipe2`), and a program started in
-    /// between would inherit it and keep this one's output open until it exits.
-    private static let spawning = Mutex(())
-
     /// Starts `arguments` (`arguments[0]` a path) with exactly `environment` and `descriptors` as
-    /// its fds 3, 4, … in that order (as systemd passes sockets). Everything made here is
-    /// close-on-exec, so the program inherits its standard output and error (both the pipe) and
-    /// the passed descriptors, nothing else of ours.
+    /// its fds 3, 4, … in that order (as systemd passes sockets). The program inherits its standard
+    /// output and error (both the pipe) and the passed descriptors, nothing else: not a socket of a
+    /// test running alongside, whose peer would then never see it close.
     public static func start(
         _ arguments: [String], environment: [String: String], passing descriptors: [Int32] = []
     ) throws(SpawnFailure) -> Started {
-        try spawning.withLock { _ throws(SpawnFailure) in
-            try startLocked(arguments, environment: environment, passing: descriptors)
-        }
-    }
-
-    private static func startLocked(
-        _ arguments: [String], environment: [String: String], passing descriptors: [Int32]
-    ) throws(SpawnFailure) -> Started {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw SpawnFailure(call: "pipe", arguments, errno) }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         // Copies above every target first, so that one descriptor's dup2 never overwrites another
         // that is still to be passed (say fd 4 to 3 while 3 goes to 4).
         let sources = descriptors.map { fcntl($0, F_DUPFD_CLOEXEC, 100) }
@@ -54,12 +39,12 @@ public enum Spawn {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        // dup2 clears FD_CLOEXEC on the copy: these are what the program inherits.
         posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
         posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
         for (index, source) in sources.enumerated() {
             posix_spawn_file_actions_adddup2(&actions, source, 3 + Int32(index))
         }
+        _ = addCloseFrom(&actions, 3 + Int32(sources.count))
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -75,6 +60,17 @@ public enum Spawn {
         }
         return Started(pid: pid, output: ends[0])
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift does not see: its
+    /// declaration needs `_GNU_SOURCE`.
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 =
+        {
+            guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+                fatalError("glibc without posix_spawn_file_actions_addclosefrom_np (needs 2.34 or later)")
+            }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// The environment of the tests, with `overrides` on top.
     public static func environment(_ overrides: [String: String] = [:]) -> [String: String] {
