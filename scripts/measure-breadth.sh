@@ -1,0 +1,122 @@
+#!/bin/sh
+# How broad the daemon's frame path is per wake-up (docs/PERFORMANCE.md, "Frame path"): under
+# valgrind's lackey, `gestured run --replay REC --speed S` with one client (`gestured listen
+# --kind swipe --kind pan`, as on the peer bench); for each wake-up (the span between two entries
+# to the epoll wait) the instructions run, the distinct code pages, data pages and functions
+# reached. A guest under TCG pays for each of those once per wake-up (scripts/vm/guest-costs.sh),
+# so this is the host-side yardstick of what the VM charges beyond instructions.
+#
+# usage: scripts/measure-breadth.sh [BINARY] [SECONDS]  (default .build/release/gestured, 240)
+# Environment: RECORDING (default examples/recordings/demo.evemu), SPEED (default 0.02: lackey runs
+# ~1 M instructions a second, so frames are paced far apart and each wake-up is one frame).
+# Prints the median and the 90th percentile over the wake-ups after the first 100 (start-up).
+# Needs valgrind and a C compiler (cc).
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+binary=${1:-$here/.build/release/gestured}
+seconds=${2:-240}
+recording=${RECORDING:-$here/examples/recordings/demo.evemu}
+work=$(mktemp -d)
+trap 'kill $daemon $client 2>/dev/null || true; rm -rf "$work"' EXIT
+daemon=
+client=
+
+# The counter: reads lackey's trace (" L addr,size", "I  addr,size", ...) on stdin.
+cat > "$work/breadth.c" <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define SET (1 << 16)
+#define FUNCS (1 << 21)
+static uint64_t code[SET], data[SET], fns[SET];
+static unsigned code_gen[SET], data_gen[SET], fns_gen[SET], gen = 1;
+static uint64_t entries[FUNCS];
+static char entry_used[FUNCS];
+static unsigned slot(uint64_t v, int bits) { return (unsigned)((v * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
+/* 1 when v is new in this wake-up's set. */
+static int add(uint64_t *set, unsigned *gens, uint64_t v) {
+    for (unsigned h = slot(v, 16);; h = (h + 1) & (SET - 1)) {
+        if (gens[h] != gen) { gens[h] = gen; set[h] = v; return 1; }
+        if (set[h] == v) return 0;
+    }
+}
+static int is_entry(uint64_t a) {
+    for (unsigned h = slot(a, 21); entry_used[h]; h = (h + 1) & (FUNCS - 1))
+        if (entries[h] == a) return 1;
+    return 0;
+}
+int main(int argc, char **argv) {
+    uint64_t wait_entry = strtoull(argv[1], 0, 16);
+    char line[256];
+    FILE *f = fopen(argv[2], "r");
+    while (fgets(line, sizeof line, f)) {
+        uint64_t a = strtoull(line, 0, 16);
+        unsigned h = slot(a, 21);
+        while (entry_used[h] && entries[h] != a) h = (h + 1) & (FUNCS - 1);
+        entry_used[h] = 1;
+        entries[h] = a;
+    }
+    long instructions = 0, code_pages = 0, data_pages = 0, functions = 0, wakeups = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        char *p = line, kind;
+        while (*p == ' ') p++;
+        kind = *p;
+        if (kind != 'I' && kind != 'L' && kind != 'S' && kind != 'M') continue;
+        uint64_t a = strtoull(p + 1, 0, 16);
+        if (kind != 'I') { data_pages += add(data, data_gen, a >> 12); continue; }
+        if (a == wait_entry) {
+            if (wakeups++ > 0) printf("%ld %ld %ld %ld\n", instructions, code_pages, data_pages, functions);
+            instructions = code_pages = data_pages = functions = 0;
+            gen++;
+        }
+        instructions++;
+        code_pages += add(code, code_gen, a >> 12);
+        if (is_entry(a)) functions += add(fns, fns_gen, a);
+    }
+    return 0;
+}
+EOF
+cc -O2 -o "$work/breadth" "$work/breadth.c"
+
+# A copy without debug information: valgrind would otherwise spend minutes reading it.
+strip --strip-debug -o "$work/gestured" "$binary"
+binary=$work/gestured
+# valgrind loads a position-independent executable at 0x108000.
+base=0x108000
+nm "$binary" | awk '$2 ~ /^[TtWw]$/ { print $1 }' | sort -u \
+    | python3 -c "import sys; print(''.join('%x\\n' % (int(a, 16) + $base) for a in sys.stdin.read().split()), end='')" \
+    > "$work/entries"
+wait_entry=$(printf '%x' $((0x$(nm "$binary" | awk '$3 == "gestured_epoll_wait" { print $1 }') + base)))
+
+socket=$work/g.sock
+mkfifo "$work/trace"
+"$work/breadth" "$wait_entry" "$work/entries" < "$work/trace" > "$work/wakeups" &
+counter=$!
+valgrind --tool=lackey --trace-mem=yes --log-file="$work/trace" \
+    "$binary" run --socket "$socket" --replay "$recording" --speed "${SPEED:-0.02}" --loop > "$work/daemon.log" 2>&1 &
+daemon=$!
+# Start-up under lackey takes a minute or more.
+i=0
+while [ ! -S "$socket" ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+if [ ! -S "$socket" ]; then
+    echo "the daemon did not start under valgrind:" >&2
+    tail -5 "$work/daemon.log" >&2
+    exit 1
+fi
+"$binary" listen --socket "$socket" --kind swipe --kind pan > /dev/null 2>&1 &
+client=$!
+sleep "$seconds"
+kill "$client" 2>/dev/null || true
+kill -9 "$daemon" 2>/dev/null || true
+wait "$counter" || true
+echo "$(wc -l < "$work/wakeups") wake-ups in all; the first 100 (start-up) left out"
+tail -n +101 "$work/wakeups" | python3 -c '
+import sys
+rows = [list(map(int, line.split())) for line in sys.stdin]
+if not rows:
+    sys.exit("no wake-ups after start-up: run longer")
+print(f"{len(rows)} wake-ups; per wake-up, median (90th percentile):")
+for column, name in enumerate(["instructions", "code pages", "data pages", "functions"]):
+    values = sorted(row[column] for row in rows)
+    print(f"  {name} {values[len(values) // 2]} ({values[len(values) * 9 // 10]})")
+'
