@@ -7,8 +7,8 @@ import Glibc
 /// Starts the programs the tests run with `posix_spawn`, not Foundation's `Process`: in Swift
 /// 6.3.1 `Process.run()` now and then dies of a segmentation fault (it copies the whole 256-byte
 /// `d_name` of each `/proc/self/fd` entry and reads past the end of a page;
-/// swift-corelibs-foundation#5472, fixed after 6.3.1). The replay fuzzing's 5 000 inputs met it in
-/// every run, and any suite that starts many programs could.
+/// swift-corelibs-foundation#5472, fixed after 6.3.1). Both runs of the replay fuzzing with
+/// 5 000 inputs met it (2026-11-25), and any suite that starts many programs could.
 public enum Spawn {
     /// A started program: its process id and the read end of the pipe its standard output and
     /// standard error both write to.
