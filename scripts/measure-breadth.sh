@@ -1,15 +1,21 @@
 #!/bin/sh
 # How broad the daemon's frame path is per wake-up (docs/PERFORMANCE.md, "Frame path"): under
 # valgrind's lackey, `gestured run --replay REC --speed S` with one client (`gestured listen
-# --kind swipe --kind pan`, as on the peer bench); for each wake-up (the span between two entries
-# to the epoll wait) the instructions run, the distinct code pages, data pages and functions
-# reached. A guest under TCG pays for each of those once per wake-up (scripts/vm/guest-costs.sh),
-# so this is the host-side yardstick of what the VM charges beyond instructions.
+# --kind swipe --kind pan`: a line every few frames); for each wake-up (the span between two
+# entries to the epoll wait) the instructions run, the distinct code pages, data pages and
+# functions reached, and whether it sent lines to the client. A guest under TCG pays for each of
+# those once per wake-up (scripts/vm/guest-costs.sh), so this is the host-side yardstick of what
+# the VM charges beyond instructions.
 #
 # usage: scripts/measure-breadth.sh [BINARY] [SECONDS]  (default .build/release/gestured, 240)
-# Environment: RECORDING (default examples/recordings/demo.evemu), SPEED (default 0.02: lackey runs
-# ~1 M instructions a second, so frames are paced far apart and each wake-up is one frame).
-# Prints the median and the 90th percentile over the wake-ups after the first 100 (start-up).
+# Environment: RECORDING (default examples/recordings/demo.evemu; docs/PERFORMANCE.md uses the
+# peer bench's stream, `scripts/peer/gen_evemu.py 12000`), SPEED (default 0.02: lackey runs ~1 M
+# instructions a second, so frames are paced far apart and each wake-up is one frame).
+# Prints, over the wake-ups after the first 100 (start-up): the median and 90th percentile of
+# each count (a wake-up is a frame); then the instructions per published line: the mean of the
+# wake-ups that sent to the client minus the mean of those that did not, per line they sent
+# (lines counted by the client) — building, encoding and sending a line, and the wake-up's
+# difference in engine work, which the pan that reports causes.
 # Needs valgrind and a C compiler (cc).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +52,7 @@ static int is_entry(uint64_t a) {
     return 0;
 }
 int main(int argc, char **argv) {
-    uint64_t wait_entry = strtoull(argv[1], 0, 16);
+    uint64_t wait_entry = strtoull(argv[1], 0, 16), send_entry = strtoull(argv[3], 0, 16);
     char line[256];
     FILE *f = fopen(argv[2], "r");
     while (fgets(line, sizeof line, f)) {
@@ -56,7 +62,7 @@ int main(int argc, char **argv) {
         entry_used[h] = 1;
         entries[h] = a;
     }
-    long instructions = 0, code_pages = 0, data_pages = 0, functions = 0, wakeups = 0;
+    long instructions = 0, code_pages = 0, data_pages = 0, functions = 0, sends = 0, wakeups = 0;
     while (fgets(line, sizeof line, stdin)) {
         char *p = line, kind;
         while (*p == ' ') p++;
@@ -65,10 +71,12 @@ int main(int argc, char **argv) {
         uint64_t a = strtoull(p + 1, 0, 16);
         if (kind != 'I') { data_pages += add(data, data_gen, a >> 12); continue; }
         if (a == wait_entry) {
-            if (wakeups++ > 0) printf("%ld %ld %ld %ld\n", instructions, code_pages, data_pages, functions);
-            instructions = code_pages = data_pages = functions = 0;
+            if (wakeups++ > 0)
+                printf("%ld %ld %ld %ld %ld\n", instructions, code_pages, data_pages, functions, sends);
+            instructions = code_pages = data_pages = functions = sends = 0;
             gen++;
         }
+        if (a == send_entry) sends++;
         instructions++;
         code_pages += add(code, code_gen, a >> 12);
         if (is_entry(a)) functions += add(fns, fns_gen, a);
@@ -86,11 +94,13 @@ base=0x108000
 nm "$binary" | awk '$2 ~ /^[TtWw]$/ { print $1 }' | sort -u \
     | python3 -c "import sys; print(''.join('%x\\n' % (int(a, 16) + $base) for a in sys.stdin.read().split()), end='')" \
     > "$work/entries"
-wait_entry=$(printf '%x' $((0x$(nm "$binary" | awk '$3 == "gestured_epoll_wait" { print $1 }') + base)))
+entry() { printf '%x' $((0x$(nm "$binary" | awk -v f="$1" '$3 == f { print $1 }') + base)); }
+wait_entry=$(entry gestured_epoll_wait)
+send_entry=$(entry gestured_send)
 
 socket=$work/g.sock
 mkfifo "$work/trace"
-"$work/breadth" "$wait_entry" "$work/entries" < "$work/trace" > "$work/wakeups" &
+"$work/breadth" "$wait_entry" "$work/entries" "$send_entry" < "$work/trace" > "$work/wakeups" &
 counter=$!
 valgrind --tool=lackey --trace-mem=yes --log-file="$work/trace" \
     "$binary" run --socket "$socket" --replay "$recording" --speed "${SPEED:-0.02}" --loop > "$work/daemon.log" 2>&1 &
@@ -103,20 +113,33 @@ if [ ! -S "$socket" ]; then
     tail -5 "$work/daemon.log" >&2
     exit 1
 fi
-"$binary" listen --socket "$socket" --kind swipe --kind pan > /dev/null 2>&1 &
+"$binary" listen --socket "$socket" --kind swipe --kind pan > "$work/lines" 2>&1 &
 client=$!
 sleep "$seconds"
 kill "$client" 2>/dev/null || true
 kill -9 "$daemon" 2>/dev/null || true
 wait "$counter" || true
 echo "$(wc -l < "$work/wakeups") wake-ups in all; the first 100 (start-up) left out"
-tail -n +101 "$work/wakeups" | python3 -c '
-import sys
-rows = [list(map(int, line.split())) for line in sys.stdin]
-if not rows:
+# The client's lines but its hello: every line the daemon sent.
+lines=$(grep -c '"type":"gesture"' "$work/lines" || true)
+LINES=$lines python3 - "$work/wakeups" <<'PYTHON'
+import os, sys
+rows = [list(map(int, line.split())) for line in open(sys.argv[1])]
+if len(rows) <= 100:
     sys.exit("no wake-ups after start-up: run longer")
-print(f"{len(rows)} wake-ups; per wake-up, median (90th percentile):")
+print(f"{len(rows) - 100} wake-ups (frames); per wake-up, median (90th percentile):")
 for column, name in enumerate(["instructions", "code pages", "data pages", "functions"]):
-    values = sorted(row[column] for row in rows)
+    values = sorted(row[column] for row in rows[100:])
     print(f"  {name} {values[len(values) // 2]} ({values[len(values) * 9 // 10]})")
-'
+# Lines: the client counted them over the whole run, the trace counted sends over the whole run.
+lines, sends = int(os.environ["LINES"]), sum(row[4] for row in rows)
+sending = [row[0] for row in rows[100:] if row[4]]
+quiet = [row[0] for row in rows[100:] if not row[4]]
+if not sending or not quiet or not sends:
+    sys.exit("no published lines to measure (or no wake-up without one)")
+per_send = lines / sends
+mean = lambda values: sum(values) / len(values)
+print(f"{len(sending)} wake-ups sent lines ({lines} lines in {sends} sends over the run, {per_send:.2f} a send),"
+      f" {len(quiet)} did not; mean instructions {mean(sending):.0f} against {mean(quiet):.0f}:")
+print(f"  instructions per published line {(mean(sending) - mean(quiet)) / per_send:.0f}")
+PYTHON
