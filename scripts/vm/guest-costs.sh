@@ -2,7 +2,8 @@
 # What the VM guest (qemu TCG, the peer comparison's machine) charges for, next to the host:
 # a system call, a clock read, an EAGAIN read, an allocation, and — per wake-up of a process that
 # sleeps between frames as the daemon does — each data page touched and each distinct function
-# reached. docs/PERFORMANCE.md ("Frame path") has the figures and what they mean for the daemon.
+# reached. docs/performance-history.md ("Frame path", fifth step) has the figures and what they
+# mean for the daemon.
 #
 # usage: scripts/vm/guest-costs.sh [ITERATIONS]   (gcc, python3; the VM harness installs the rest)
 set -euo pipefail

@@ -1,8 +1,7 @@
 #!/bin/bash
 # run-vm-test.sh - run a test inside a throw-away qemu VM whose kernel has
-# (gestured's copy of the shared vm-test harness; see scripts/vm/README.md)
 # evdev + uinput, so that uinput/evdev end-to-end tests work on a host whose
-# kernel lacks uinput.
+# kernel lacks uinput (scripts/vm/README.md).
 #
 # usage: run-vm-test.sh [options] TESTDIR -- COMMAND [ARGS...]
 #   TESTDIR is copied to /test inside the guest; COMMAND runs there (cwd
