@@ -17,6 +17,11 @@ stage "build (warnings are errors)"
 swift build --build-tests
 
 stage "host tests"
+if [ -n "${GESTURED_CORPUS:-}" ]; then
+    echo "corpus tests: reading GESTURED_CORPUS=$GESTURED_CORPUS"
+else
+    echo "corpus tests: skipped, GESTURED_CORPUS is unset (optional: docs/INPUT.md)"
+fi
 swift test --skip-build
 
 stage "benchmarks compile (Benchmarks/, run by hand: docs/PERFORMANCE.md)"

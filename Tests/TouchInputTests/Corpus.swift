@@ -1,23 +1,26 @@
 import Foundation
 import TestSupport
 
-/// The shared corpus of real recordings (../shared/corpus, or `$GESTURED_CORPUS`): read in optional
-/// tests only, never copied into the repository.
+/// An optional corpus of real recordings, read in optional tests only and never copied into the
+/// repository: `$GESTURED_CORPUS`, a folder of evemu recordings (docs/INPUT.md, "Quirks met in the
+/// corpus"). Unset, the corpus tests are skipped and say so.
 enum Corpus {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    /// What `$GESTURED_CORPUS` names (nil when unset or empty).
+    static let configuredPath: String? = {
+        guard let path = ProcessInfo.processInfo.environment["GESTURED_CORPUS"], !path.isEmpty else { return nil }
+        return path
+    }()
+
+    /// Whether the corpus tests run: `$GESTURED_CORPUS` is set. A path that names no folder is then
+    /// a failure (`CorpusReplayTests`), not a skip.
+    static var configured: Bool { configuredPath != nil }
 
     static var recordingsFolder: URL? {
-        let env = ProcessInfo.processInfo.environment["GESTURED_CORPUS"]
-        let url =
-            env.map { URL(fileURLWithPath: $0) }
-            ?? repositoryRoot.appendingPathComponent("../shared/corpus/recordings").standardizedFileURL
+        guard let path = configuredPath else { return nil }
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-            ? url : nil
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? URL(fileURLWithPath: path) : nil
     }
-
-    static var available: Bool { recordingsFolder != nil }
 
     /// Relative paths (`hid-devices/3m_0596_0500_0.ev.xz`) of every file under the folder.
     static func files(where include: (String) -> Bool) -> [String] {

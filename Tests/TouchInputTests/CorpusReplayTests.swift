@@ -3,16 +3,23 @@ import Testing
 
 @testable import TouchInput
 
-/// Must-show 1: every real recording of ../shared/corpus replays without a crash, every touch that
-/// began ends or is cancelled, and unsupported devices are refused with a message. Skipped when
-/// the corpus is absent (a clean clone in CI).
-@Suite(.enabled(if: Corpus.available, "needs ../shared/corpus or $GESTURED_CORPUS"))
+/// Every real recording of the optional corpus (`$GESTURED_CORPUS`) replays without a crash, every
+/// touch that began ends or is cancelled, and unsupported devices are refused with a message.
+/// Skipped, with that reason printed, when the variable is unset (a clean clone).
+@Suite(.enabled(if: Corpus.configured, "set GESTURED_CORPUS to a folder of evemu recordings to run the corpus tests"))
 struct CorpusReplayTests {
     /// Devices in the corpus that are not touchscreens, and why.
     static let expectedRefusals: [String: SkipReason] = [
         "evemu-repo/bcm5974.event.xz": .touchpad,
         "hid-devices/posiflex_0d3a_a000_0.ev.xz": .absolutePointer,
     ]
+
+    @Test("GESTURED_CORPUS names a folder of recordings")
+    func folder() {
+        let path = Corpus.configuredPath ?? ""
+        #expect(Corpus.recordingsFolder != nil, "GESTURED_CORPUS=\(path) is not a folder")
+        #expect(!Corpus.recordings.isEmpty, "no recordings (*.ev*) under GESTURED_CORPUS=\(path)")
+    }
 
     @Test("every recording replays with a closed frame stream", arguments: Corpus.recordings)
     func replay(_ file: String) throws {
