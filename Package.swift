@@ -48,6 +48,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // `gestured actions` starts commands with it (posix_spawn, pidfd, process groups, timeouts by
+        // cancellation); without its Foundation trait, so it brings FoundationEssentials only.
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2", traits: []),
     ],
     targets: [
         // MARK: C edges
@@ -138,10 +141,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `gestured actions`: what a gesture does, as a pure state machine (gesture message in, actions
+        // out) with its configuration file; no device, no socket, no process.
+        .target(
+            name: "GestureActions",
+            dependencies: ["GestureEngine", "GestureProtocol", "YAMLCoding"],
+            swiftSettings: swiftSettings
+        ),
+        // Its edge: the socket client that feeds the machine, the uinput keyboard and pointers that
+        // carry out keys, clicks and scrolling, and the commands it starts.
+        .target(
+            name: "GestureActionsRuntime",
+            dependencies: [
+                "GestureActions", "GestureClient", "GestureProtocol", "TouchInput",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
+                "GestureActions", "GestureActionsRuntime", "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -187,6 +209,13 @@ let package = Package(
                 "GestureClient", "GestureProtocol", "GestureEngine", "TestSupport",
                 // The passthrough cases read and grab event nodes (PassthroughTests.swift).
                 "TouchInput", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GestureActionsTests",
+            dependencies: [
+                "GestureActions", "GestureActionsRuntime", "GestureServer", "GestureProtocol", "GestureEngine",
+                "TouchInput", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding", "TestSupport"], swiftSettings: swiftSettings),

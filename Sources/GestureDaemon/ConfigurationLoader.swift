@@ -33,7 +33,12 @@ public enum ConfigurationLoader {
             throw ConfigurationFileError(
                 file: path, line: 1, column: 1, message: "cannot read the file: \(reason(error))")
         }
-        return try parse(data, file: path) { group in
+        return try load(data, file: path)
+    }
+
+    /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.
+    public static func load(_ data: Data, file: String) throws(ConfigurationFileError) -> DaemonConfiguration {
+        try parse(data, file: file) { group in
             do throws(ServerError) {
                 _ = try SocketFile.groupID(group)
                 return nil
@@ -58,8 +63,7 @@ public enum ConfigurationLoader {
         _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil }
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
         guard let text = String(validating: data, as: UTF8.self) else {
-            let (line, column) = position(ofFirstInvalidUTF8In: data)
-            throw ConfigurationFileError(file: file, line: line, column: column, message: "the file is not valid UTF-8")
+            throw located(YAMLMark(ofFirstInvalidUTF8In: data), file: file, "the file is not valid UTF-8")
         }
         let root: YAMLNode
         do {
@@ -80,7 +84,7 @@ public enum ConfigurationLoader {
             throw located(root.mark, file: file, "\(error)")
         }
         if let group = configuration.socket.group, let problem = groupProblem(group) {
-            let target = resolve([AnyCodingKey(stringValue: "socket"), AnyCodingKey(stringValue: "group")], in: root)
+            let target = root.resolve([AnyCodingKey(stringValue: "socket"), AnyCodingKey(stringValue: "group")])
             throw located(target.node.mark, file: file, problem)
         }
         // References between definitions (names, parents, relations, cycles).
@@ -113,64 +117,11 @@ public enum ConfigurationLoader {
             case .index(let i): AnyCodingKey(intValue: i) ?? AnyCodingKey(stringValue: String(i))
             }
         }
-        return located(resolve(keys, in: root).node.mark, file: file, error.message)
+        return located(root.resolve(keys).node.mark, file: file, error.message)
     }
 
     private static func decodingError(_ error: DecodingError, root: YAMLNode, file: String) -> ConfigurationFileError {
-        let context: DecodingError.Context
-        switch error {
-        case .keyNotFound(_, let c), .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c):
-            context = c
-        @unknown default:
-            return located(root.mark, file: file, "\(error)")
-        }
-        // Raised while reading YAML: the decoder knows the node.
-        if let yaml = context.underlyingError as? YAMLError {
-            return located(yaml.mark, file: file, yaml.message)
-        }
-        // Raised by a definition's own checks: follow the path; say what was found.
-        let target = resolve(context.codingPath, in: root)
-        var message = context.debugDescription
-        if message.hasPrefix("expected"), let scalar = target.node.scalar {
-            message += " (found '\(scalar.text)')"
-        }
-        let pointsAtKey = message.hasPrefix("unknown key") || target.node.scalar.map { $0.isNull && $0.text.isEmpty } == true
-        return located(pointsAtKey ? (target.key ?? target.node).mark : target.node.mark, file: file, message)
-    }
-
-    /// The node a coding path names and, for a mapping entry, its key. Stops at the deepest node
-    /// that exists, which is where a missing piece belongs.
-    private static func resolve(_ path: [any CodingKey], in root: YAMLNode) -> (node: YAMLNode, key: YAMLNode?) {
-        var node = root
-        var key: YAMLNode?
-        for component in path {
-            if let pair = node.mapping?.first(where: { $0.key.scalar?.text == component.stringValue }) {
-                node = pair.value
-                key = pair.key
-            } else if let items = node.sequence, let index = component.intValue, items.indices.contains(index) {
-                node = items[index]
-                key = nil
-            } else {
-                break
-            }
-        }
-        return (node, key)
-    }
-
-    private static func position(ofFirstInvalidUTF8In data: Data) -> (Int, Int) {
-        // Decode the longest valid prefix; the first bad byte follows it.
-        var line = 1
-        var column = 1
-        var iterator = data.makeIterator()
-        var decoder = UTF8()
-        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
-            if scalar == "\n" {
-                line += 1
-                column = 1
-            } else {
-                column += 1
-            }
-        }
-        return (line, column)
+        let found = root.locate(error)
+        return located(found.mark, file: file, found.message)
     }
 }

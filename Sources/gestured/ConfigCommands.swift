@@ -1,4 +1,6 @@
 import ArgumentParser
+import FoundationEssentials
+import GestureActions
 import GestureDaemon
 
 /// `gestured config --default`: the built-in configuration as YAML.
@@ -41,7 +43,9 @@ struct CheckConfigCommand: ParsableCommand {
         discussion: """
             Exits 0 and prints a summary when the file is valid. Otherwise prints \
             FILE:LINE:COLUMN: message on standard error and exits 1 — the same check `gestured \
-            run` and a SIGHUP reload make, so a file that passes here loads there.
+            run` and a SIGHUP reload make, so a file that passes here loads there. A file with \
+            `actions:` at the top is an actions file (`gestured actions`; docs/ACTIONS.md) and is \
+            checked as one, key names included.
 
             Example:
               gestured check-config /etc/gestured/gestured.yaml && systemctl reload gestured
@@ -52,16 +56,40 @@ struct CheckConfigCommand: ParsableCommand {
     var file: String
 
     func run() throws {
-        do {
-            let configuration = try ConfigurationLoader.load(contentsOf: file)
+        // Read once: the file may be a pipe (`gestured config --default | gestured check-config /dev/stdin`).
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return try check { () throws(ConfigurationFileError) in _ = try ConfigurationLoader.load(contentsOf: file) }
+        }
+        if ActionsLoader.isActionsFile(String(decoding: data, as: UTF8.self)) {
+            return try checkActions(Array(data))
+        }
+        try check { () throws(ConfigurationFileError) in
+            let configuration = try ConfigurationLoader.load(data, file: file)
             let engine = configuration.engineConfiguration
             let source = configuration.recognizers == nil ? " (the built-in set)" : ""
             print(
                 "\(file): valid: \(engine.recognizers.count) recognizers\(source), "
                     + "\(engine.regions.count) regions, \(configuration.devices.count) device entries")
+        }
+    }
+
+    /// Runs a check; its error is printed and the exit status is 1.
+    private func check<E: Error>(_ body: () throws(E) -> Void) throws {
+        do {
+            try body()
         } catch {
             printError("\(error)")
             throw ExitCode.failure
+        }
+    }
+
+    /// An actions file: the check `gestured actions` and its reload make.
+    private func checkActions(_ bytes: [UInt8]) throws {
+        try check { () throws(ActionsFileError) in
+            let configuration = try parseActions(bytes, file: file).configuration
+            print(
+                "\(file): valid actions file: \(configuration.actions.count) rules on "
+                    + "\(configuration.recognizerNames.count) recognizers, \(configuration.keyNames.count) keys")
         }
     }
 }

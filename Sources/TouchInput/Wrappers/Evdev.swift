@@ -170,6 +170,12 @@ struct EvdevHandle: ~Copyable {
             ?? EventCode.codeName(type: type, code: code)
     }
 
+    /// The code libevdev knows by `name` for event `type` (`KEY_LEFTCTRL`, `REL_WHEEL_HI_RES`).
+    static func code(ofType type: UInt16, named name: String) -> UInt16? {
+        let code = libevdev_event_code_from_name(UInt32(type), name)
+        return code >= 0 && code <= Int32(UInt16.max) ? UInt16(code) : nil
+    }
+
     /// libevdev's name for an input property.
     static func propertyName(_ property: UInt16) -> String {
         libevdev_property_get_name(UInt32(property)).map { String(cString: $0) } ?? EventCode.propertyName(property)

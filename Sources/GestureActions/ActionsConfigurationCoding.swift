@@ -1,0 +1,218 @@
+import GestureEngine
+
+// Strict Codable for the actions file, as for the daemon's: unknown keys are errors, every value
+// is checked where it is read, so the loader can point at its line and column.
+
+extension ActionsConfiguration: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case socket, commands, actions }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the actions file")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        socket = try c.decodeIfPresent(String.self, forKey: .socket)
+        if let socket, !socket.hasPrefix("/") || socket.utf8.count > 107 {
+            throw DecodingError.dataCorruptedError(
+                forKey: .socket, in: c, debugDescription: "expected an absolute path of at most 107 bytes")
+        }
+        commands = try c.decode(.commands, default: commands)
+        guard c.contains(.actions), try !c.decodeNil(forKey: .actions) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.actions,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "the actions file needs 'actions': a list of rules such as "
+                        + "{on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}"))
+        }
+        actions = try c.decode(.actions, default: [], expect: "a list of at most 256 rules") { $0.count <= 256 }
+    }
+}
+
+extension CommandSettings: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case timeoutMS = "timeout-ms"
+        case maxRunning = "max-running"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'commands'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        timeoutMS = try c.decode(.timeoutMS, default: timeoutMS, expect: "milliseconds from 100 to 86400000") {
+            (100...86_400_000).contains($0)
+        }
+        maxRunning = try c.decode(.maxRunning, default: maxRunning, expect: "a number from 1 to 64") {
+            (1...64).contains($0)
+        }
+    }
+}
+
+extension ActionRule: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case on, state, direction, edge, fingers, region
+        case keys, `repeat`, click, scroll, run, shell
+    }
+
+    static let actionKeys: [CodingKeys] = [.keys, .click, .scroll, .run, .shell]
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a rule")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard c.contains(.on) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.on,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a rule needs 'on': the name of the recognizer it acts on"))
+        }
+        recognizer = try c.decode(.on, default: "", expect: "a recognizer name (1 to 64 letters, digits, '-', '_' or '.')") {
+            RegionSpec.isValidName($0)
+        }
+        state = try c.decodeIfPresent(GestureState.self, forKey: .state)
+        direction = try c.decodeIfPresent(Direction.self, forKey: .direction)
+        edge = try c.decodeIfPresent(Edge.self, forKey: .edge)
+        fingers = try c.decodeIfPresent(Int.self, forKey: .fingers)
+        if let fingers, !(1...10).contains(fingers) {
+            throw DecodingError.dataCorruptedError(forKey: .fingers, in: c, debugDescription: "expected 1 to 10 fingers")
+        }
+        region = try c.decodeIfPresent(String.self, forKey: .region)
+
+        let given = Self.actionKeys.filter { c.contains($0) }
+        guard given.count == 1, let key = given.first else {
+            let keys = Self.actionKeys.map(\.rawValue).joined(separator: ", ")
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath + (given.dropFirst().first.map { [$0] } ?? []),
+                    debugDescription: given.isEmpty
+                        ? "a rule needs one action: one of \(keys)"
+                        : "a rule has one action; this one also has '\(given[0].rawValue)'"))
+        }
+        if c.contains(.repeat) && key != .keys {
+            throw DecodingError.dataCorruptedError(
+                forKey: .repeat, in: c, debugDescription: "'repeat' goes with 'keys' (it repeats them)")
+        }
+        switch key {
+        case .keys:
+            let chord = try Self.chord(c, .keys)
+            action = .keys(chord, repeating: try c.decodeIfPresent(KeyRepeat.self, forKey: .repeat))
+        case .click:
+            action = .click(try c.decode(Click.self, forKey: .click))
+        case .scroll:
+            action = .scroll(try c.decode(Scroll.self, forKey: .scroll))
+        case .run:
+            let arguments = try c.decode(.run, default: [String](), expect: "a program and its arguments, such as [\"/usr/bin/systemctl\", \"--user\", \"restart\", \"kiosk\"]") {
+                !$0.isEmpty && !$0[0].isEmpty && $0.count <= 256
+            }
+            action = .run(Command(arguments))
+        case .shell:
+            let line = try c.decode(.shell, default: "", expect: "a command line for /bin/sh -c") { !$0.isEmpty }
+            action = .run(Command(shell: line))
+        default:
+            preconditionFailure("not an action key: \(key)")
+        }
+        if let state, followsGesture {
+            throw DecodingError.dataCorruptedError(
+                forKey: .state, in: c,
+                debugDescription: "'state: \(state.rawValue)' does not go with "
+                    + (c.contains(.scroll) ? "'scroll'" : "'repeat'")
+                    + ": it follows the gesture from began to its end")
+        }
+    }
+
+    /// A list of 1 to 8 distinct key names; whether each is a Linux key name is checked by the
+    /// loader (the names are libevdev's).
+    static func chord<Key: CodingKey>(_ c: KeyedDecodingContainer<Key>, _ key: Key) throws -> KeyChord {
+        let names = try c.decode(key, default: [String](), expect: "a list of 1 to 8 different key names, such as [KEY_LEFTCTRL, KEY_R]") {
+            (1...8).contains($0.count) && Set($0).count == $0.count
+        }
+        return KeyChord(names)
+    }
+}
+
+extension KeyRepeat: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case everyMM = "every-mm"
+        case along
+        case everyDegrees = "every-degrees"
+        case everyScale = "every-scale"
+        case reverse
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'repeat'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let units: [CodingKeys] = [.everyMM, .everyDegrees, .everyScale]
+        let given = units.filter { c.contains($0) }
+        guard given.count == 1 else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath + (given.dropFirst().first.map { [$0] } ?? []),
+                    debugDescription: "'repeat' needs one step: every-mm (with along), every-degrees or every-scale"))
+        }
+        if c.contains(.along) && given[0] != .everyMM {
+            throw DecodingError.dataCorruptedError(forKey: .along, in: c, debugDescription: "'along' goes with 'every-mm'")
+        }
+        switch given[0] {
+        case .everyMM:
+            let mm = try c.decode(.everyMM, default: 0.0, expect: "millimetres from 1 to 1000") { (1...1000).contains($0) }
+            guard c.contains(.along) else {
+                throw DecodingError.keyNotFound(
+                    CodingKeys.along,
+                    DecodingError.Context(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "'every-mm' needs 'along': the direction of a step forward (up, down, left or right)"
+                    ))
+            }
+            let along = try c.decode(.along, default: Direction.up, expect: "up, down, left or right") {
+                [.up, .down, .left, .right].contains($0)
+            }
+            step = .millimetres(mm, along: along)
+        case .everyDegrees:
+            step = .degrees(try c.decode(.everyDegrees, default: 0.0, expect: "degrees from 1 to 360") { (1...360).contains($0) })
+        default:
+            step = .scale(try c.decode(.everyScale, default: 0.0, expect: "a factor from 1.01 to 10") { (1.01...10).contains($0) })
+        }
+        reverse = c.contains(.reverse) ? try ActionRule.chord(c, .reverse) : nil
+    }
+}
+
+extension Click: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case button, at }
+
+    /// `click: right`, or `click: {button: right, at: cursor}`.
+    public init(from decoder: any Decoder) throws {
+        if (try? decoder.singleValueContainer().decode(String.self)) != nil {
+            self.init(try PointerButton(from: decoder))
+            return
+        }
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'click'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard c.contains(.button) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.button,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "'click' needs 'button': left, right or middle"))
+        }
+        self.init(try c.decode(PointerButton.self, forKey: .button), at: try c.decode(.at, default: .gesture))
+    }
+}
+
+extension Scroll: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case natural
+        case mmPerDetent = "mm-per-detent"
+        case axis, at
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'scroll'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        natural = try c.decode(.natural, default: natural)
+        mmPerDetent = try c.decode(.mmPerDetent, default: mmPerDetent, expect: "millimetres from 0.5 to 500") {
+            (0.5...500).contains($0)
+        }
+        axis = try c.decode(.axis, default: axis)
+        at = try c.decode(.at, default: at)
+    }
+}

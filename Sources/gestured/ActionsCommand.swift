@@ -1,0 +1,113 @@
+import ArgumentParser
+import FoundationEssentials
+import GestureActions
+import GestureActionsRuntime
+import GestureDaemon
+import GestureProtocol
+import Glibc
+import Logging
+import TouchInput
+
+/// `gestured actions`: a client of the daemon that turns gestures into keys, clicks, scrolling and
+/// commands (docs/ACTIONS.md).
+struct ActionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "actions",
+        abstract: "Turn gestures into keys, clicks, scrolling and commands (a client of the daemon).",
+        discussion: """
+            Reads an actions file (docs/ACTIONS.md), connects to the daemon's socket as any client \
+            does, and carries out the rules: keys on a virtual keyboard, clicks and wheel motion on \
+            virtual pointers (uinput: the user must be in the gestured-uinput group), commands \
+            started without a shell. Run it as the kiosk's user (systemd/user/gestured-actions.service \
+            or systemd/gestured-actions@.service), so commands run with that user's rights.
+
+            Without --config it reads $XDG_CONFIG_HOME/gestured/actions.yaml (~/.config/…) when that \
+            exists, else /etc/gestured/actions.yaml. When the daemon stops or restarts it connects \
+            again (100 ms back-off doubling to 5 s). SIGHUP reads the file again (a broken file \
+            keeps the running rules and logs FILE:LINE:COLUMN); SIGTERM and SIGINT stop the running \
+            commands and exit 0. `gestured check-config FILE` checks an actions file too.
+
+            Examples:
+              gestured actions --config ~/.config/gestured/actions.yaml
+              gestured actions --socket /tmp/g.sock --config actions.yaml --verbose
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The actions file (YAML).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("The daemon's socket (overrides the file's).", valueName: "path"))
+    var socket: String?
+
+    @Flag(help: "Log every command's end and every reconnection attempt (debug level).")
+    var verbose = false
+
+    /// The file read without --config.
+    static func defaultConfigPath(_ environment: [String: String]) -> String {
+        let home = environment["HOME"].map { $0 + "/.config" }
+        if let base = environment["XDG_CONFIG_HOME"] ?? home {
+            let path = base + "/gestured/actions.yaml"
+            if access(path, F_OK) == 0 { return path }
+        }
+        return "/etc/gestured/actions.yaml"
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let level: Logger.Level = verbose ? .debug : .info
+        let logger = Logger(label: "gestured.actions") { label in
+            JournalLogHandler(label: label, level: level, environment: environment)
+        }
+        let path = config ?? Self.defaultConfigPath(environment)
+        let loaded: LoadedActions
+        do {
+            loaded = try loadActions(path)
+        } catch {
+            printError("gestured actions: \(error)")
+            throw ExitCode.failure
+        }
+        let performer = UinputPerformer()
+        do {
+            try performer.prepare(for: loaded.configuration)
+        } catch {
+            printError("gestured actions: \(error)")
+            throw ExitCode.failure
+        }
+        let socketPath = socket ?? loaded.configuration.socket ?? GestureProtocol.defaultSocketPath
+        let commands = CommandRunner(logger: logger)
+        let runner = ActionsRunner(
+            loaded: loaded, socket: socketPath, performer: performer, commands: commands, logger: logger)
+        var metadata: Logger.Metadata = ["file": "\(path)", "rules": "\(loaded.configuration.actions.count)"]
+        for (device, node) in performer.devnodes { metadata[device] = "\(node)" }
+        logger.info("started", metadata: metadata)
+
+        let signals = SignalStream([SIGHUP, SIGTERM, SIGINT])
+        let running = Task { await runner.run() }
+        for await signal in signals.signals {
+            guard signal == SIGHUP else { break }
+            do {
+                try runner.reload(try loadActions(path))
+            } catch {
+                logger.error("reload refused, the running actions stay: \(error)")
+            }
+        }
+        logger.info("stopping")
+        running.cancel()
+        await commands.stopAll()
+        await running.value
+    }
+}
+
+/// Reads an actions file, checking key names against libevdev's table.
+func loadActions(_ path: String) throws(ActionsFileError) -> LoadedActions {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        let reason = access(path, R_OK) == 0 ? "cannot read the file" : String(cString: strerror(errno))
+        throw ActionsFileError(file: path, line: 1, column: 1, message: "cannot read the file: \(reason)")
+    }
+    return try parseActions(Array(data), file: path)
+}
+
+/// Checks actions text, key names against libevdev's table.
+func parseActions(_ bytes: [UInt8], file: String) throws(ActionsFileError) -> LoadedActions {
+    try ActionsLoader.parse(bytes, file: file) { EventCode.code(ofType: EventCode.evKey, named: $0) != nil }
+}
