@@ -85,7 +85,7 @@ extension ActionRule: Decodable {
                     codingPath: decoder.codingPath + (given.dropFirst().first.map { [$0] } ?? []),
                     debugDescription: given.isEmpty
                         ? "a rule needs one action: one of \(keys)"
-                        : "a rule has one action; this one also has '\(given[0].rawValue)'"))
+                        : "a rule has one action; '\(given[1].rawValue)' is a second one, beside '\(given[0].rawValue)'"))
         }
         if c.contains(.repeat) && key != .keys {
             throw DecodingError.dataCorruptedError(
