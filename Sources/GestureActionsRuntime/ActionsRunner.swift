@@ -110,6 +110,7 @@ public final class ActionsRunner: Sendable {
                 for await _ in resubscriptions {
                     let names = state.withLock { $0.loaded.configuration.recognizerNames }
                     try await client.subscribe(Subscription(gestures: names))
+                    logger.info("subscribed again", metadata: ["recognizers": "\(names.sorted().joined(separator: ","))"])
                 }
                 return nil
             }
