@@ -42,3 +42,36 @@ for setting in FileDescriptorName=websocket Service=gestured.service IPAddressDe
     fi
 done
 echo "check-units: verify clean, exposure level $score (the WebSocket endpoint's socket comes from gestured-websocket.socket)"
+
+# The actions client (docs/ACTIONS.md): the system template for one user (an instance of it, with
+# the units it names) and the user unit (in a user manager's terms, which needs a runtime
+# directory). Its commands are the integrator's, so it cannot be sandboxed like the daemon
+# (docs/DEPLOYMENT.md says what it leaves open and why); its exposure is printed, and the system
+# unit's may not rise above what its settings give today.
+sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' systemd/gestured-actions@.service \
+    > "$work/gestured-actions@kiosk.service"
+if ! systemd-analyze verify "$work/gestured-actions@kiosk.service" "$work/gestured.socket" "$work/gestured.service" \
+    2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
+    echo "check-units: systemd-analyze verify complained about gestured-actions@.service:" >&2
+    cat "$work/verify.err" >&2
+    exit 1
+fi
+mkdir -p "$work/user" "$work/runtime"
+sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' systemd/user/gestured-actions.service \
+    > "$work/user/gestured-actions.service"
+if ! XDG_RUNTIME_DIR="$work/runtime" systemd-analyze --user verify "$work/user/gestured-actions.service" \
+    2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
+    echo "check-units: systemd-analyze --user verify complained about user/gestured-actions.service:" >&2
+    cat "$work/verify.err" >&2
+    exit 1
+fi
+systemd-analyze security --offline=yes "$work/gestured-actions@kiosk.service" > "$work/security" 2>&1 || true
+actions=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
+if [ -z "$actions" ] || awk -v s="$actions" 'BEGIN { exit !(s > 2.0) }'; then
+    echo "check-units: gestured-actions@.service exposure level '$actions' (it was 2.0)" >&2
+    exit 1
+fi
+XDG_RUNTIME_DIR="$work/runtime" systemd-analyze --user security --offline=yes "$work/user/gestured-actions.service" \
+    > "$work/security" 2>&1 || true
+user=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
+echo "check-units: actions units verify clean, exposure gestured-actions@.service $actions, user gestured-actions.service $user"
