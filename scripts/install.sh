@@ -24,6 +24,9 @@ install -D -m 0644 systemd/gestured.service "$DESTDIR/etc/systemd/system/gesture
 install -D -m 0644 systemd/gestured.socket "$DESTDIR/etc/systemd/system/gestured.socket"
 # Not enabled: only for a configuration with a `websocket:` section (docs/DEPLOYMENT.md).
 install -D -m 0644 systemd/gestured-websocket.socket "$DESTDIR/etc/systemd/system/gestured-websocket.socket"
+# Not enabled: the actions client, as a system unit for one user or as a user unit (docs/ACTIONS.md).
+install -D -m 0644 systemd/gestured-actions@.service "$DESTDIR/etc/systemd/system/gestured-actions@.service"
+install -D -m 0644 systemd/user/gestured-actions.service "$DESTDIR/etc/systemd/user/gestured-actions.service"
 install -D -m 0644 systemd/gestured.sysusers "$DESTDIR/usr/lib/sysusers.d/gestured.conf"
 install -D -m 0644 udev-rules/70-gestured.rules "$DESTDIR/etc/udev/rules.d/70-gestured.rules"
 if [ ! -e "$DESTDIR/etc/gestured/gestured.yaml" ]; then
