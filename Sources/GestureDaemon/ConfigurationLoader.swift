@@ -26,14 +26,18 @@ public enum ConfigurationLoader {
     /// Loads and fully checks the file at `path`, as `run`, a reload and `check-config` do: the
     /// text, and what it names on this system (the socket's group).
     public static func load(contentsOf path: String) throws(ConfigurationFileError) -> DaemonConfiguration {
-        let data: Data
+        try load(try contents(of: path), file: path)
+    }
+
+    /// The bytes of the file at `path`, or why it cannot be read (at 1:1), as every file the
+    /// command line takes is read (`check-config` reads a file once, then tells its kind).
+    public static func contents(of path: String) throws(ConfigurationFileError) -> Data {
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ConfigurationFileError(
                 file: path, line: 1, column: 1, message: "cannot read the file: \(reason(error))")
         }
-        return try load(data, file: path)
     }
 
     /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.

@@ -100,9 +100,11 @@ struct ActionsCommand: AsyncParsableCommand {
 
 /// Reads an actions file, checking key names against libevdev's table.
 func loadActions(_ path: String) throws(ActionsFileError) -> LoadedActions {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        let reason = access(path, R_OK) == 0 ? "cannot read the file" : String(cString: strerror(errno))
-        throw ActionsFileError(file: path, line: 1, column: 1, message: "cannot read the file: \(reason)")
+    let data: Data
+    do {
+        data = try ConfigurationLoader.contents(of: path)
+    } catch {
+        throw ActionsFileError(file: error.file, line: error.line, column: error.column, message: error.message)
     }
     return try parseActions(Array(data), file: path)
 }

@@ -56,10 +56,9 @@ struct CheckConfigCommand: ParsableCommand {
     var file: String
 
     func run() throws {
-        // Read once: the file may be a pipe (`gestured config --default | gestured check-config /dev/stdin`).
-        guard let data = FileManager.default.contents(atPath: file) else {
-            return try check { () throws(ConfigurationFileError) in _ = try ConfigurationLoader.load(contentsOf: file) }
-        }
+        // Read once: the file may be a pipe.
+        var data = Data()
+        try check { () throws(ConfigurationFileError) in data = try ConfigurationLoader.contents(of: file) }
         if ActionsLoader.isActionsFile(String(decoding: data, as: UTF8.self)) {
             return try checkActions(Array(data))
         }

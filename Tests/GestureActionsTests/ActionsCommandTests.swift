@@ -1,0 +1,66 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `gestured actions` and `gestured check-config` on actions files, as users run them.
+@Suite("gestured actions and check-config on actions files", .timeLimit(.minutes(1)))
+struct ActionsCommandTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Runs a command line: its exit status and output (standard output and error together).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let child = try ChildProcess(arguments)
+        let status = try await child.waitForExit()
+        return (status, child.lines.map { $0 + "\n" }.joined())
+    }
+
+    static func gestured(_ arguments: String...) async throws -> (status: Int32, output: String) {
+        try await run([try ChildProcess.builtExecutable("gestured")] + arguments)
+    }
+
+    static func write(_ text: String) throws -> String {
+        var template = Array("/tmp/gactcmd.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
+        let path = String(cString: made) + "/actions.yaml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("check-config takes examples/actions.yaml as an actions file")
+    func example() async throws {
+        let path = Self.repository.appendingPathComponent("examples/actions.yaml").path
+        let check = try await Self.gestured("check-config", path)
+        #expect(check.status == 0)
+        #expect(check.output == "\(path): valid actions file: 5 rules on 5 recognizers, 4 keys\n")
+    }
+
+    @Test("an unknown key name: check-config and actions both refuse it at FILE:LINE:COLUMN, exit 1")
+    func unknownKeyName() async throws {
+        let path = try Self.write("actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_RR]\n")
+        let message = "\(path):3:26: unknown key name 'KEY_RR': keys are named as in linux/input-event-codes.h, "
+            + "such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP\n"
+        let check = try await Self.gestured("check-config", path)
+        #expect(check.status == 1 && check.output == message)
+        let actions = try await Self.gestured("actions", "--config", path, "--socket", "/nonexistent/g.sock")
+        #expect(actions.status == 1 && actions.output == "gestured actions: " + message)
+    }
+
+    @Test("an actions file that cannot be read: FILE:1:1 and why, in the system's words")
+    func unreadable() async throws {
+        let check = try await Self.gestured("actions", "--config", "/nonexistent/actions.yaml")
+        #expect(check.status == 1)
+        #expect(check.output == "gestured actions: /nonexistent/actions.yaml:1:1: cannot read the file: No such file or directory\n")
+    }
+
+    @Test(
+        "without /dev/uinput, actions that need a keyboard stop at start with what to do",
+        .enabled(if: access("/dev/uinput", F_OK) != 0, "this machine has /dev/uinput (the VM suite checks EACCES)"))
+    func noUinput() async throws {
+        let path = try Self.write("actions:\n  - on: tap\n    keys: [KEY_ENTER]\n")
+        let actions = try await Self.gestured("actions", "--config", path, "--socket", "/nonexistent/g.sock")
+        #expect(actions.status == 1)
+        #expect(actions.output.contains("cannot create the virtual keyboard: /dev/uinput does not exist"), "\(actions.output)")
+    }
+}
