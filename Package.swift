@@ -42,6 +42,9 @@ let package = Package(
         .library(name: "GestureServer", targets: ["GestureServer"]),
         // For Benchmarks/ (replay throughput); the daemon links the target directly.
         .library(name: "TouchInput", targets: ["TouchInput"]),
+        // For Benchmarks/ (ActionsBenchmarks) and for tools that act on gestures the same way.
+        .library(name: "GestureActions", targets: ["GestureActions"]),
+        .library(name: "GestureActionsRuntime", targets: ["GestureActionsRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -11,6 +11,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         // Named, so the identity does not depend on the checkout directory's name.
         .package(name: "gestured", path: ".."),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Frames through the default recognizer set (docs/PERFORMANCE.md, "Engine").
@@ -44,6 +45,22 @@ let package = Package(
                 .product(name: "TouchInput", package: "gestured"),
             ],
             path: "Benchmarks/ReplayBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // `gestured actions`: the planner, and a published gesture → its key events (docs/PERFORMANCE.md, "Actions").
+        .executableTarget(
+            name: "ActionsBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "GestureActions", package: "gestured"),
+                .product(name: "GestureActionsRuntime", package: "gestured"),
+                .product(name: "GestureServer", package: "gestured"),
+                .product(name: "GestureProtocol", package: "gestured"),
+                .product(name: "GestureEngine", package: "gestured"),
+                .product(name: "TouchInput", package: "gestured"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/ActionsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // Encode + write of the passthrough mirror's frames (docs/PERFORMANCE.md, "Passthrough").

@@ -277,8 +277,13 @@ extension EndToEndTests {
                     return p.time.microseconds - g.timeUS
                 }.sorted()
                 #expect(presses.count == count && latencies.allSatisfy { $0 > 0 }, "\(latencies)")
-                print("actions latency (µs, panel frame → KEY_A pressed on the virtual keyboard, kernel times): "
-                    + EndToEndTests.Passthrough.summary(latencies))
+                // For scale: the same reports' way to a plain socket client (its reception time).
+                let received = swipes.compactMap { r -> Int64? in
+                    if case .gesture(let g) = r.message { r.at - g.timeUS } else { nil }
+                }.sorted()
+                print("actions latency (µs, kernel time of the panel frame →)")
+                print("  KEY_A pressed on the virtual keyboard (kernel time): " + EndToEndTests.Passthrough.summary(latencies))
+                print("  the report read by a socket client (reception):     " + EndToEndTests.Passthrough.summary(received))
                 try await panel.unplug()
                 try await fixture.finish(daemon)
             }
