@@ -156,7 +156,7 @@ let package = Package(
         .target(
             name: "GestureActionsRuntime",
             dependencies: [
-                "GestureActions", "GestureClient", "GestureProtocol", "TouchInput",
+                "GestureActions", "GestureClient", "GestureEngine", "GestureProtocol", "TouchInput",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

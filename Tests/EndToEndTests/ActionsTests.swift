@@ -115,11 +115,15 @@ extension EndToEndTests {
                     """
                     actions:
                       - on: scroll
-                        scroll: {mm-per-detent: 8}
+                        scroll: {mm-per-detent: 8, axis: vertical}
                     """)
                 let pointer = try #require(actions.devnodes["pointer-absolute"], "\(actions.process.lines)")
+                // No libinput reader here (the other cases have one), and one axis (the other is
+                // the host tests'): every process and event more on the guest's two emulated CPUs
+                // makes it likelier that the reader falls behind the kernel's per-client buffer
+                // (a few dozen wheel reports here), whose overflow loses wheel motion for good
+                // (SYN_DROPPED; the reader fails the case when it sees one).
                 let reader = try await EventReader.start(pointer)
-                let libinput = try await LibinputEvents.startIfAvailable(pointer, fixture: fixture)
                 let panel = try await fixture.panel(steps: ["pan from=0.5,0.2 to=0.45,0.7 fingers=2 duration=1.5s"])
                 let client = try await fixture.subscribe(Subscription(gestures: ["scroll"]))
                 try await client.device(named: panel.name)
@@ -127,9 +131,9 @@ extension EndToEndTests {
                 let end = try await client.gesture("the pan's end") { $0.state == .ended }
                 let translation = try #require(end.translationMM, "the kiosk-10 panel has a size")
                 #expect(translation.y > 80, "\(translation)")
-                // Natural scrolling: fingers down turn the wheel up (positive), right turn it left.
+                // Natural scrolling: fingers down turn the wheel up (positive); no horizontal wheel.
                 let expectedV = translation.y / 8
-                let expectedH = -translation.x / 8
+                let expectedH = 0.0
                 let events = try await reader.wait(for: "wheel motion for the whole pan") { events in
                     abs(Double(events.sum(EventCode.relWheelHiRes)) / 120 - expectedV) < 0.01
                 }
@@ -141,11 +145,6 @@ extension EndToEndTests {
                 #expect(abs(hiResV - expectedV) < 0.01 && abs(hiResH - expectedH) < 0.01)
                 #expect(abs(detentsV - expectedV) < 1 && abs(detentsH - expectedH) < 1)
                 #expect(events.filter { $0.type == EventCode.evRel }.count > 10, "scrolled as it went, not at the end")
-                if let libinput {
-                    _ = try await libinput.wait(for: "libinput's wheel events") {
-                        $0.contains { $0.contains("POINTER_SCROLL_WHEEL") }
-                    }
-                }
                 try await panel.unplug()
                 try await fixture.finish(daemon)
             }
@@ -365,6 +364,8 @@ final class EventReader: Sendable {
         var opened = false
         var error: String?
         var events: [InputEvent] = []
+        /// pthread_setschedparam's result.
+        var scheduling: Int32 = -1
     }
 
     let state = Observed(State())
@@ -383,6 +384,13 @@ final class EventReader: Sendable {
     }
 
     private func run(_ devnode: String) {
+        // Ahead of every other program of the case on the guest's two emulated CPUs (the tests run
+        // as root there): the kernel keeps a bounded buffer per reader, and a reader that is not
+        // scheduled for a few hundred milliseconds of wheel motion loses events (SYN_DROPPED).
+        var priority = sched_param()
+        priority.sched_priority = 10
+        let scheduling = pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority)
+        state.update { $0.scheduling = scheduling }
         let device: EventNodeReader
         do {
             device = try EventNodeReader(path: devnode)
@@ -405,11 +413,25 @@ final class EventReader: Sendable {
         }
     }
 
-    /// Waits until the events read satisfy `condition`; them.
+    /// Waits until the events read satisfy `condition`; them. The kernel's SYN_DROPPED (this
+    /// reader fell behind and events were lost) fails the wait at once.
     func wait(for what: String, until condition: @escaping @Sendable ([InputEvent]) -> Bool) async throws -> [InputEvent] {
-        try await state.wait(for: what, within: EndToEndFixture.patience) { $0.error != nil || condition($0.events) }
+        @Sendable func dropped(_ events: [InputEvent]) -> Bool {
+            events.contains { $0.type == EventCode.evSyn && $0.code == EventCode.synDropped }
+        }
+        try await state.wait(for: what, within: EndToEndFixture.patience) {
+            $0.error != nil || dropped($0.events) || condition($0.events)
+        }
         if let error = state.value.error { throw FixtureError("reading stopped before \(what): \(error)") }
-        return state.value.events
+        let events = state.value.events
+        if dropped(events) && !condition(events), let drop = events.firstIndex(where: { $0.code == EventCode.synDropped && $0.type == EventCode.evSyn }) {
+            let before = events[..<drop].suffix(3).map(\.description)
+            throw FixtureError(
+                "the reader fell behind the kernel's buffer (SYN_DROPPED) before \(what): \(drop) events first, "
+                    + "the last \(before), the drop at \(events[drop].time), \(events.count - drop - 1) after it, "
+                    + "scheduling \(state.value.scheduling)")
+        }
+        return events
     }
 }
 

@@ -28,7 +28,8 @@ public final class VirtualKeyboard {
     public let codes: [String: UInt16]
     /// The event node (`/dev/input/eventN`).
     public let devnode: String?
-    private var uinput: EvdevUinput
+    /// Owned here: releasing the object removes the device.
+    private let uinput: EvdevUinput
     private var writer: EventWriter
     private var events: [RawEvent] = []
 

@@ -22,7 +22,8 @@ public final class VirtualPointer {
     public static let axisMaximum: Int32 = 32767
     public let kind: Kind
     public let devnode: String?
-    private var uinput: EvdevUinput
+    /// Owned here: releasing the object removes the device.
+    private let uinput: EvdevUinput
     private var writer: EventWriter
     private var events: [RawEvent] = []
     private var position: (x: Int32, y: Int32)?
