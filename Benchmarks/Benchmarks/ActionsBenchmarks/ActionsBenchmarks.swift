@@ -60,7 +60,7 @@ let benchmarks: @Sendable () -> Void = {
     ) { _, rig in
         rig.swipeToKeys()
     } setup: {
-        try await ActionsRig()
+        try await ActionsRig.start()
     } teardown: {
         await ActionsRig.current?.stop()
     }
@@ -121,31 +121,45 @@ final class ActionsRig: @unchecked Sendable {
     /// A chord's events: four keys and four reports, 24 bytes each.
     private var buffer = [UInt8](repeating: 0, count: 8 * 24)
 
-    init() async throws {
+    private init(server: GestureServer, keyboard: PipeKeyboard, runner: Task<Void, Never>, directory: String) {
+        self.server = server
+        self.keyboard = keyboard
+        self.runner = runner
+        self.directory = directory
+    }
+
+    /// A started server and runner, once the runner has subscribed (a published swipe came out
+    /// of the pipe).
+    static func start() async throws -> ActionsRig {
         var template = Array("/tmp/gactbench.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchmarkFailure("mkdtemp failed") }
-        directory = String(cString: made)
+        let directory = String(cString: made)
         var quiet = Logger(label: "bench")
         quiet.logLevel = .critical
-        server = GestureServer(
+        let server = GestureServer(
             configuration: .init(listener: .path(directory + "/g.sock"), daemonVersion: "bench"), delegate: nil,
             logger: quiet)
         try await server.start()
-        keyboard = try PipeKeyboard()
+        let keyboard = try PipeKeyboard()
         let loaded = try ActionsLoader.parse(
             Array("actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_R]\n".utf8), file: "bench.yaml") { _ in true }
         let actions = ActionsRunner(
             loaded: loaded, socket: directory + "/g.sock", performer: keyboard, commands: CommandRunner(logger: quiet),
             logger: quiet)
-        runner = Task { await actions.run() }
-        // Connected and subscribed once a published swipe comes out of the pipe.
+        let rig = ActionsRig(
+            server: server, keyboard: keyboard, runner: Task { await actions.run() }, directory: directory)
+        rig.waitUntilSubscribed()
+        current = rig
+        return rig
+    }
+
+    private func waitUntilSubscribed() {
         var fds = pollfd(fd: keyboard.readEnd, events: Int16(POLLIN), revents: 0)
         while true {
             publish()
             if poll(&fds, 1, 100) > 0 { break }
         }
         drain()
-        ActionsRig.current = self
     }
 
     private func publish() {
