@@ -166,7 +166,9 @@ let package = Package(
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureActions", "GestureActionsRuntime", "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
+                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
+                // `gestured actions`.
+                "GestureActions", "GestureActionsRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -10,7 +10,7 @@ import Glibc
 ///
 /// | rule | report | tracked (per device) | out |
 /// |---|---|---|---|
-/// | one-shot (`keys`, `click`, `run`) | its state (default: `recognized` or `began`), filters pass | — | the action |
+/// | one-shot (`keys`, `click`, `run`) | its state (or the first report), filters pass | — | the action |
 /// | follows (`scroll`, `keys` + `repeat`) | `began`, filters pass | idle → following | the motion so far |
 /// | follows | `changed` | following | the motion since the last report |
 /// | follows | `ended`, `cancelled` | following → idle | the last motion |

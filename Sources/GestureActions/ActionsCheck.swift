@@ -29,7 +29,8 @@ public enum ActionsCheck {
             } else if let state = rule.state, kind.isContinuous == (state == .recognized) {
                 warnings.append(
                     "\(at): '\(rule.recognizer)' (\(kind.rawValue)) never reports '\(state.rawValue)'"
-                        + (kind.isContinuous ? " (it reports began, changed, ended, cancelled)" : " (it reports recognized)"))
+                        + (kind.isContinuous
+                            ? " (it reports began, changed, ended, cancelled)" : " (it reports recognized)"))
             }
         }
         return warnings

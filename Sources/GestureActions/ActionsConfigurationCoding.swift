@@ -65,7 +65,9 @@ extension ActionRule: Decodable {
                     codingPath: decoder.codingPath,
                     debugDescription: "a rule needs 'on': the name of the recognizer it acts on"))
         }
-        recognizer = try c.decode(.on, default: "", expect: "a recognizer name (1 to 64 letters, digits, '-', '_' or '.')") {
+        recognizer = try c.decode(
+            .on, default: "", expect: "a recognizer name (1 to 64 letters, digits, '-', '_' or '.')"
+        ) {
             RegionSpec.isValidName($0)
         }
         state = try c.decodeIfPresent(GestureState.self, forKey: .state)
@@ -73,7 +75,8 @@ extension ActionRule: Decodable {
         edge = try c.decodeIfPresent(Edge.self, forKey: .edge)
         fingers = try c.decodeIfPresent(Int.self, forKey: .fingers)
         if let fingers, !(1...10).contains(fingers) {
-            throw DecodingError.dataCorruptedError(forKey: .fingers, in: c, debugDescription: "expected 1 to 10 fingers")
+            throw DecodingError.dataCorruptedError(
+                forKey: .fingers, in: c, debugDescription: "expected 1 to 10 fingers")
         }
         region = try c.decodeIfPresent(String.self, forKey: .region)
 
@@ -85,7 +88,8 @@ extension ActionRule: Decodable {
                     codingPath: decoder.codingPath + (given.dropFirst().first.map { [$0] } ?? []),
                     debugDescription: given.isEmpty
                         ? "a rule needs one action: one of \(keys)"
-                        : "a rule has one action; '\(given[1].rawValue)' is a second one, beside '\(given[0].rawValue)'"))
+                        : "a rule has one action; '\(given[1].rawValue)' is a second one, beside '\(given[0].rawValue)'"
+                ))
         }
         if c.contains(.repeat) && key != .keys {
             throw DecodingError.dataCorruptedError(
@@ -100,7 +104,11 @@ extension ActionRule: Decodable {
         case .scroll:
             action = .scroll(try c.decode(Scroll.self, forKey: .scroll))
         case .run:
-            let arguments = try c.decode(.run, default: [String](), expect: "a program and its arguments, such as [\"/usr/bin/systemctl\", \"--user\", \"restart\", \"kiosk\"]") {
+            let arguments = try c.decode(
+                .run, default: [String](),
+                expect:
+                    "a program and its arguments, such as [\"/usr/bin/systemctl\", \"--user\", \"restart\", \"kiosk\"]"
+            ) {
                 !$0.isEmpty && !$0[0].isEmpty && $0.count <= 256
             }
             action = .run(Command(arguments))
@@ -122,7 +130,9 @@ extension ActionRule: Decodable {
     /// A list of 1 to 8 distinct key names; whether each is a Linux key name is checked by the
     /// loader (the names are libevdev's).
     static func chord<Key: CodingKey>(_ c: KeyedDecodingContainer<Key>, _ key: Key) throws -> KeyChord {
-        let names = try c.decode(key, default: [String](), expect: "a list of 1 to 8 different key names, such as [KEY_LEFTCTRL, KEY_R]") {
+        let names = try c.decode(
+            key, default: [String](), expect: "a list of 1 to 8 different key names, such as [KEY_LEFTCTRL, KEY_R]"
+        ) {
             (1...8).contains($0.count) && Set($0).count == $0.count
         }
         return KeyChord(names)
@@ -150,17 +160,21 @@ extension KeyRepeat: Decodable {
                     debugDescription: "'repeat' needs one step: every-mm (with along), every-degrees or every-scale"))
         }
         if c.contains(.along) && given[0] != .everyMM {
-            throw DecodingError.dataCorruptedError(forKey: .along, in: c, debugDescription: "'along' goes with 'every-mm'")
+            throw DecodingError.dataCorruptedError(
+                forKey: .along, in: c, debugDescription: "'along' goes with 'every-mm'")
         }
         switch given[0] {
         case .everyMM:
-            let mm = try c.decode(.everyMM, default: 0.0, expect: "millimetres from 1 to 1000") { (1...1000).contains($0) }
+            let mm = try c.decode(.everyMM, default: 0.0, expect: "millimetres from 1 to 1000") {
+                (1...1000).contains($0)
+            }
             guard c.contains(.along) else {
                 throw DecodingError.keyNotFound(
                     CodingKeys.along,
                     DecodingError.Context(
                         codingPath: decoder.codingPath,
-                        debugDescription: "'every-mm' needs 'along': the direction of a step forward (up, down, left or right)"
+                        debugDescription:
+                            "'every-mm' needs 'along': the direction of a step forward (up, down, left or right)"
                     ))
             }
             let along = try c.decode(.along, default: Direction.up, expect: "up, down, left or right") {
@@ -168,9 +182,12 @@ extension KeyRepeat: Decodable {
             }
             step = .millimetres(mm, along: along)
         case .everyDegrees:
-            step = .degrees(try c.decode(.everyDegrees, default: 0.0, expect: "degrees from 1 to 360") { (1...360).contains($0) })
+            step = .degrees(
+                try c.decode(.everyDegrees, default: 0.0, expect: "degrees from 1 to 360") { (1...360).contains($0) })
         default:
-            step = .scale(try c.decode(.everyScale, default: 0.0, expect: "a factor from 1.01 to 10") { (1.01...10).contains($0) })
+            step = .scale(
+                try c.decode(.everyScale, default: 0.0, expect: "a factor from 1.01 to 10") { (1.01...10).contains($0) }
+            )
         }
         reverse = c.contains(.reverse) ? try ActionRule.chord(c, .reverse) : nil
     }

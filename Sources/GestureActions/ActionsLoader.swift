@@ -61,8 +61,12 @@ public enum ActionsLoader {
         } catch {
             throw located(error.mark, error.message)
         }
-        guard let root = parsed else { throw located(YAMLMark(line: 1, column: 1), "the file is empty: it needs 'actions'") }
-        guard root.mapping != nil else { throw located(root.mark, "expected a mapping with 'actions' at the top level") }
+        guard let root = parsed else {
+            throw located(YAMLMark(line: 1, column: 1), "the file is empty: it needs 'actions'")
+        }
+        guard root.mapping != nil else {
+            throw located(root.mark, "expected a mapping with 'actions' at the top level")
+        }
         let configuration: ActionsConfiguration
         do {
             configuration = try YAMLDecoder().decode(ActionsConfiguration.self, from: root)
@@ -94,7 +98,8 @@ public enum ActionsLoader {
     }
 
     static func unknownKey(_ name: String) -> String {
-        var message = "unknown key name '\(name)': keys are named as in linux/input-event-codes.h, "
+        var message =
+            "unknown key name '\(name)': keys are named as in linux/input-event-codes.h, "
             + "such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP"
         let upper = name.uppercased()
         if upper != name || (!name.hasPrefix("KEY_") && !name.hasPrefix("BTN_")) {

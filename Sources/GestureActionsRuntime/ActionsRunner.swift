@@ -110,7 +110,8 @@ public final class ActionsRunner: Sendable {
                 for await _ in resubscriptions {
                     let names = state.withLock { $0.loaded.configuration.recognizerNames }
                     try await client.subscribe(Subscription(gestures: names))
-                    logger.info("subscribed again", metadata: ["recognizers": "\(names.sorted().joined(separator: ","))"])
+                    logger.info(
+                        "subscribed again", metadata: ["recognizers": "\(names.sorted().joined(separator: ","))"])
                 }
                 return nil
             }
@@ -146,8 +147,10 @@ public final class ActionsRunner: Sendable {
             do throws(ActionsError) {
                 switch output {
                 case .keys(let keys): try performer.tap(keys)
-                case .click(let button, let place, let position): try performer.click(button, at: place, position: position)
-                case .wheel(let motion, let place, let position): try performer.wheel(motion, at: place, position: position)
+                case .click(let button, let place, let position):
+                    try performer.click(button, at: place, position: position)
+                case .wheel(let motion, let place, let position):
+                    try performer.wheel(motion, at: place, position: position)
                 case .run(let command, let environment, _):
                     commands.start(command, environment: environment, settings: settings)
                 }
@@ -167,7 +170,8 @@ public final class ActionsRunner: Sendable {
             s.resubscribe?.yield()
             return s.recognizers.map { ActionsCheck.warnings(loaded, against: $0) } ?? []
         }
-        logger.info("actions reloaded", metadata: ["file": "\(loaded.file)", "rules": "\(loaded.configuration.actions.count)"])
+        logger.info(
+            "actions reloaded", metadata: ["file": "\(loaded.file)", "rules": "\(loaded.configuration.actions.count)"])
         for warning in warnings { logger.warning("\(warning)") }
     }
 }

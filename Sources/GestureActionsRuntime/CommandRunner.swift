@@ -122,7 +122,7 @@ public final class CommandRunner: Sendable {
                 logger.warning("command killed by signal \(signal)", metadata: metadata)
             case .timedOut:
                 logger.warning(
-                    "command timed out after \(milliseconds(timeout)) ms (commands.timeout-ms); stopped its process group",
+                    "command timed out after \(milliseconds(timeout)) ms (commands.timeout-ms): stopped",
                     metadata: metadata)
             }
         } catch is CancellationError {

@@ -61,14 +61,17 @@ public final class UinputPerformer: ActionPerformer {
                 if keys == d.keys, let keyboard = d.keyboard {
                     next.keyboard = keyboard
                 } else {
-                    next.keyboard = try Self.make("keyboard") { () throws(InputError) in try VirtualKeyboard(keys: keys) }
+                    next.keyboard = try Self.make("keyboard") { () throws(InputError) in try VirtualKeyboard(keys: keys)
+                    }
                 }
                 next.keys = keys
             }
             if places.contains(.gesture) {
                 next.absolute = d.absolute
                 if next.absolute == nil {
-                    next.absolute = try Self.make("absolute pointer") { () throws(InputError) in try VirtualPointer(.absolute) }
+                    next.absolute = try Self.make("absolute pointer") { () throws(InputError) in
+                        try VirtualPointer(.absolute)
+                    }
                 }
             }
             if places.contains(.cursor) {
@@ -142,7 +145,8 @@ public final class UinputPerformer: ActionPerformer {
                 let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "\(info.st_gid)"
                 let mode = String(info.st_mode & 0o777, radix: 8)
                 owner = " (/dev/uinput now: group '\(group)', mode 0\(mode)"
-                owner += group == uinputGroup ? ")" : "; the udev rule that gives it to '\(uinputGroup)' is not in effect)"
+                owner +=
+                    group == uinputGroup ? ")" : "; the udev rule that gives it to '\(uinputGroup)' is not in effect)"
             }
             return "/dev/uinput: permission denied for uid \(getuid())\(owner). The user that runs gestured actions "
                 + "must be in the group '\(uinputGroup)', which udev-rules/70-gestured.rules gives /dev/uinput: "

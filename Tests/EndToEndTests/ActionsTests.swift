@@ -15,7 +15,9 @@ extension EndToEndTests {
     struct Actions {
         static var user: String? { ProcessInfo.processInfo.environment["GESTURED_E2E_USER"] }
 
-        @Test("a three-finger swipe down types Ctrl+R on the virtual keyboard: the exact key sequence, as libevdev and libinput read it")
+        @Test(
+            "a three-finger swipe down types Ctrl+R: the exact key sequence, as libevdev and libinput read it"
+        )
         func shortcut() async throws {
             try await EndToEndFixture.run { fixture in
                 let daemon = try await fixture.startDaemon()
@@ -59,7 +61,8 @@ extension EndToEndTests {
             }
         }
 
-        @Test("a long press right-clicks under the finger: the absolute pointer moves there, then BTN_RIGHT down and up")
+        @Test(
+            "a long press right-clicks under the finger: the absolute pointer moves there, then BTN_RIGHT down and up")
         func rightClick() async throws {
             try await EndToEndFixture.run { fixture in
                 let daemon = try await fixture.startDaemon()
@@ -82,7 +85,9 @@ extension EndToEndTests {
                 let x = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absX })
                 let y = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absY })
                 // At the press's position (surface × 32767), which is where the finger is.
-                #expect(abs(Double(x.value) - press.position.x * 32767) <= 1 && abs(Double(y.value) - press.position.y * 32767) <= 1)
+                #expect(
+                    abs(Double(x.value) - press.position.x * 32767) <= 1
+                        && abs(Double(y.value) - press.position.y * 32767) <= 1)
                 #expect(abs(press.position.x - 0.3) < 0.01 && abs(press.position.y - 0.6) < 0.01)
                 let down = try #require(events.firstIndex { $0.type == EventCode.evKey })
                 #expect(events[..<down].contains { $0.code == EventCode.absX }, "the move comes before the press")
@@ -91,7 +96,9 @@ extension EndToEndTests {
                         $0.filter { $0.contains("POINTER_BUTTON") }.count >= 2
                     }
                     let buttons = lines.filter { $0.contains("POINTER_BUTTON") }
-                    #expect(buttons.count == 2 && buttons[0].contains("BTN_RIGHT") && buttons[0].contains("pressed"), "\(lines)")
+                    #expect(
+                        buttons.count == 2 && buttons[0].contains("BTN_RIGHT") && buttons[0].contains("pressed"),
+                        "\(lines)")
                     #expect(buttons.count == 2 && buttons[1].contains("BTN_RIGHT") && buttons[1].contains("released"))
                 }
                 try await panel.unplug()
@@ -141,7 +148,10 @@ extension EndToEndTests {
                 let hiResH = Double(events.sum(EventCode.relHWheelHiRes)) / 120
                 let detentsV = Double(events.sum(EventCode.relWheel))
                 let detentsH = Double(events.sum(EventCode.relHWheel))
-                print("scroll: translation \(translation) mm → \(hiResV), \(hiResH) hi-res detents, \(detentsV), \(detentsH) detents")
+                print(
+                    "scroll: translation \(translation) mm → \(hiResV), \(hiResH) hi-res detents, "
+                        + "\(detentsV), \(detentsH) detents"
+                )
                 #expect(abs(hiResV - expectedV) < 0.01 && abs(hiResH - expectedH) < 0.01)
                 #expect(abs(detentsV - expectedV) < 1 && abs(detentsH - expectedH) < 1)
                 #expect(events.filter { $0.type == EventCode.evRel }.count > 10, "scrolled as it went, not at the end")
@@ -172,7 +182,8 @@ extension EndToEndTests {
                 panel.play()
                 let swipe = try await client.gesture("the swipe") { _ in true }
                 try await actions.process.waitForLines(containing: "command finished", count: 1)
-                let written = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
+                let written = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(
+                    String.init)
                 #expect(written.first == "1000", "the command runs as the test user: \(written)")
                 for line in [
                     "GESTURED_NAME=swipe", "GESTURED_DIRECTION=left", "GESTURED_FINGERS=1", "GESTURED_SEQ=\(swipe.seq)",
@@ -195,12 +206,16 @@ extension EndToEndTests {
             try await EndToEndFixture.run { fixture in
                 chmod(fixture.directory, 0o1777)
                 var info = stat()
-                #expect(stat("/dev/uinput", &info) == 0 && info.st_mode & 0o006 == 0, "/dev/uinput is not world-writable here")
+                #expect(
+                    stat("/dev/uinput", &info) == 0 && info.st_mode & 0o006 == 0,
+                    "/dev/uinput is not world-writable here")
                 let process = try fixture.actionsProcess("actions:\n  - on: tap\n    keys: [KEY_ENTER]\n", as: user)
                 let status = try await process.waitForExit(within: EndToEndFixture.patience)
                 #expect(status == 1)
                 let message = process.lines.joined(separator: "\n")
-                #expect(message.contains("cannot create the virtual keyboard: /dev/uinput: permission denied for uid 1000"), "\(message)")
+                #expect(
+                    message.contains("cannot create the virtual keyboard: /dev/uinput: permission denied for uid 1000"),
+                    "\(message)")
                 #expect(message.contains("must be in the group 'gestured-uinput'"), "\(message)")
             }
         }
@@ -261,7 +276,9 @@ extension EndToEndTests {
                 let keyboard = try #require(actions.devnodes["keyboard"], "\(actions.process.lines)")
                 let reader = try await EventReader.start(keyboard)
                 let count = 12
-                let steps = (0..<count).map { i in "swipe \(i % 2 == 0 ? "left" : "right") at=0.5,\(0.3 + Double(i % 4) * 0.1)" }
+                let steps = (0..<count).map { i in
+                    "swipe \(i % 2 == 0 ? "left" : "right") at=0.5,\(0.3 + Double(i % 4) * 0.1)"
+                }
                 let panel = try await fixture.panel(steps: steps)
                 let client = try await fixture.subscribe(Subscription(gestures: ["swipe"]))
                 try await client.device(named: panel.name)
@@ -281,8 +298,12 @@ extension EndToEndTests {
                     if case .gesture(let g) = r.message { r.at - g.timeUS } else { nil }
                 }.sorted()
                 print("actions latency (µs, kernel time of the panel frame →)")
-                print("  KEY_A pressed on the virtual keyboard (kernel time): " + EndToEndTests.Passthrough.summary(latencies))
-                print("  the report read by a socket client (reception):     " + EndToEndTests.Passthrough.summary(received))
+                print(
+                    "  KEY_A pressed on the virtual keyboard (kernel time): "
+                        + EndToEndTests.Passthrough.summary(latencies))
+                print(
+                    "  the report read by a socket client (reception):     "
+                        + EndToEndTests.Passthrough.summary(received))
                 try await panel.unplug()
                 try await fixture.finish(daemon)
             }
@@ -335,7 +356,9 @@ extension EndToEndFixture {
 extension [InputEvent] {
     /// Key and button changes as `NAME value`.
     var keys: [String] {
-        filter { $0.type == EventCode.evKey }.map { "\(EventCode.actionName(type: $0.type, code: $0.code)) \($0.value)" }
+        filter { $0.type == EventCode.evKey }.map {
+            "\(EventCode.actionName(type: $0.type, code: $0.code)) \($0.value)"
+        }
     }
 
     var buttons: [String] { keys }
@@ -351,7 +374,8 @@ extension EventCode {
     static func actionName(type: UInt16, code: UInt16) -> String {
         if type == evKey, code == btnRight { return "BTN_RIGHT" }
         if type == evKey, code == btnLeft { return "BTN_LEFT" }
-        for name in ["KEY_LEFTCTRL", "KEY_R", "KEY_ESC", "KEY_A"] where code == EventCode.code(ofType: type, named: name) {
+        for name in ["KEY_LEFTCTRL", "KEY_R", "KEY_ESC", "KEY_A"]
+        where code == EventCode.code(ofType: type, named: name) {
             return name
         }
         return "\(type):\(code)"
@@ -415,7 +439,9 @@ final class EventReader: Sendable {
 
     /// Waits until the events read satisfy `condition`; them. The kernel's SYN_DROPPED (this
     /// reader fell behind and events were lost) fails the wait at once.
-    func wait(for what: String, until condition: @escaping @Sendable ([InputEvent]) -> Bool) async throws -> [InputEvent] {
+    func wait(
+        for what: String, until condition: @escaping @Sendable ([InputEvent]) -> Bool
+    ) async throws -> [InputEvent] {
         @Sendable func dropped(_ events: [InputEvent]) -> Bool {
             events.contains { $0.type == EventCode.evSyn && $0.code == EventCode.synDropped }
         }
@@ -424,7 +450,9 @@ final class EventReader: Sendable {
         }
         if let error = state.value.error { throw FixtureError("reading stopped before \(what): \(error)") }
         let events = state.value.events
-        if dropped(events) && !condition(events), let drop = events.firstIndex(where: { $0.code == EventCode.synDropped && $0.type == EventCode.evSyn }) {
+        if dropped(events) && !condition(events),
+            let drop = events.firstIndex(where: { $0.code == EventCode.synDropped && $0.type == EventCode.evSyn })
+        {
             let before = events[..<drop].suffix(3).map(\.description)
             throw FixtureError(
                 "the reader fell behind the kernel's buffer (SYN_DROPPED) before \(what): \(drop) events first, "
@@ -464,7 +492,9 @@ struct LibinputEvents {
         try await process.output.wait(for: what, within: EndToEndFixture.patience) { o in
             condition(o.lines) || o.status != nil
         }
-        guard condition(process.lines) else { throw FixtureError("libinput ended before \(what): \(process.lines.suffix(10))") }
+        guard condition(process.lines) else {
+            throw FixtureError("libinput ended before \(what): \(process.lines.suffix(10))")
+        }
         return process.lines
     }
 }

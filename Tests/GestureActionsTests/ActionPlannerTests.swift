@@ -19,7 +19,8 @@ enum Report {
     }
 
     /// A pan: began, changed through `path` (cumulative translations, mm), ended at the last.
-    static func pan(_ path: [XY], name: String = "pan", fingers: Int = 2, device: String = "event5") -> [GestureMessage] {
+    static func pan(_ path: [XY], name: String = "pan", fingers: Int = 2, device: String = "event5") -> [GestureMessage]
+    {
         path.enumerated().map { i, t in
             let state: GestureState = i == 0 ? .began : i == path.count - 1 ? .ended : .changed
             return gesture(name, .pan, state, seq: UInt64(i + 1), fingers: fingers, device: device, translationMM: t)
@@ -54,7 +55,8 @@ extension [ActionPlanner.Output] {
 @Suite("action planner: gesture message in, actions out")
 struct ActionPlannerTests {
     static let reload = ActionRule(
-        recognizer: "swipe", direction: .down, fingers: 3, action: .keys(KeyChord(["KEY_LEFTCTRL", "KEY_R"]), repeating: nil))
+        recognizer: "swipe", direction: .down, fingers: 3,
+        action: .keys(KeyChord(["KEY_LEFTCTRL", "KEY_R"]), repeating: nil))
 
     @Test("a shortcut acts on the swipe its filters name, and on no other")
     func shortcutFilters() {
@@ -116,7 +118,8 @@ struct ActionPlannerTests {
         #expect(v["GESTURED_NAME"] == "swipe" && v["GESTURED_KIND"] == "swipe" && v["GESTURED_STATE"] == "recognized")
         #expect(v["GESTURED_DIRECTION"] == "left" && v["GESTURED_FINGERS"] == "3" && v["GESTURED_SEQ"] == "42")
         #expect(v["GESTURED_X"] == "0.25" && v["GESTURED_Y"] == "0.75" && v["GESTURED_X_MM"] == "86")
-        #expect(v["GESTURED_TIME_US"] == "1336000" && v["GESTURED_DEVICE"] == "event5" && v["GESTURED_REGION"] == "root")
+        #expect(
+            v["GESTURED_TIME_US"] == "1336000" && v["GESTURED_DEVICE"] == "event5" && v["GESTURED_REGION"] == "root")
         #expect(v["GESTURED_EDGE"] == nil && v["GESTURED_SCALE"] == nil && v["GESTURED_SHAPE"] == nil)
         let pinch = GestureEnvironment.variables(Report.gesture("pinch", .pinch, .began, scale: 1.5))
         #expect(pinch["GESTURED_SCALE"] == "1.5" && pinch["GESTURED_DIRECTION"] == nil)
@@ -145,16 +148,22 @@ struct ActionPlannerTests {
     @Test("not natural, and per axis: the wheel turns the other way; axis keeps only its wheel")
     func scrollDirections() {
         func total(_ scroll: Scroll) -> WheelMotion {
-            var planner = ActionPlanner(ActionsConfiguration(actions: [ActionRule(recognizer: "pan", action: .scroll(scroll))]))
+            var planner = ActionPlanner(
+                ActionsConfiguration(actions: [ActionRule(recognizer: "pan", action: .scroll(scroll))]))
             return planner.outputs(Report.pan([XY(x: 0, y: 0), XY(x: 30, y: 20)])).wheel
         }
-        #expect(total(Scroll()) == WheelMotion(vertical: 240, verticalDetents: 2, horizontal: -360, horizontalDetents: -3))
-        #expect(total(Scroll(natural: false)) == WheelMotion(vertical: -240, verticalDetents: -2, horizontal: 360, horizontalDetents: 3))
+        #expect(
+            total(Scroll()) == WheelMotion(vertical: 240, verticalDetents: 2, horizontal: -360, horizontalDetents: -3))
+        #expect(
+            total(Scroll(natural: false))
+                == WheelMotion(vertical: -240, verticalDetents: -2, horizontal: 360, horizontalDetents: 3))
         #expect(total(Scroll(axis: .vertical)) == WheelMotion(vertical: 240, verticalDetents: 2))
         #expect(total(Scroll(axis: .horizontal)) == WheelMotion(horizontal: -360, horizontalDetents: -3))
     }
 
-    @Test("a scroll's filters are checked when it begins: a finger more later keeps it, a pan begun with one is never one")
+    @Test(
+        "a scroll's filters are checked when it begins: a finger more later keeps it, a pan begun with one is never one"
+    )
     func filtersAtBegan() {
         var planner = ActionPlanner(ActionsConfiguration(actions: [Self.scroll]))
         var reports = Report.pan([XY(x: 0, y: 0), XY(x: 0, y: 10), XY(x: 0, y: 20)])
@@ -166,12 +175,15 @@ struct ActionPlannerTests {
     @Test("a pan that began before the connection (changed without began) does not scroll; reset forgets")
     func noBegan() {
         var planner = ActionPlanner(ActionsConfiguration(actions: [Self.scroll]))
-        #expect(planner.outputs(Array(Report.pan([XY(x: 0, y: 0), XY(x: 0, y: 10), XY(x: 0, y: 20)]).dropFirst())).isEmpty)
+        #expect(
+            planner.outputs(Array(Report.pan([XY(x: 0, y: 0), XY(x: 0, y: 10), XY(x: 0, y: 20)]).dropFirst())).isEmpty)
         _ = planner.outputs([Report.pan([XY(x: 0, y: 5)])[0]])
         #expect(planner.followingCount == 1)
         planner.reset()
         #expect(planner.followingCount == 0)
-        #expect(planner.outputs([Report.gesture("pan", .pan, .changed, fingers: 2, translationMM: XY(x: 0, y: 40))]).isEmpty)
+        #expect(
+            planner.outputs([Report.gesture("pan", .pan, .changed, fingers: 2, translationMM: XY(x: 0, y: 40))]).isEmpty
+        )
     }
 
     @Test("two panels scroll apart")
@@ -185,7 +197,8 @@ struct ActionPlannerTests {
 
     @Test("a pan of unknown size scrolls by the nominal panel (344 × 193.5 mm)")
     func unknownSize() {
-        var planner = ActionPlanner(ActionsConfiguration(actions: [ActionRule(recognizer: "pan", action: .scroll(Scroll()))]))
+        var planner = ActionPlanner(
+            ActionsConfiguration(actions: [ActionRule(recognizer: "pan", action: .scroll(Scroll()))]))
         var reports = Report.pan([XY(x: 0, y: 0), XY(x: 0, y: 0)])
         for i in reports.indices { reports[i].translationMM = nil }
         reports[1].translation = XY(x: 0, y: 0.2)
@@ -207,13 +220,20 @@ struct ActionPlannerTests {
             for _ in 0..<Int.random(in: 1...60, using: &random) {
                 let last = path.last!
                 path.append(
-                    XY(x: last.x + Double.random(in: -8...8, using: &random), y: last.y + Double.random(in: -8...8, using: &random)))
+                    XY(
+                        x: last.x + Double.random(in: -8...8, using: &random),
+                        y: last.y + Double.random(in: -8...8, using: &random)))
             }
             var reports = Report.pan(path)
-            let kept = [reports.first!] + reports.dropFirst().dropLast().filter { _ in Bool.random(using: &random) } + [reports.last!]
+            let kept =
+                [reports.first!] + reports.dropFirst().dropLast().filter { _ in Bool.random(using: &random) } + [
+                    reports.last!
+                ]
             reports = reports.count == 1 ? reports : kept
             var planner = ActionPlanner(
-                ActionsConfiguration(actions: [ActionRule(recognizer: "pan", action: .scroll(Scroll(natural: natural, mmPerDetent: mmPerDetent)))]))
+                ActionsConfiguration(actions: [
+                    ActionRule(recognizer: "pan", action: .scroll(Scroll(natural: natural, mmPerDetent: mmPerDetent)))
+                ]))
             let sum = planner.outputs(reports).wheel
             let end = path.last!
             let sign = natural ? 1.0 : -1.0
@@ -221,7 +241,8 @@ struct ActionPlannerTests {
             let expectedH = -sign * end.x * 120 / mmPerDetent
             let ok =
                 abs(Double(sum.vertical) - expectedV) < 1 && abs(Double(sum.horizontal) - expectedH) < 1
-                && abs(sum.verticalDetents * 120 - sum.vertical) < 120 && abs(sum.horizontalDetents * 120 - sum.horizontal) < 120
+                && abs(sum.verticalDetents * 120 - sum.vertical) < 120
+                && abs(sum.horizontalDetents * 120 - sum.horizontal) < 120
             #expect(ok, "seed \(seed): \(sum) for \(end) at \(mmPerDetent) mm per detent, natural \(natural)")
             if !ok { return }
         }
@@ -262,13 +283,16 @@ struct ActionPlannerTests {
         let rule = ActionRule(
             recognizer: "rotate",
             action: .keys(
-                KeyChord(["KEY_VOLUMEUP"]), repeating: KeyRepeat(step: .degrees(15), reverse: KeyChord(["KEY_VOLUMEDOWN"]))))
+                KeyChord(["KEY_VOLUMEUP"]),
+                repeating: KeyRepeat(step: .degrees(15), reverse: KeyChord(["KEY_VOLUMEDOWN"]))))
         var planner = ActionPlanner(ActionsConfiguration(actions: [rule]))
         let radians = [0.0, 0.3, 0.55, -0.3].map { $0 }
         let reports = radians.enumerated().map { i, r in
             Report.gesture("rotate", .rotate, i == 0 ? .began : i == 3 ? .ended : .changed, rotation: r)
         }
         // 0.3 rad = 17.2°: 1; 0.55 = 31.5°: 2; −0.3 = −17.2°: −1 (three back).
-        #expect(planner.outputs(reports).keys.map(\.[0]) == ["KEY_VOLUMEUP", "KEY_VOLUMEUP"] + Array(repeating: "KEY_VOLUMEDOWN", count: 3))
+        #expect(
+            planner.outputs(reports).keys.map(\.[0]) == ["KEY_VOLUMEUP", "KEY_VOLUMEUP"]
+                + Array(repeating: "KEY_VOLUMEDOWN", count: 3))
     }
 }

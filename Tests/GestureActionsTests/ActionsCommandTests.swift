@@ -39,7 +39,8 @@ struct ActionsCommandTests {
     @Test("an unknown key name: check-config and actions both refuse it at FILE:LINE:COLUMN, exit 1")
     func unknownKeyName() async throws {
         let path = try Self.write("actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_RR]\n")
-        let message = "\(path):3:26: unknown key name 'KEY_RR': keys are named as in linux/input-event-codes.h, "
+        let message =
+            "\(path):3:26: unknown key name 'KEY_RR': keys are named as in linux/input-event-codes.h, "
             + "such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP\n"
         let check = try await Self.gestured("check-config", path)
         #expect(check.status == 1 && check.output == message)
@@ -51,7 +52,9 @@ struct ActionsCommandTests {
     func unreadable() async throws {
         let check = try await Self.gestured("actions", "--config", "/nonexistent/actions.yaml")
         #expect(check.status == 1)
-        #expect(check.output == "gestured actions: /nonexistent/actions.yaml:1:1: cannot read the file: No such file or directory\n")
+        #expect(
+            check.output
+                == "gestured actions: /nonexistent/actions.yaml:1:1: cannot read the file: No such file or directory\n")
     }
 
     @Test(
@@ -61,6 +64,8 @@ struct ActionsCommandTests {
         let path = try Self.write("actions:\n  - on: tap\n    keys: [KEY_ENTER]\n")
         let actions = try await Self.gestured("actions", "--config", path, "--socket", "/nonexistent/g.sock")
         #expect(actions.status == 1)
-        #expect(actions.output.contains("cannot create the virtual keyboard: /dev/uinput does not exist"), "\(actions.output)")
+        #expect(
+            actions.output.contains("cannot create the virtual keyboard: /dev/uinput does not exist"),
+            "\(actions.output)")
     }
 }

@@ -23,6 +23,10 @@ func problem(_ text: String) -> String? {
 
 @Suite("actions file")
 struct ActionsLoaderTests {
+    /// The end of every unknown-key-name message.
+    static let names =
+        "keys are named as in linux/input-event-codes.h, such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP"
+
     @Test("a whole file reads into its rules, defaults filled in, each rule's position kept")
     func wholeFile() throws {
         let loaded = try parse(
@@ -52,7 +56,8 @@ struct ActionsLoaderTests {
                 click: {button: middle, at: cursor}
             """)
         let c = loaded.configuration
-        #expect(c.socket == "/run/gestured/gestured.sock" && c.commands == CommandSettings(timeoutMS: 3000, maxRunning: 2))
+        #expect(
+            c.socket == "/run/gestured/gestured.sock" && c.commands == CommandSettings(timeoutMS: 3000, maxRunning: 2))
         #expect(
             c.actions == [
                 ActionRule(
@@ -80,46 +85,89 @@ struct ActionsLoaderTests {
         "bad files are refused with FILE:LINE:COLUMN at the fault",
         arguments: [
             // An unknown key name: at the name, with the form names take.
-            ("actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_RR]\n",
-             "actions.yaml:3:26: unknown key name 'KEY_RR': keys are named as in linux/input-event-codes.h, such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP"),
-            ("actions:\n  - on: swipe\n    keys: [ctrl, r]\n",
-             "actions.yaml:3:12: unknown key name 'ctrl': keys are named as in linux/input-event-codes.h, such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP (upper case, with the KEY_ prefix)"),
-            ("actions:\n  - on: swipe\n    keys: [BTN_RIGHT]\n",
-             "actions.yaml:3:12: unknown key name 'BTN_RIGHT': keys are named as in linux/input-event-codes.h, such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP (buttons are 'click' actions)"),
-            ("actions:\n  - on: pinch\n    keys: [KEY_A]\n    repeat: {every-scale: 1.5, reverse: [KEY_NOPE]}\n",
-             "actions.yaml:4:42: unknown key name 'KEY_NOPE': keys are named as in linux/input-event-codes.h, such as KEY_LEFTCTRL, KEY_R, KEY_F5, KEY_VOLUMEUP"),
-            ("actions:\n  - on: swipe\n    keys: [KEY_A, KEY_A]\n",
-             "actions.yaml:3:11: expected a list of 1 to 8 different key names, such as [KEY_LEFTCTRL, KEY_R]"),
+            (
+                "actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_RR]\n",
+                "actions.yaml:3:26: unknown key name 'KEY_RR': \(Self.names)"
+            ),
+            (
+                "actions:\n  - on: swipe\n    keys: [ctrl, r]\n",
+                "actions.yaml:3:12: unknown key name 'ctrl': \(Self.names) (upper case, with the KEY_ prefix)"
+            ),
+            (
+                "actions:\n  - on: swipe\n    keys: [BTN_RIGHT]\n",
+                "actions.yaml:3:12: unknown key name 'BTN_RIGHT': \(Self.names) (buttons are 'click' actions)"
+            ),
+            (
+                "actions:\n  - on: pinch\n    keys: [KEY_A]\n    repeat: {every-scale: 1.5, reverse: [KEY_NOPE]}\n",
+                "actions.yaml:4:42: unknown key name 'KEY_NOPE': \(Self.names)"
+            ),
+            (
+                "actions:\n  - on: swipe\n    keys: [KEY_A, KEY_A]\n",
+                "actions.yaml:3:11: expected a list of 1 to 8 different key names, such as [KEY_LEFTCTRL, KEY_R]"
+            ),
             // The rule's shape.
-            ("actions:\n  - on: swipe\n    keys: [KEY_A]\n    click: left\n",
-             "actions.yaml:4:12: a rule has one action; 'click' is a second one, beside 'keys'"),
-            ("actions:\n  - on: swipe\n    direction: down\n",
-             "actions.yaml:2:5: a rule needs one action: one of keys, click, scroll, run, shell"),
-            ("actions:\n  - direction: down\n    keys: [KEY_A]\n",
-             "actions.yaml:2:5: a rule needs 'on': the name of the recognizer it acts on"),
-            ("actions:\n  - on: pan\n    state: changed\n    scroll: {}\n",
-             "actions.yaml:3:12: 'state: changed' does not go with 'scroll': it follows the gesture from began to its end"),
-            ("actions:\n  - on: pan\n    click: left\n    repeat: {every-mm: 5, along: up}\n",
-             "actions.yaml:4:13: 'repeat' goes with 'keys' (it repeats them)"),
-            ("actions:\n  - on: pan\n    keys: [KEY_A]\n    repeat: {every-mm: 5}\n",
-             "actions.yaml:4:13: 'every-mm' needs 'along': the direction of a step forward (up, down, left or right)"),
-            ("actions:\n  - on: swipe\n    direction: sideways\n    keys: [KEY_A]\n",
-             "actions.yaml:3:16: unknown direction 'sideways' (expected one of: up, down, left, right, up-left, up-right, down-left, down-right)"),
-            ("actions:\n  - on: tap\n    click: rigth\n",
-             "actions.yaml:3:12: unknown button 'rigth' (expected one of: left, right, middle)"),
-            ("actions:\n  - on: tap\n    run: []\n",
-             "actions.yaml:3:10: expected a program and its arguments, such as [\"/usr/bin/systemctl\", \"--user\", \"restart\", \"kiosk\"]"),
-            ("actions:\n  - on: pan\n    scroll: {mm-per-detent: 0}\n",
-             "actions.yaml:3:29: expected millimetres from 0.5 to 500 (found '0')"),
-            ("actions:\n  - on: tap\n    fingers: 11\n    click: left\n",
-             "actions.yaml:3:14: expected 1 to 10 fingers (found '11')"),
+            (
+                "actions:\n  - on: swipe\n    keys: [KEY_A]\n    click: left\n",
+                "actions.yaml:4:12: a rule has one action; 'click' is a second one, beside 'keys'"
+            ),
+            (
+                "actions:\n  - on: swipe\n    direction: down\n",
+                "actions.yaml:2:5: a rule needs one action: one of keys, click, scroll, run, shell"
+            ),
+            (
+                "actions:\n  - direction: down\n    keys: [KEY_A]\n",
+                "actions.yaml:2:5: a rule needs 'on': the name of the recognizer it acts on"
+            ),
+            (
+                "actions:\n  - on: pan\n    state: changed\n    scroll: {}\n",
+                "actions.yaml:3:12: 'state: changed' does not go with 'scroll': "
+                    + "it follows the gesture from began to its end"
+            ),
+            (
+                "actions:\n  - on: pan\n    click: left\n    repeat: {every-mm: 5, along: up}\n",
+                "actions.yaml:4:13: 'repeat' goes with 'keys' (it repeats them)"
+            ),
+            (
+                "actions:\n  - on: pan\n    keys: [KEY_A]\n    repeat: {every-mm: 5}\n",
+                "actions.yaml:4:13: 'every-mm' needs 'along': the direction of a step forward (up, down, left or right)"
+            ),
+            (
+                "actions:\n  - on: swipe\n    direction: sideways\n    keys: [KEY_A]\n",
+                "actions.yaml:3:16: unknown direction 'sideways' "
+                    + "(expected one of: up, down, left, right, up-left, up-right, down-left, down-right)"
+            ),
+            (
+                "actions:\n  - on: tap\n    click: rigth\n",
+                "actions.yaml:3:12: unknown button 'rigth' (expected one of: left, right, middle)"
+            ),
+            (
+                "actions:\n  - on: tap\n    run: []\n",
+                "actions.yaml:3:10: expected a program and its arguments, "
+                    + "such as [\"/usr/bin/systemctl\", \"--user\", \"restart\", \"kiosk\"]"
+            ),
+            (
+                "actions:\n  - on: pan\n    scroll: {mm-per-detent: 0}\n",
+                "actions.yaml:3:29: expected millimetres from 0.5 to 500 (found '0')"
+            ),
+            (
+                "actions:\n  - on: tap\n    fingers: 11\n    click: left\n",
+                "actions.yaml:3:14: expected 1 to 10 fingers (found '11')"
+            ),
             // The file's shape.
-            ("actoins: []\n",
-             "actions.yaml:1:1: unknown key 'actoins' in the actions file (expected one of: actions, commands, socket)"),
-            ("socket: /tmp/g.sock\n",
-             "actions.yaml:1:1: the actions file needs 'actions': a list of rules such as {on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}"),
-            ("commands: {max-running: 0}\nactions: []\n",
-             "actions.yaml:1:25: expected a number from 1 to 64 (found '0')"),
+            (
+                "actoins: []\n",
+                "actions.yaml:1:1: unknown key 'actoins' in the actions file "
+                    + "(expected one of: actions, commands, socket)"
+            ),
+            (
+                "socket: /tmp/g.sock\n",
+                "actions.yaml:1:1: the actions file needs 'actions': "
+                    + "a list of rules such as {on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}"
+            ),
+            (
+                "commands: {max-running: 0}\nactions: []\n",
+                "actions.yaml:1:25: expected a number from 1 to 64 (found '0')"
+            ),
             ("actions:\n  - on: [tap\n", "actions.yaml:3:1: did not find expected ',' or ']'"),
             ("", "actions.yaml:1:1: the file is empty: it needs 'actions'"),
         ])

@@ -174,7 +174,8 @@ struct TestFailure: Error, CustomStringConvertible {
 
 func swipe(_ seq: UInt64, direction: Direction = .down, fingers: Int = 3) -> Publication {
     .gesture(
-        Report.gesture("swipe", .swipe, .recognized, seq: seq, fingers: fingers, direction: direction), owner: .configuration)
+        Report.gesture("swipe", .swipe, .recognized, seq: seq, fingers: fingers, direction: direction),
+        owner: .configuration)
 }
 
 func tap(_ seq: UInt64) -> Publication {

@@ -40,7 +40,8 @@ struct InputEncodingTests {
         InputEncoding.wheel(vertical: 150, verticalDetents: 1, horizontal: -30, horizontalDetents: 0, into: &events)
         #expect(
             events == [
-                RawEvent(EventCode.evRel, EventCode.relWheel, 1), RawEvent(EventCode.evRel, EventCode.relWheelHiRes, 150),
+                RawEvent(EventCode.evRel, EventCode.relWheel, 1),
+                RawEvent(EventCode.evRel, EventCode.relWheelHiRes, 150),
                 RawEvent(EventCode.evRel, EventCode.relHWheelHiRes, -30), Self.syn,
             ])
         events.removeAll()
@@ -55,8 +56,10 @@ struct InputEncodingTests {
         InputEncoding.click(EventCode.btnRight, into: &events)
         #expect(
             events == [
-                RawEvent(EventCode.evAbs, EventCode.absX, 16384), RawEvent(EventCode.evAbs, EventCode.absY, 32767), Self.syn,
-                RawEvent(EventCode.evKey, EventCode.btnRight, 1), Self.syn, RawEvent(EventCode.evKey, EventCode.btnRight, 0),
+                RawEvent(EventCode.evAbs, EventCode.absX, 16384), RawEvent(EventCode.evAbs, EventCode.absY, 32767),
+                Self.syn,
+                RawEvent(EventCode.evKey, EventCode.btnRight, 1), Self.syn,
+                RawEvent(EventCode.evKey, EventCode.btnRight, 0),
                 Self.syn,
             ])
     }

@@ -41,7 +41,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("planner: a swipe → its shortcut", configuration: planner) { benchmark in
         var machine = ActionPlanner(
             ActionsConfiguration(actions: [
-                ActionRule(recognizer: "swipe", direction: .down, action: .keys(KeyChord(["KEY_LEFTCTRL", "KEY_R"]), repeating: nil))
+                ActionRule(
+                    recognizer: "swipe", direction: .down,
+                    action: .keys(KeyChord(["KEY_LEFTCTRL", "KEY_R"]), repeating: nil))
             ]))
         var out: [ActionPlanner.Output] = []
         let report = Sample.report("swipe", .swipe, .recognized, direction: .down)
@@ -88,8 +90,10 @@ final class PipeKeyboard: ActionPerformer, @unchecked Sendable {
         guard pipe(&fds) == 0 else { throw BenchmarkFailure("pipe failed") }
         readEnd = fds[0]
         writeEnd = fds[1]
-        codes = ["KEY_LEFTCTRL": EventCode.code(ofType: EventCode.evKey, named: "KEY_LEFTCTRL")!,
-                 "KEY_R": EventCode.code(ofType: EventCode.evKey, named: "KEY_R")!]
+        codes = [
+            "KEY_LEFTCTRL": EventCode.code(ofType: EventCode.evKey, named: "KEY_LEFTCTRL")!,
+            "KEY_R": EventCode.code(ofType: EventCode.evKey, named: "KEY_R")!,
+        ]
     }
 
     func prepare(for configuration: ActionsConfiguration) throws(ActionsError) {}
@@ -142,7 +146,8 @@ final class ActionsRig: @unchecked Sendable {
         try await server.start()
         let keyboard = try PipeKeyboard()
         let loaded = try ActionsLoader.parse(
-            Array("actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_R]\n".utf8), file: "bench.yaml") { _ in true }
+            Array("actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_R]\n".utf8), file: "bench.yaml"
+        ) { _ in true }
         let actions = ActionsRunner(
             loaded: loaded, socket: directory + "/g.sock", performer: keyboard, commands: CommandRunner(logger: quiet),
             logger: quiet)
