@@ -142,7 +142,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["GesturedVersion"]
         ),
         // `gestured actions`: what a gesture does, as a pure state machine (gesture message in, actions
         // out) with its configuration file; no device, no socket, no process.
@@ -163,6 +164,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `gesturedVersion` from the VERSION file, the one place the version is said.
+        .plugin(name: "GesturedVersion", capability: .buildTool()),
         .executableTarget(
             name: "gestured",
             dependencies: [

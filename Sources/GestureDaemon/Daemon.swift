@@ -3,9 +3,6 @@ import GestureServer
 import Glibc
 import Logging
 
-/// The daemon's version, announced in `hello` and printed by `gestured --version`.
-public let gesturedVersion = "0.1.0"
-
 /// What `gestured run` was asked to do.
 public struct DaemonOptions: Sendable {
     /// The configuration file; nil runs the built-in configuration.
