@@ -1,0 +1,190 @@
+#!/bin/bash
+# package-deb.sh - builds the Debian package gestured_<version>_<arch>.deb with dpkg's own tools
+# (dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb; docs/PACKAGING.md says why not debhelper): the
+# static release binary, every unit in systemd/, the udev rules, the sysusers file,
+# /etc/gestured/gestured.yaml as a conffile, a man page per subcommand (swift-argument-parser's
+# generate-manual plugin), bash/zsh/fish completions, the copyright file and the changelog.
+# The build is reproducible: the same sources and toolchain give the same bytes
+# (SOURCE_DATE_EPOCH is the changelog's date unless set; sorted archives, root-owned entries).
+#
+# usage: scripts/package-deb.sh [--output DIR] [--scratch-path DIR]
+#   --output DIR        where the .deb goes (default: dist/)
+#   --scratch-path DIR  SwiftPM's build directory (default: .build), e.g. for a second clean
+#                       build when checking that the binary itself is reproducible
+# Prints the package's path as its last line. The release build is the one `swift build -c
+# release --static-swift-stdlib` makes: run again on a built tree, nothing is compiled.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUTPUT=dist
+SCRATCH=.build
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --output) OUTPUT=$2; shift 2 ;;
+    --scratch-path) SCRATCH=$2; shift 2 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "package-deb: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+say() { echo "package-deb: $*" >&2; }
+fail() { say "$*"; exit 1; }
+
+scripts/setup-debian.sh --package
+DEB=packaging/debian
+VERSION=$(cat VERSION)
+CHANGELOG_VERSION=$(dpkg-parsechangelog -l "$DEB/changelog" -S Version)
+[ "$CHANGELOG_VERSION" = "$VERSION" ] ||
+    fail "$DEB/changelog: its latest entry is $CHANGELOG_VERSION but VERSION says $VERSION" \
+        "(add an entry: dch -c $DEB/changelog -v $VERSION)"
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$DEB/changelog" -S Timestamp)}
+export SOURCE_DATE_EPOCH
+ARCH=$(dpkg --print-architecture)
+
+# The one release build.
+say "release build (static Swift runtime)"
+swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --product gestured >&2
+BIN=$(swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --show-bin-path)/gestured
+# A binary that needs the Swift runtime as shared libraries would not run where no toolchain is.
+if readelf -d "$BIN" | grep -q 'NEEDED.*libswift'; then
+    fail "$BIN links the Swift runtime dynamically; the package needs the static build"
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root=$work/gestured
+umask 022
+mkdir -p "$root/DEBIAN"
+
+# The binary, stripped as dh_strip strips (the symbols go; backtraces show addresses).
+install -d "$root/usr/bin"
+strip --remove-section=.comment --remove-section=.note --strip-unneeded -o "$root/usr/bin/gestured" "$BIN"
+chmod 0755 "$root/usr/bin/gestured"
+gestured=$root/usr/bin/gestured
+built_version=$("$gestured" --version)
+[ "$built_version" = "$VERSION" ] || fail "$BIN --version says $built_version, VERSION says $VERSION"
+
+# Every unit in systemd/, pointed at the packaged binary; a file of a kind this script does not
+# know stops the build rather than being left out.
+UNITS=()
+for file in systemd/*; do
+    name=$(basename "$file")
+    case "$name" in
+    *.service | *.socket | *.timer | *.path | *.target)
+        install -D -m 0644 "$file" "$root/usr/lib/systemd/system/$name"
+        sed -i 's#/usr/local/bin/gestured#/usr/bin/gestured#g' "$root/usr/lib/systemd/system/$name"
+        if grep -n '/usr/local' "$root/usr/lib/systemd/system/$name" >&2; then
+            fail "$file: a path under /usr/local left in the packaged unit"
+        fi
+        UNITS+=("$name")
+        ;;
+    *.sysusers) install -D -m 0644 "$file" "$root/usr/lib/sysusers.d/${name%.sysusers}.conf" ;;
+    *) fail "$file: not a unit or sysusers file; say in scripts/package-deb.sh where it goes" ;;
+    esac
+done
+# Enabled and started on a first install; the rest (the WebSocket endpoint's socket, which needs
+# a `websocket:` section) are installed and left for the administrator to enable.
+ENABLED_UNITS=(gestured.socket gestured.service)
+[ -f "$root/usr/lib/sysusers.d/gestured.conf" ] || fail "systemd/gestured.sysusers is missing"
+
+for file in udev-rules/*.rules; do
+    install -D -m 0644 "$file" "$root/usr/lib/udev/rules.d/$(basename "$file")"
+done
+
+# The configuration: the built-in one, as `gestured config --default` prints it, under a header
+# that says how it is kept. A conffile: dpkg keeps an edited file across upgrades.
+install -d "$root/etc/gestured"
+{
+    cat <<'EOF'
+# /etc/gestured/gestured.yaml, read by gestured.service (gestured run --config …).
+# The package installed the built-in configuration; edit it freely: an upgrade keeps your file
+# (dpkg asks when the package's version of it changed too). After editing:
+#   gestured check-config /etc/gestured/gestured.yaml && systemctl reload gestured
+# Every key: /usr/share/doc/gestured/CONFIGURATION.md.gz; the built-in file again:
+# `gestured config --default`.
+#
+EOF
+    "$gestured" config --default
+} > "$root/etc/gestured/gestured.yaml"
+"$gestured" check-config "$root/etc/gestured/gestured.yaml" >&2
+echo /etc/gestured/gestured.yaml > "$root/DEBIAN/conffiles"
+
+# Man pages: swift-argument-parser's generate-manual, one page per command and subcommand, dated
+# by SOURCE_DATE_EPOCH, run on the binary being packaged. Its plugin (`swift package
+# generate-manual`) would first build the package again in release mode, without the static
+# runtime (`swift package` has no --static-swift-stdlib), which compiles everything a second time
+# (14 minutes here); asked for --help, the plugin builds its tool and stops, and the tool is then
+# run as the plugin runs it.
+say "man pages (swift-argument-parser's generate-manual)"
+swift package --scratch-path "$SCRATCH" generate-manual --help > /dev/null
+tool=$(swift build --scratch-path "$SCRATCH" --show-bin-path)/generate-manual-tool
+[ -x "$tool" ] || fail "the generate-manual plugin built no $tool (did SwiftPM rename its tools?)"
+mkdir "$work/man"
+"$tool" "$root/usr/bin/gestured" --multi-page --date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)" \
+    --output-directory "$work/man"
+[ -f "$work/man/gestured.1" ] || fail "generate-manual wrote no gestured.1"
+# Gzipped as dh_compress does (-9, no name or time stamp in the header). generate-manual copies
+# the blank lines between a command's paragraphs into the page; mdoc's paragraph break is `.Pp`
+# (groff warns about each blank line, and lintian with it).
+install -d "$root/usr/share/man/man1"
+for page in "$work/man"/*.1; do
+    sed 's/^$/.Pp/' "$page" | gzip -9n > "$root/usr/share/man/man1/$(basename "$page").gz"
+done
+
+# Completions, where bash-completion, zsh and fish look for packaged ones.
+install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
+    "$root/usr/share/fish/vendor_completions.d"
+# (bash-completion sources the file: the generated `#!/bin/bash` line means nothing there.)
+"$gestured" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/gestured"
+"$gestured" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_gestured"
+"$gestured" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/gestured.fish"
+
+# Documentation: copyright and changelog (Debian's names), and the guides the configuration
+# header and the man pages point to.
+doc=$root/usr/share/doc/gestured
+install -d "$doc"
+install -m 0644 "$DEB/copyright" "$doc/copyright"
+gzip -9n < "$DEB/changelog" > "$doc/changelog.gz"
+for guide in README.md docs/CONFIGURATION.md docs/DEPLOYMENT.md docs/PROTOCOL.md docs/RECOGNIZERS.md \
+    docs/ARBITRATION.md docs/PASSTHROUGH.md docs/TUNING.md docs/INPUT.md; do
+    gzip -9n < "$guide" > "$doc/$(basename "$guide").gz"
+done
+install -m 0644 docs/protocol.schema.json "$doc/protocol.schema.json"
+
+install -D -m 0644 "$DEB/lintian-overrides" "$root/usr/share/lintian/overrides/gestured"
+
+# Maintainer scripts, with the units this package installs filled in.
+for script in postinst prerm postrm; do
+    sed -e "s/#UNITS#/${UNITS[*]}/" -e "s/#ENABLED_UNITS#/${ENABLED_UNITS[*]}/" "$DEB/$script" > "$root/DEBIAN/$script"
+    chmod 0755 "$root/DEBIAN/$script"
+done
+
+# Depends: from the binary's shared libraries (dpkg-shlibdeps, as dh_shlibdeps runs it), and
+# what the maintainer scripts call beyond the essential set (dh_installsysusers' line).
+mkdir -p "$work/source/debian"
+cp "$DEB/control" "$DEB/changelog" "$work/source/debian/"
+(
+    cd "$work/source"
+    dpkg-shlibdeps -T"$work/substvars" -e"$root/usr/bin/gestured"
+    misc="systemd | systemd-standalone-sysusers | systemd-sysusers"
+    # RELR relocations (Package.swift's link) need a loader that knows them, glibc 2.36, which the
+    # binary asks for by version (GLIBC_ABI_DT_RELR), not by a symbol: dpkg-shlibdeps reads only
+    # symbols, and says 2.35. dpkg-gencontrol keeps the stronger of the two.
+    if readelf -V "$root/usr/bin/gestured" | grep -q 'Name: GLIBC_ABI_DT_RELR'; then
+        misc="libc6 (>= 2.36), $misc"
+    fi
+    echo "misc:Depends=$misc" >> "$work/substvars"
+    dpkg-gencontrol -pgestured -P"$root" -T"$work/substvars" -f"$work/files"
+)
+
+# Every file root-owned with Debian's modes, md5sums sorted, timestamps no later than the
+# changelog's (dpkg-deb clamps them and sorts the archive; one compressor thread, so the xz
+# stream does not depend on the machine's cores).
+find "$root" -type d -exec chmod 0755 {} +
+find "$root" -type f ! -path "$root/DEBIAN/*" ! -path "$root/usr/bin/*" -exec chmod 0644 {} +
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort | xargs -d '\n' md5sum) \
+    > "$root/DEBIAN/md5sums"
+chmod 0644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control" "$root/DEBIAN/conffiles"
+mkdir -p "$OUTPUT"
+deb="$OUTPUT/gestured_${VERSION}_${ARCH}.deb"
+dpkg-deb --root-owner-group -Zxz -z6 --threads-max=1 --build "$root" "$deb" >&2
+say "built $deb ($(du -h "$deb" | cut -f1))"
+echo "$deb"
