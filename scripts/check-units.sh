@@ -1,29 +1,59 @@
 #!/bin/bash
-# Checks the systemd units: `systemd-analyze verify` of gestured.service, gestured.socket and
-# gestured-websocket.socket together must print nothing on stderr (it reports unknown keys as
-# warnings and still exits 0), and `systemd-analyze security --offline=yes` must rate the service
-# at most 1.0 — with the WebSocket endpoint on as well: gestured-websocket.socket hands the daemon
-# its TCP socket, so the service itself may open no IP socket (RestrictAddressFamilies= without
-# AF_INET/AF_INET6, IPAddressDeny=any), which the analysis must confirm (docs/DEPLOYMENT.md, "The
-# WebSocket endpoint"). The binary need not be installed: ExecStart is pointed at /bin/true in a
-# temporary copy.
+# Checks the systemd units: `systemd-analyze verify` of every unit together must print nothing on
+# stderr (it reports unknown keys as warnings and still exits 0), and `systemd-analyze security
+# --offline=yes` must rate gestured.service at most 1.0 — with the WebSocket endpoint on as well:
+# gestured-websocket.socket hands the daemon its TCP socket, so the service itself may open no IP
+# socket (RestrictAddressFamilies= without AF_INET/AF_INET6, IPAddressDeny=any), which the
+# analysis must confirm (docs/DEPLOYMENT.md, "The WebSocket endpoint").
+#
+# usage: scripts/check-units.sh              the units in systemd/; the binary need not be
+#                                            installed: ExecStart is pointed at /bin/true in a
+#                                            temporary copy
+#        scripts/check-units.sh --installed  the units the Debian package installed, where systemd
+#                                            loads them, with the packaged binary
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-units=(gestured.service gestured.socket gestured-websocket.socket)
-for unit in "${units[@]}"; do
-    sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' "systemd/$unit" > "$work/$unit"
-done
-if ! systemd-analyze verify "${units[@]/#/$work/}" 2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
+units=()
+if [ "${1:-}" = --installed ]; then
+    while IFS= read -r path; do
+        case "$path" in *@.*) continue ;; esac   # a template has no instance to verify here
+        [ -f "$path" ] && units+=("$path")
+    done < <(dpkg -L gestured | grep '^/usr/lib/systemd/system/.')
+    # A copy in /etc or /run would be the one systemd loads, not the package's.
+    for dir in /etc/systemd/system /run/systemd/system; do
+        for unit in "${units[@]}"; do
+            if [ -e "$dir/$(basename "$unit")" ]; then
+                echo "check-units: $dir/$(basename "$unit") overrides the packaged unit" >&2
+                exit 1
+            fi
+        done
+    done
+    # By name: the unit systemd's search path finds (/usr/lib/systemd/system).
+    service=gestured.service
+    websocket_socket=/usr/lib/systemd/system/gestured-websocket.socket
+else
+    for unit in systemd/*.service systemd/*.socket; do
+        # Templates are checked through an instance, below.
+        case "$unit" in *@.*) continue ;; esac
+        sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' "$unit" > "$work/$(basename "$unit")"
+        units+=("$work/$(basename "$unit")")
+    done
+    service=$work/gestured.service
+    websocket_socket=systemd/gestured-websocket.socket
+fi
+[ ${#units[@]} -gt 0 ] || { echo "check-units: no units found" >&2; exit 1; }
+if ! systemd-analyze verify "${units[@]}" 2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
     echo "check-units: systemd-analyze verify complained:" >&2
     cat "$work/verify.err" >&2
     exit 1
 fi
-systemd-analyze security --offline=yes "$work/gestured.service" > "$work/security" 2>&1 || true
+systemd-analyze security --offline=yes "$service" > "$work/security" 2>&1 || true
 score=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
 if [ -z "$score" ] || awk -v s="$score" 'BEGIN { exit !(s > 1.0) }'; then
     echo "check-units: exposure level '$score' (must be at most 1.0)" >&2
+    cat "$work/security" >&2
     exit 1
 fi
 for denied in 'RestrictAddressFamilies=~AF_(INET|INET6)' 'IPAddressDeny='; do
@@ -36,13 +66,15 @@ done
 # The endpoint's socket: loopback only, by its own IP filter (the service's does not apply to
 # sockets passed in), and the name the daemon looks for.
 for setting in FileDescriptorName=websocket Service=gestured.service IPAddressDeny=any IPAddressAllow=localhost; do
-    if ! grep -qx "$setting" systemd/gestured-websocket.socket; then
-        echo "check-units: systemd/gestured-websocket.socket lacks $setting" >&2
+    if ! grep -qx "$setting" "$websocket_socket"; then
+        echo "check-units: $websocket_socket lacks $setting" >&2
         exit 1
     fi
 done
-echo "check-units: verify clean, exposure level $score (the WebSocket endpoint's socket comes from gestured-websocket.socket)"
+echo "check-units: verify clean (${#units[@]} units), $service exposure level $score" \
+    "(the WebSocket endpoint's socket comes from gestured-websocket.socket)"
 
+[ "${1:-}" = --installed ] && exit 0
 # The actions client (docs/ACTIONS.md): the system template for one user (an instance of it, with
 # the units it names) and the user unit (in a user manager's terms, which needs a runtime
 # directory). Its commands are the integrator's, so it cannot be sandboxed like the daemon

@@ -8,31 +8,34 @@
 # (the daemon's fallback: evdev capabilities and raw kernel uevents). Ends with the line
 # "N passed, M failed" and the durations; exits non-zero when anything failed.
 #
-# The daemon under test is the static release binary (`swift build -c release
-# --static-swift-stdlib`), as shipped; the test bundle is the debug build of `swift build
-# --build-tests`.
+# The daemon under test is the one the Debian package ships: /usr/bin/gestured taken out of the
+# .deb with `dpkg-deb -x` (scripts/package-deb.sh builds it, or --deb names one already built);
+# the test bundle is the debug build of `swift build --build-tests`.
 #
-# usage: scripts/e2e.sh [--filter REGEX] [--vm] [--debug-daemon] [--verbose]
+# usage: scripts/e2e.sh [--filter REGEX] [--vm] [--deb FILE | --debug-daemon] [--verbose]
 #   --filter REGEX  cases to run in the udev boot (default: the whole suite); the second boot
 #                   runs the fallback cases that also match it
 #   --vm            use the VM even where /dev/uinput is writable
-#   --debug-daemon  test the debug build of gestured (skips the release build; for iterating)
+#   --deb FILE      test the binary of this package (scripts/test.sh passes the one it built)
+#   --debug-daemon  test the debug build of gestured (no package, no release build; for iterating)
 #   --verbose       print the whole guest console / test output, not only failures
-# env: SWIFT_BUILD_FLAGS (extra flags for `swift build`), VMTEST_CACHE (see scripts/vm/README.md)
+# env: SWIFT_BUILD_FLAGS (extra flags for the tests' `swift build`), VMTEST_CACHE (see scripts/vm/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FILTER=EndToEndTests
 FALLBACK='EndToEndTests\.EndToEndTests/Discovery/'
 USE_VM=auto
 VERBOSE=0
-RELEASE=1
+PACKAGED=1
+DEB=
 while [ $# -gt 0 ]; do
   case "$1" in
     --filter) FILTER=$2; shift 2;;
     --vm) USE_VM=1; shift;;
-    --debug-daemon) RELEASE=0; shift;;
+    --deb) DEB=$2; shift 2;;
+    --debug-daemon) PACKAGED=0; shift;;
     --verbose) VERBOSE=1; shift;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -49,11 +52,15 @@ swift build --build-tests ${SWIFT_BUILD_FLAGS:-}
 # shellcheck disable=SC2086
 BIN=$(swift build --show-bin-path ${SWIFT_BUILD_FLAGS:-})
 DAEMON=$BIN/gestured
-if [ "$RELEASE" = 1 ]; then
-  # shellcheck disable=SC2086
-  swift build -c release --product gestured --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}
-  # shellcheck disable=SC2086
-  DAEMON=$(swift build -c release --show-bin-path ${SWIFT_BUILD_FLAGS:-})/gestured
+STAGE=$(mktemp -d /tmp/gestured-e2e.XXXXXX)
+trap 'rm -rf "$STAGE"' EXIT
+if [ "$PACKAGED" = 1 ]; then
+  if [ -z "$DEB" ]; then
+    DEB=$(scripts/package-deb.sh | tail -n 1)
+  fi
+  dpkg-deb -x "$DEB" "$STAGE/package"
+  DAEMON=$STAGE/package/usr/bin/gestured
+  echo "e2e: the daemon under test is /usr/bin/gestured of $DEB ($("$DAEMON" --version))"
 fi
 built=$(date +%s)
 echo "e2e: build took $((built - start)) s"
@@ -84,8 +91,6 @@ report() {  # report NAME LOG STATUS
 }
 
 if [ "$USE_VM" = 0 ]; then
-  STAGE=$(mktemp -d /tmp/gestured-e2e.XXXXXX)
-  trap 'rm -rf "$STAGE"' EXIT
   log=$STAGE/native.log
   set +e
   GESTURED_BIN=$DAEMON "$BIN/gesturedPackageTests.xctest" --testing-library swift-testing --filter "$FILTER" \
@@ -94,12 +99,15 @@ if [ "$USE_VM" = 0 ]; then
   set -e
   report native "$log" "$rc"
 else
-  STAGE=$(mktemp -d /tmp/gestured-e2e.XXXXXX)
-  trap 'rm -rf "$STAGE"' EXIT
   mkdir "$STAGE/test"
-  # Debug info is most of the bundle; a smaller initramfs boots faster.
+  # Debug info is most of the bundle; a smaller initramfs boots faster. The packaged daemon is
+  # stripped already and goes in as it ships.
   strip --strip-debug -o "$STAGE/test/gesturedPackageTests.xctest" "$BIN/gesturedPackageTests.xctest"
-  strip --strip-debug -o "$STAGE/test/gestured" "$DAEMON"
+  if [ "$PACKAGED" = 1 ]; then
+    cp "$DAEMON" "$STAGE/test/gestured"
+  else
+    strip --strip-debug -o "$STAGE/test/gestured" "$DAEMON"
+  fi
   cp scripts/vm/guest-e2e-tests.sh "$STAGE/test/"
   # Passthrough cases (Tests/EndToEndTests/PassthroughTests.swift): libinput reads the mirror device
   # as a compositor would. The tool, its helper and its quirks files go to the same paths in the

@@ -2,8 +2,9 @@
 # The tests in one command (what CI runs): installs the Debian packages the tests need, builds
 # with warnings as errors, runs the host tests, compiles the benchmarks (a separate package, run
 # by hand: a change that breaks them shows here), runs the browser test, checks the systemd units,
-# and runs the real-kernel suites in a qemu VM (or natively where /dev/uinput exists). Prints each
-# stage's duration.
+# builds the Debian package twice (byte-identical) and installs, upgrades, removes and purges it
+# (as root), and runs the real-kernel suites in a qemu VM (or natively where /dev/uinput exists),
+# the end-to-end one with the package's binary. Prints each stage's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -36,7 +37,16 @@ scripts/check-units.sh
 stage "real-kernel input suite"
 scripts/vm/input-tests.sh
 
-stage "end-to-end suite"
-scripts/e2e.sh
+stage "Debian package: built twice, lintian, installed, upgraded, removed, purged (docs/PACKAGING.md)"
+# One release build: the second run packages the same binary again (nothing is compiled), so the
+# comparison checks the packaging; docs/PACKAGING.md says how the binary itself compares.
+deb=$(scripts/package-deb.sh --output dist | tail -n 1)
+again_dir=$(mktemp -d)
+trap 'rm -rf "$again_dir"' EXIT
+again=$(scripts/package-deb.sh --output "$again_dir" | tail -n 1)
+scripts/test-package.sh "$deb" "$again"
+
+stage "end-to-end suite (the package's binary)"
+scripts/e2e.sh --deb "$deb"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"
