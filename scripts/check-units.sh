@@ -34,7 +34,8 @@ if [ "${1:-}" = --installed ]; then
     service=gestured.service
     websocket_socket=/usr/lib/systemd/system/gestured-websocket.socket
 else
-    for unit in systemd/*.service systemd/*.socket; do
+    shopt -s nullglob
+    for unit in systemd/*.service systemd/*.socket systemd/*.timer systemd/*.path systemd/*.target; do
         # Templates are checked through an instance, below.
         case "$unit" in *@.*) continue ;; esac
         sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' "$unit" > "$work/$(basename "$unit")"

@@ -74,7 +74,9 @@ for file in systemd/*; do
         if grep -n '/usr/local' "$root/usr/lib/systemd/system/$name" >&2; then
             fail "$file: a path under /usr/local left in the packaged unit"
         fi
-        UNITS+=("$name")
+        # Template units (name@.service) are installed; their instances are the administrator's
+        # to enable, start and stop, as dh_installsystemd leaves them.
+        case "$name" in *@*) ;; *) UNITS+=("$name") ;; esac
         ;;
     *.sysusers) install -D -m 0644 "$file" "$root/usr/lib/sysusers.d/${name%.sysusers}.conf" ;;
     *) fail "$file: not a unit or sysusers file; say in scripts/package-deb.sh where it goes" ;;

@@ -208,7 +208,7 @@ grep "^gestured: " "$work/ns-upgrade2.log" | grep -q "not restarting gestured.se
 grep "^gestured: " "$work/ns-upgrade2.log" | sed 's/^/  apt: /'   # what the administrator reads
 cmp "$work/edited-broken.yaml" "$work/after-upgrade-broken.yaml" ||
     fail "upgrade-broken changed the edited configuration"
-for unit in $(dpkg-deb -c "$DEB" | sed -n 's#.*/usr/lib/systemd/system/\([^/]\{1,\}\)$#\1#p'); do
+for unit in $(dpkg-deb -c "$DEB" | sed -n 's#.*/usr/lib/systemd/system/\([^/@]\{1,\}\)$#\1#p'); do
     expect remove "systemctl( .*)? stop( .*)? $unit( |\$)" "$unit was not stopped"
 done
 expect remove 'udevadm trigger --action=change --subsystem-match=input$' "udev was not triggered after the rules went"
