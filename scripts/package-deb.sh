@@ -79,6 +79,14 @@ for file in systemd/*; do
         case "$name" in *@*) ;; *) UNITS+=("$name") ;; esac
         ;;
     *.sysusers) install -D -m 0644 "$file" "$root/usr/lib/sysusers.d/${name%.sysusers}.conf" ;;
+    user)
+        # User units: installed for `systemctl --user enable` by the kiosk's user, never enabled
+        # by the package (no maintainer-script state to keep).
+        for unit in "$file"/*.service; do
+            install -D -m 0644 "$unit" "$root/usr/lib/systemd/user/$(basename "$unit")"
+            sed -i 's#/usr/local/bin/gestured#/usr/bin/gestured#g' "$root/usr/lib/systemd/user/$(basename "$unit")"
+        done
+        ;;
     *) fail "$file: not a unit or sysusers file; say in scripts/package-deb.sh where it goes" ;;
     esac
 done
