@@ -17,7 +17,12 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <linux/uinput.h>
+#include <netinet/in.h>
+#include <string.h>
 
 const uint32_t GESTURED_EPOLLIN = EPOLLIN;
 const uint32_t GESTURED_EPOLLERR = EPOLLERR;
@@ -77,6 +82,64 @@ int gestured_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOC
 
 ssize_t gestured_send(int fd, const void *bytes, size_t length) {
     return send(fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+int gestured_sock_diag_open(void) { return socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG); }
+
+int64_t gestured_tcp_socket_uid(
+    int diag_fd, int family, const void *source, uint16_t source_port, const void *destination,
+    uint16_t destination_port) {
+    size_t address_size = family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0;
+    if (address_size == 0) {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
+    struct {
+        struct nlmsghdr header;
+        struct inet_diag_req_v2 request;
+    } message;
+    memset(&message, 0, sizeof message);
+    message.header.nlmsg_len = sizeof message;
+    message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    message.header.nlmsg_flags = NLM_F_REQUEST;
+    message.request.sdiag_family = (uint8_t)family;
+    message.request.sdiag_protocol = IPPROTO_TCP;
+    message.request.idiag_states = ~0U;
+    message.request.id.idiag_sport = htons(source_port);
+    message.request.id.idiag_dport = htons(destination_port);
+    memcpy(message.request.id.idiag_src, source, address_size);
+    memcpy(message.request.id.idiag_dst, destination, address_size);
+    message.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+    message.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+    ssize_t sent;
+    do sent = send(diag_fd, &message, sizeof message, 0);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0) return -1;
+    // One answer: the socket, or an error (NLMSG_ERROR carries a negative errno).
+    union {
+        struct nlmsghdr header;
+        char bytes[8192];
+    } answer;
+    ssize_t received;
+    do received = recv(diag_fd, &answer, sizeof answer, 0);
+    while (received < 0 && errno == EINTR);
+    if (received < 0) return -1;
+    struct nlmsghdr *header = &answer.header;
+    if (!NLMSG_OK(header, (size_t)received)) {
+        errno = EPROTO;
+        return -1;
+    }
+    if (header->nlmsg_type == NLMSG_ERROR) {
+        const struct nlmsgerr *error = NLMSG_DATA(header);
+        errno = error->error < 0 ? -error->error : EPROTO;
+        return -1;
+    }
+    if (header->nlmsg_type != SOCK_DIAG_BY_FAMILY || header->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+        errno = EPROTO;
+        return -1;
+    }
+    const struct inet_diag_msg *socket_info = NLMSG_DATA(header);
+    return socket_info->idiag_uid;
 }
 
 int gestured_is_listening_stream(int fd) {

@@ -45,6 +45,19 @@ public enum Daemon {
             JournalLogHandler(
                 label: label, level: configuration.logLevel.loggerLevel, environment: options.environment)
         }
+        let budget = DescriptorBudget(configuration)
+        switch budget.ensure() {
+        case .enough(raisedFrom: nil): break
+        case .enough(raisedFrom: let was?):
+            logger.debug("descriptor limit raised", metadata: ["from": "\(was)", "to": "\(budget.needed)"])
+        case .short(let limit):
+            logger.warning(
+                """
+                the descriptor limit is below what the connection limits can need: connections beyond it wait \
+                until others close (docs/DEPLOYMENT.md, "Descriptors")
+                """,
+                metadata: ["limit": "\(limit)", "needed": "\(budget.needed)"])
+        }
         let notifier = SystemdNotifier(environment: options.environment)
         let inherited: SystemdSockets?
         do {
@@ -66,7 +79,9 @@ public enum Daemon {
             configuration: .init(
                 listener: listener, daemonVersion: gesturedVersion, socketMode: configuration.socket.mode,
                 socketGroup: configuration.socket.group,
-                limits: ServerLimits(maxClients: configuration.socket.maxClients),
+                limits: ServerLimits(
+                    maxClients: configuration.socket.maxClients,
+                    maxClientsPerPeer: configuration.socket.maxClientsPerUser),
                 webSocket: configuration.websocket.map { WebSocketEndpoint($0, inheritedSocket: inherited?.webSocket) }),
             delegate: requests, logger: logger)
         let loop: InputLoop
@@ -103,7 +118,8 @@ extension WebSocketEndpoint {
     init(_ configuration: WebSocketConfiguration, inheritedSocket: Int32?) {
         self.init(
             host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins,
-            allowsDefine: configuration.allowDefine, pingInterval: .milliseconds(configuration.pingIntervalMS),
-            inheritedSocket: inheritedSocket)
+            allowsDefine: configuration.allowDefine, maxClients: configuration.maxClients,
+            maxClientsPerPeer: configuration.maxClientsPerPeer,
+            pingInterval: .milliseconds(configuration.pingIntervalMS), inheritedSocket: inheritedSocket)
     }
 }

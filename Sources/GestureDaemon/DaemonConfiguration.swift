@@ -63,17 +63,20 @@ public struct SocketConfiguration: Hashable, Sendable {
     public var mode: UInt32
     /// Group that owns the socket node; nil keeps the daemon's group.
     public var group: String?
-    /// Connections beyond this are refused with an error.
+    /// Connections through the Unix socket at once; more are refused with an error.
     public var maxClients: Int
+    /// Connections through the Unix socket of one user at once (by peer credentials).
+    public var maxClientsPerUser: Int
 
     public init(
         path: String = SocketConfiguration.defaultPath, mode: UInt32 = 0o660, group: String? = nil,
-        maxClients: Int = ServerLimits().maxClients
+        maxClients: Int = ServerLimits().maxClients, maxClientsPerUser: Int = ServerLimits().maxClientsPerPeer
     ) {
         self.path = path
         self.mode = mode
         self.group = group
         self.maxClients = maxClients
+        self.maxClientsPerUser = maxClientsPerUser
     }
 }
 
@@ -90,16 +93,22 @@ public struct WebSocketConfiguration: Hashable, Sendable {
     public var allowDefine: Bool
     /// How often the daemon pings each connection (a silent one is closed at the next ping).
     public var pingIntervalMS: Int
+    /// Connections through the endpoint at once, handshakes in progress included.
+    public var maxClients: Int
+    /// Connections of one peer (a local user, or an address) at once.
+    public var maxClientsPerPeer: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowDefine: Bool = false,
-        pingIntervalMS: Int = 30_000
+        pingIntervalMS: Int = 30_000, maxClients: Int = 32, maxClientsPerPeer: Int = 8
     ) {
         self.host = host
         self.port = port
         self.allowedOrigins = allowedOrigins
         self.allowDefine = allowDefine
         self.pingIntervalMS = pingIntervalMS
+        self.maxClients = maxClients
+        self.maxClientsPerPeer = maxClientsPerPeer
     }
 
     /// `listen` as written in the file.

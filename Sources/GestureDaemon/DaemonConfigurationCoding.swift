@@ -15,6 +15,14 @@ extension DaemonConfiguration: Codable {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the configuration")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         socket = try c.decode(.socket, default: SocketConfiguration())
+        // `websocket:` with nothing after it is neither an endpoint (it needs its origins) nor
+        // none (then the key would be absent): ask which was meant, as `websocket: {}` does.
+        if c.contains(.websocket), try c.decodeNil(forKey: .websocket) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .websocket, in: c,
+                debugDescription: "'websocket' has no value: give it 'allowed-origins' (and 'listen') to serve "
+                    + "WebSockets, or remove the key for none")
+        }
         websocket = try c.decodeIfPresent(WebSocketConfiguration.self, forKey: .websocket)
         devices = try c.decode(.devices, default: [])
         regions = try c.decode(.regions, default: [])
@@ -47,6 +55,7 @@ extension SocketConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case path, mode, group
         case maxClients = "max-clients"
+        case maxClientsPerUser = "max-clients-per-user"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +73,9 @@ extension SocketConfiguration: Codable {
         maxClients = try c.decode(.maxClients, default: maxClients, expect: "a number from 1 to 1024") {
             (1...1024).contains($0)
         }
+        maxClientsPerUser = try c.decode(
+            .maxClientsPerUser, default: maxClientsPerUser, expect: "a number from 1 to 1024"
+        ) { (1...1024).contains($0) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -72,6 +84,7 @@ extension SocketConfiguration: Codable {
         try c.encode("0" + String(mode, radix: 8), forKey: .mode)
         try c.encodeIfPresent(group, for: .group)
         try c.encode(maxClients, forKey: .maxClients)
+        try c.encode(maxClientsPerUser, forKey: .maxClientsPerUser)
     }
 }
 
@@ -81,6 +94,8 @@ extension WebSocketConfiguration: Codable {
         case allowedOrigins = "allowed-origins"
         case allowDefine = "allow-define"
         case pingIntervalMS = "ping-interval-ms"
+        case maxClients = "max-clients"
+        case maxClientsPerPeer = "max-clients-per-peer"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -108,6 +123,12 @@ extension WebSocketConfiguration: Codable {
         pingIntervalMS = try c.decode(.pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000") {
             (1000...3_600_000).contains($0)
         }
+        maxClients = try c.decode(.maxClients, default: maxClients, expect: "a number from 1 to 1024") {
+            (1...1024).contains($0)
+        }
+        maxClientsPerPeer = try c.decode(
+            .maxClientsPerPeer, default: maxClientsPerPeer, expect: "a number from 1 to 1024"
+        ) { (1...1024).contains($0) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -116,6 +137,8 @@ extension WebSocketConfiguration: Codable {
         try c.encode(allowedOrigins, forKey: .allowedOrigins)
         try c.encode(allowDefine, forKey: .allowDefine)
         try c.encode(pingIntervalMS, forKey: .pingIntervalMS)
+        try c.encode(maxClients, forKey: .maxClients)
+        try c.encode(maxClientsPerPeer, forKey: .maxClientsPerPeer)
     }
 
     /// `HOST:PORT` with HOST an IPv4 literal or a bracketed IPv6 one and PORT 0…65535; nil

@@ -98,8 +98,13 @@ public struct ServerLimits: Hashable, Sendable {
     /// Messages a client may have waiting for it (after coalescing) before it is disconnected
     /// with `overflow`.
     public var maxQueuedMessages: Int
-    /// Connections at once; the next one gets `too-many-clients` and is closed.
+    /// Connections at once through the transport the connection came by (the Unix socket and
+    /// the WebSocket endpoint each have their own); on the Unix socket the next one gets
+    /// `too-many-clients` and is closed.
     public var maxClients: Int
+    /// Connections at once of one peer through that transport: one user on the Unix socket
+    /// (its peer credentials); on the WebSocket endpoint one local user, or one address.
+    public var maxClientsPerPeer: Int
     /// Regions, and separately recognizers, one connection may define.
     public var maxDefinitions: Int
     /// Shape templates (each named or built-in template of its shape recognizers) one
@@ -113,12 +118,13 @@ public struct ServerLimits: Hashable, Sendable {
     public var maxClientTemplates: Int
 
     public init(
-        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxDefinitions: Int = 64,
-        maxTemplates: Int = 16, maxClientDefinitions: Int = 256, maxClientTemplates: Int = 128
+        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxClientsPerPeer: Int = 64,
+        maxDefinitions: Int = 64, maxTemplates: Int = 16, maxClientDefinitions: Int = 256, maxClientTemplates: Int = 128
     ) {
         self.maxLineBytes = maxLineBytes
         self.maxQueuedMessages = maxQueuedMessages
         self.maxClients = maxClients
+        self.maxClientsPerPeer = maxClientsPerPeer
         self.maxDefinitions = maxDefinitions
         self.maxTemplates = maxTemplates
         self.maxClientDefinitions = maxClientDefinitions
@@ -129,7 +135,8 @@ public struct ServerLimits: Hashable, Sendable {
 extension ServerLimits: Codable {
     enum CodingKeys: String, CodingKey {
         case maxLineBytes = "max_line_bytes", maxQueuedMessages = "max_queued_messages"
-        case maxClients = "max_clients", maxDefinitions = "max_definitions", maxTemplates = "max_templates"
+        case maxClients = "max_clients", maxClientsPerPeer = "max_clients_per_peer"
+        case maxDefinitions = "max_definitions", maxTemplates = "max_templates"
         case maxClientDefinitions = "max_client_definitions", maxClientTemplates = "max_client_templates"
     }
 
@@ -143,6 +150,8 @@ extension ServerLimits: Codable {
             maxQueuedMessages: try c.decodeIfPresent(Int.self, forKey: .maxQueuedMessages)
                 ?? defaults.maxQueuedMessages,
             maxClients: try c.decodeIfPresent(Int.self, forKey: .maxClients) ?? defaults.maxClients,
+            maxClientsPerPeer: try c.decodeIfPresent(Int.self, forKey: .maxClientsPerPeer)
+                ?? defaults.maxClientsPerPeer,
             maxDefinitions: try c.decodeIfPresent(Int.self, forKey: .maxDefinitions) ?? defaults.maxDefinitions,
             maxTemplates: try c.decodeIfPresent(Int.self, forKey: .maxTemplates) ?? defaults.maxTemplates,
             maxClientDefinitions: try c.decodeIfPresent(Int.self, forKey: .maxClientDefinitions)

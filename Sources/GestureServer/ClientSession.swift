@@ -3,6 +3,12 @@ import GestureProtocol
 import Logging
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The connection under a ``ClientSession``: what the session asks of its transport. The Unix
 /// socket's is ``UnixConnection`` (served from the server thread's epoll loop, no hop); the
 /// WebSocket endpoint's is ``WebSocketLink`` (SwiftNIO's loop, one hop per flush). Called on the
@@ -22,9 +28,10 @@ protocol SessionLink: AnyObject {
     func closeNoLater(than deadline: NIODeadline)
     /// Logs who connected (peer credentials on the Unix socket, page origin on a WebSocket).
     func logConnected(_ id: ClientID, logger: Logger)
-    /// The transport's answer to ``LineFrame/tooLong``, after the session's `line-too-long`:
-    /// a line is skipped (nothing to do), a WebSocket message ends the connection (1009).
-    func overlongMessageReceived()
+    /// The transport's answer to a message it refused (``LineFrame/tooLong``,
+    /// ``LineFrame/notUTF8``), once the session's error is written: a line is skipped (nothing to
+    /// do), a WebSocket message ends the connection (1009, 1007).
+    func refusedMessageAnswered()
 }
 
 /// One connection: its requests in, its messages out, its subscription and its queue.
@@ -36,8 +43,8 @@ protocol SessionLink: AnyObject {
 final class ClientSession {
     /// How the connection reached the server: the little that differs between transports.
     enum Transport {
-        /// The Unix socket; peer credentials are logged.
-        case unixSocket
+        /// The Unix socket, from `user` (its peer credentials; nil if the kernel would not say).
+        case unixSocket(user: uid_t?)
         /// The WebSocket endpoint, from a page of `origin` (allowed, as the handshake checked).
         case webSocket(origin: String, peer: String, allowsDefine: Bool)
     }
@@ -52,7 +59,7 @@ final class ClientSession {
     }
 
     private let core: ServerCore
-    private let transport: Transport
+    let transport: Transport
     private var state = State.connecting
     /// Weak: the transport owns its link (the epoll loop's connection table, the NIO pipeline),
     /// and the link holds its session; once the connection is gone writes go nowhere.
@@ -67,7 +74,7 @@ final class ClientSession {
     private var acceptedDefinitions = Definitions()
     private var pendingDefinitions: Definitions?
 
-    init(core: ServerCore, link: any SessionLink, transport: Transport = .unixSocket) {
+    init(core: ServerCore, link: any SessionLink, transport: Transport) {
         self.core = core
         self.link = link
         self.transport = transport
@@ -121,7 +128,9 @@ final class ClientSession {
             send(hello)
             flushIfNeeded()
         case .refused(let error):
-            core.logger.warning("connection refused", metadata: ["code": "\(error.code)"])
+            core.throttle.log(
+                .warning, "connection refused", cause: "connection-refused",
+                metadata: ["code": "\(error.code)", "reason": "\(error.message)"], to: core.logger)
             close(with: error)
         }
     }
@@ -158,7 +167,10 @@ final class ClientSession {
     /// A request line (or an over-long one) arrived.
     func received(_ frame: LineFrame) {
         guard case .open(let id) = state else {
-            if case .tooLong = frame { link?.overlongMessageReceived() }
+            switch frame {
+            case .tooLong, .notUTF8: link?.refusedMessageAnswered()
+            case .line: break
+            }
             return
         }
         switch frame {
@@ -171,14 +183,22 @@ final class ClientSession {
                 }
             reject(ErrorMessage(code: .lineTooLong, message: consequence), client: id)
             flushIfNeeded()
-            link?.overlongMessageReceived()
+            link?.refusedMessageAnswered()
         case .line(let line):
             // Empty lines are framing, not requests (a client may send them as keep-alives).
             guard line.readableBytes > 0 else { return }
-            switch ClientMessage.parse(line.readableBytesView) {
-            case .success(let request): handle(request, client: id)
-            case .failure(let error): reject(error, client: id)
-            }
+            handle(line, client: id)
+        case .notUTF8(let message):
+            handle(message, client: id)
+            flushIfNeeded()
+            link?.refusedMessageAnswered()
+        }
+    }
+
+    private func handle(_ line: ByteBuffer, client: ClientID) {
+        switch ClientMessage.parse(line.readableBytesView) {
+        case .success(let request): handle(request, client: client)
+        case .failure(let error): reject(error, client: client)
         }
     }
 

@@ -71,6 +71,8 @@ public final class GestureServer: Sendable {
 
     public let configuration: Configuration
     private let logger: Logger
+    /// Repeated warnings (refused handshakes and connections, accept failures), per cause.
+    private let throttle = LogThrottle()
     private let interestBoard = InterestBoard()
     private let mailbox: Mailbox?
     private let loop: ServerThreadBound<ServerLoop?>
@@ -112,7 +114,7 @@ public final class GestureServer: Sendable {
             let loop = try ServerLoop(mailbox: mailbox)
             loop.core = ServerCore(
                 configuration: configuration, delegate: delegate, mailbox: mailbox, interest: interestBoard,
-                logger: logger)
+                logger: logger, throttle: throttle)
             self.mailbox = mailbox
             self.loop = ServerThreadBound(loop)
         } catch {
@@ -195,7 +197,7 @@ public final class GestureServer: Sendable {
                     core: core.value, link: link,
                     transport: .webSocket(origin: link.origin, peer: link.peer, allowsDefine: allowsDefine))
             },
-            limits: configuration.limits, closeTimeout: configuration.closeTimeout, logger: logger)
+            limits: configuration.limits, closeTimeout: configuration.closeTimeout, logger: logger, throttle: throttle)
     }
 
     private func adoptWebSocket(_ channel: any Channel) {

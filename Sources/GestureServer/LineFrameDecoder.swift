@@ -6,6 +6,9 @@ enum LineFrame {
     case line(ByteBuffer)
     /// A line longer than the limit; its bytes were dropped up to and including its `\n`.
     case tooLong
+    /// A WebSocket text message that is not UTF-8: answered as a line is (`invalid-utf8`), after
+    /// which the transport ends the connection (the Unix socket's decoder never makes one).
+    case notUTF8(ByteBuffer)
 }
 
 /// Splits a client's bytes into lines of at most `maxLength` bytes.

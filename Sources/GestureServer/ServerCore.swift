@@ -3,12 +3,20 @@ import GestureProtocol
 import Logging
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The server's state. Lives on the server thread and is only touched there, so it needs no
 /// locks: the daemon's input thread is that thread (it publishes straight into the core); any
 /// other thread reaches it through ``GestureServer``, which posts one ``Mailbox`` job per call.
 final class ServerCore {
     let configuration: GestureServer.Configuration
     let logger: Logger
+    /// Warnings a flood could repeat (refused connections, accept failures), per cause.
+    let throttle: LogThrottle
     let delegate: (any GestureServerDelegate)?
     /// Where the publisher learns what the connections want (``Interest``).
     let interest: InterestBoard
@@ -20,6 +28,9 @@ final class ServerCore {
 
     /// Open connections, in the order they were accepted (fan-out order).
     private var sessions: [ClientSession] = []
+    /// The Unix socket's connections, in all and per user (the WebSocket endpoint's are counted
+    /// as they are accepted: ``WebSocketConnectionGate``). Nil user: no peer credentials.
+    private var unixQuota: ConnectionQuota<uid_t?>
     private var devices: [DeviceInfo] = []
     private var recognizers: [RecognizerSummary] = []
     private var nextClientID: UInt64 = 1
@@ -29,13 +40,16 @@ final class ServerCore {
 
     init(
         configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, mailbox: Mailbox,
-        interest: InterestBoard = InterestBoard(), logger: Logger
+        interest: InterestBoard = InterestBoard(), logger: Logger, throttle: LogThrottle = LogThrottle()
     ) {
         self.configuration = configuration
+        self.throttle = throttle
         self.delegate = delegate
         self.mailbox = mailbox
         self.interest = interest
         self.logger = logger
+        unixQuota = ConnectionQuota(
+            total: configuration.limits.maxClients, perPeer: configuration.limits.maxClientsPerPeer)
     }
 
     /// A connection subscribed, unsubscribed, or stopped reading: post what they all want now.
@@ -72,16 +86,31 @@ final class ServerCore {
         case refused(ErrorMessage)
     }
 
-    /// A new connection: admitted with its `hello`, or refused with the error to send it.
+    /// A new connection: admitted with its `hello`, or refused with the error to send it. The
+    /// Unix socket's connections are counted against its own limits, in all and per user; the
+    /// WebSocket endpoint's were counted against its own as they were accepted.
     func admit(_ session: ClientSession) -> Admission {
         if isShuttingDown {
             return .refused(ErrorMessage(code: .shutdown, message: "the daemon is stopping"))
         }
-        guard sessions.count < limits.maxClients else {
-            return .refused(
-                ErrorMessage(
-                    code: .tooManyClients,
-                    message: "the daemon serves at most \(limits.maxClients) connections at once"))
+        if case .unixSocket(let user) = session.transport {
+            switch unixQuota.admit(user) {
+            case .admitted:
+                break
+            case .full:
+                return .refused(
+                    ErrorMessage(
+                        code: .tooManyClients,
+                        message: "the daemon serves at most \(unixQuota.total) connections at once on its Unix socket "
+                            + "(socket.max-clients)"))
+            case .peerFull:
+                let who = user.map { "user \($0)" } ?? "a user it cannot name"
+                return .refused(
+                    ErrorMessage(
+                        code: .tooManyClients,
+                        message: "the daemon serves at most \(unixQuota.perPeer) connections at once of \(who) "
+                            + "(socket.max-clients-per-user)"))
+            }
         }
         let id = ClientID(nextClientID)
         nextClientID += 1
@@ -89,12 +118,23 @@ final class ServerCore {
         delegate?.clientConnected(id)
         let hello = HelloMessage(
             daemonVersion: configuration.daemonVersion, client: id.rawValue, devices: devices,
-            recognizers: recognizers, limits: limits)
+            recognizers: recognizers, limits: limits(for: session.transport))
         return .accepted(id, hello: .hello(hello))
+    }
+
+    /// The limits a connection of `transport` is told of: the connection limits are its
+    /// transport's own.
+    private func limits(for transport: ClientSession.Transport) -> ServerLimits {
+        guard case .webSocket = transport, let endpoint = configuration.webSocket else { return limits }
+        var limits = self.limits
+        limits.maxClients = endpoint.maxClients
+        limits.maxClientsPerPeer = endpoint.maxClientsPerPeer
+        return limits
     }
 
     /// A connection closed.
     func remove(_ session: ClientSession, id: ClientID) {
+        if case .unixSocket(let user) = session.transport { unixQuota.release(user) }
         sessions.removeAll { $0 === session }
         interestChanged()
         delegate?.clientDisconnected(id)

@@ -34,11 +34,15 @@ final class ServerLoop {
     /// Set once the server is built (the core needs the mailbox first).
     var core: ServerCore!
     private var listener: Int32 = -1
-    /// The listener is out of the epoll set while the process has no descriptor to accept with.
+    /// The listener is out of the epoll set while the process has no descriptor to accept with;
+    /// it is back when a connection closes, or after ``acceptRetryNanoseconds`` in any case (a
+    /// descriptor may be freed anywhere: by a WebSocket connection, a device, …).
     private var acceptPaused = false
+    static let acceptRetryNanoseconds: Int64 = 100_000_000
     private var connections: [UInt64: UnixConnection] = [:]
     private var nextToken = Token.firstConnection
-    /// When each closing connection is closed at the latest (CLOCK_MONOTONIC ns).
+    /// When each closing connection is closed at the latest, and (under ``Token/listener``)
+    /// when accepting is tried again (CLOCK_MONOTONIC ns).
     private var deadlines: [UInt64: Int64] = [:]
     private var armed: Int64 = 0
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 64)
@@ -118,14 +122,24 @@ final class ServerLoop {
                 case EAGAIN, EWOULDBLOCK:
                     return
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // The connection waits in the backlog; accepting resumes when one closes
-                    // (level-triggered, the listener would wake the loop for nothing meanwhile).
-                    core.logger.error("cannot accept a connection, pausing", metadata: ["error": "\(errnoDescription())"])
+                    // The connection waits in the backlog. Level-triggered, the listener would
+                    // wake the loop at once, again and again: out of the set until a connection
+                    // closes or the retry is due.
+                    core.throttle.log(
+                        .error, "cannot accept a connection, retrying shortly", cause: "unix.accept-failed",
+                        metadata: [
+                            "error": "\(errnoDescription())", "retry-ms": "\(Self.acceptRetryNanoseconds / 1_000_000)",
+                        ],
+                        to: core.logger)
                     _ = gestured_epoll_remove(descriptor, listener)
                     acceptPaused = true
+                    deadlines[Token.listener] = gestured_monotonic_us() * 1000 + Self.acceptRetryNanoseconds
+                    rearm()
                     return
                 default:
-                    core.logger.error("accept failed", metadata: ["error": "\(errnoDescription())"])
+                    core.throttle.log(
+                        .error, "accept failed", cause: "unix.accept-failed",
+                        metadata: ["error": "\(errnoDescription())"], to: core.logger)
                     return
                 }
             }
@@ -138,7 +152,8 @@ final class ServerLoop {
                 continue
             }
             connections[token] = connection
-            connection.start(ClientSession(core: core, link: connection))
+            connection.start(
+                ClientSession(core: core, link: connection, transport: .unixSocket(user: connection.credentials?.uid)))
         }
     }
 
@@ -152,10 +167,15 @@ final class ServerLoop {
     func remove(_ connection: UnixConnection) {
         connections[connection.token] = nil
         if deadlines.removeValue(forKey: connection.token) != nil { rearm() }
-        if acceptPaused, listener >= 0 {
-            acceptPaused = false
-            _ = gestured_epoll_add(descriptor, listener, GESTURED_EPOLLIN, Token.listener)
-        }
+        resumeAccepting()
+    }
+
+    /// Puts the listener back in the epoll set, if out of descriptors had taken it out.
+    private func resumeAccepting() {
+        guard acceptPaused, listener >= 0 else { return }
+        acceptPaused = false
+        if deadlines.removeValue(forKey: Token.listener) != nil { rearm() }
+        _ = gestured_epoll_add(descriptor, listener, GESTURED_EPOLLIN, Token.listener)
     }
 
     /// Closes `connection` at `deadline` at the latest (an earlier one already set stands).
@@ -180,8 +200,12 @@ final class ServerLoop {
         armed = 0
         let now = gestured_monotonic_us() * 1000
         for (token, deadline) in deadlines where deadline <= now {
-            connections[token]?.closeNow()
             deadlines[token] = nil
+            if token == Token.listener {
+                resumeAccepting()
+            } else {
+                connections[token]?.closeNow()
+            }
         }
         rearm()
     }
@@ -206,6 +230,10 @@ final class UnixConnection: SessionLink {
 
     let fd: Int32
     let token: UInt64
+    /// The peer's credentials (SO_PEERCRED, as they were at connect), nil if the kernel would not
+    /// say; ``credentialsError`` then says why.
+    let credentials: gestured_ucred?
+    private let credentialsError: Int32
     private unowned let loop: ServerLoop
     private var session: ClientSession?
     private var decoder: LineFrameDecoder
@@ -223,6 +251,13 @@ final class UnixConnection: SessionLink {
         self.token = token
         self.loop = loop
         decoder = LineFrameDecoder(maxLength: maxLineBytes)
+        var credentials = gestured_ucred()
+        var size = socklen_t(MemoryLayout<gestured_ucred>.size)
+        if getsockopt(fd, GESTURED_SOL_SOCKET, GESTURED_SO_PEERCRED, &credentials, &size) == 0 {
+            (self.credentials, credentialsError) = (credentials, 0)
+        } else {
+            (self.credentials, credentialsError) = (nil, errno)
+        }
     }
 
     func start(_ session: ClientSession) {
@@ -353,13 +388,12 @@ final class UnixConnection: SessionLink {
         loop.closeNoLater(self, than: deadline)
     }
 
-    /// Reads SO_PEERCRED and logs who connected.
+    /// Logs who connected (its peer credentials).
     func logConnected(_ id: ClientID, logger: Logger) {
-        var credentials = gestured_ucred()
-        var size = socklen_t(MemoryLayout<gestured_ucred>.size)
-        guard getsockopt(fd, GESTURED_SOL_SOCKET, GESTURED_SO_PEERCRED, &credentials, &size) == 0 else {
+        guard let credentials else {
             logger.info(
-                "client connected (no peer credentials)", metadata: ["client": "\(id)", "error": "\(errnoDescription())"])
+                "client connected (no peer credentials)",
+                metadata: ["client": "\(id)", "error": "\(errnoDescription(credentialsError))"])
             return
         }
         logger.info(
@@ -370,7 +404,7 @@ final class UnixConnection: SessionLink {
     }
 
     /// A line is skipped up to its newline; the connection goes on.
-    func overlongMessageReceived() {}
+    func refusedMessageAnswered() {}
 
     // MARK: Closing
 

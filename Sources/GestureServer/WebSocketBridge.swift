@@ -131,11 +131,12 @@ final class WebSocketLink: SessionLink {
         logger.info("client connected", metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"])
     }
 
-    /// A message cannot be skipped as a line can: after the `line-too-long` error, close 1009.
-    func overlongMessageReceived() {
+    /// A message cannot be skipped as a line can: after the session's error, close (1009 for
+    /// `line-too-long`, 1007 for a text message that is not UTF-8).
+    func refusedMessageAnswered() {
         let channel = self.channel
         channel.eventLoop.execute {
-            channel.triggerUserOutboundEvent(WebSocketLineCodec.MessageTooLarge(), promise: nil)
+            channel.triggerUserOutboundEvent(WebSocketLineCodec.Answered(), promise: nil)
         }
     }
 }

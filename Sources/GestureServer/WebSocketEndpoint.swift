@@ -19,6 +19,12 @@ public struct WebSocketEndpoint: Sendable, Hashable {
     public var allowedOrigins: [String]
     /// Whether connections of this endpoint may `define` (else `unavailable`).
     public var allowsDefine: Bool
+    /// Connections at once through the endpoint, handshakes in progress included; one beyond is
+    /// closed as soon as it is accepted. Apart from the Unix socket's ``ServerLimits/maxClients``.
+    public var maxClients: Int
+    /// Connections at once of one peer: one local user (whoever owns the peer's socket), or one
+    /// address for a peer on another machine.
+    public var maxClientsPerPeer: Int
     /// The server pings every connection this often; one that sent nothing since the previous
     /// ping is closed. Nil: no pings (only tests want that).
     public var pingInterval: Duration?
@@ -31,14 +37,17 @@ public struct WebSocketEndpoint: Sendable, Hashable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowsDefine: Bool = false,
-        pingInterval: Duration? = .seconds(30), handshakeTimeout: Duration = .seconds(10),
-        inheritedSocket: Int32? = nil
+        maxClients: Int = 32, maxClientsPerPeer: Int = 8, pingInterval: Duration? = .seconds(30),
+        handshakeTimeout: Duration = .seconds(10), inheritedSocket: Int32? = nil
     ) {
+        precondition(maxClients > 0 && maxClientsPerPeer > 0, "an endpoint admits at least one connection")
         self.host = host
         self.port = port
         self.inheritedSocket = inheritedSocket
         self.allowedOrigins = allowedOrigins
         self.allowsDefine = allowsDefine
+        self.maxClients = maxClients
+        self.maxClientsPerPeer = maxClientsPerPeer
         self.pingInterval = pingInterval
         self.handshakeTimeout = handshakeTimeout
     }
@@ -51,18 +60,34 @@ public struct WebSocketEndpoint: Sendable, Hashable {
         /// Upgrade to a WebSocket (when the request asks for one).
         case upgrade(origin: String)
         case notFound
-        /// The page's origin is not allowed (nil: the request named none).
-        case forbidden(origin: String?)
+        /// Not a GET: a handshake is one (RFC 6455 4.1).
+        case methodNotAllowed
+        /// The request's `Origin` is not allowed.
+        case forbidden(OriginRefusal)
     }
 
-    /// Path first, then origin: a refused origin is told nothing about paths.
+    /// Why an `Origin` was refused.
+    enum OriginRefusal: Equatable {
+        /// The request named none.
+        case missing
+        /// It named several (`count`): which one a browser meant cannot be told.
+        case several(count: Int)
+        /// Not in ``allowedOrigins``.
+        case notAllowed(String)
+    }
+
+    /// Path first, then method, then origin: a refused origin is told nothing about paths.
     func verdict(for head: HTTPRequestHead) -> Verdict {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard path == Self.path else { return .notFound }
+        guard head.method == .GET else { return .methodNotAllowed }
         let origins = head.headers["Origin"]
-        guard origins.count == 1, let origin = origins.first else { return .forbidden(origin: origins.first) }
+        guard let origin = origins.first else { return .forbidden(.missing) }
+        guard origins.count == 1 else { return .forbidden(.several(count: origins.count)) }
         let lowered = origin.lowercased()
-        guard allowedOrigins.contains(where: { $0.lowercased() == lowered }) else { return .forbidden(origin: origin) }
+        guard allowedOrigins.contains(where: { $0.lowercased() == lowered }) else {
+            return .forbidden(.notAllowed(origin))
+        }
         return .upgrade(origin: origin)
     }
 
@@ -85,14 +110,17 @@ public struct WebSocketEndpoint: Sendable, Hashable {
             && (port == 0 || address.port == port)
     }
 
-    /// Whether `address` can only be reached from this machine (127.0.0.0/8, ::1).
+    /// Whether `address` can only be reached from this machine (127.0.0.0/8, ::1, and
+    /// 127.0.0.0/8 mapped into IPv6 as `::ffff:127.x.y.z`).
     static func isLoopback(_ address: SocketAddress) -> Bool {
         switch address {
         case .v4(let v4):
             return UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24 == 127
         case .v6(let v6):
             let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            let mappedV4Prefix = Array(repeating: UInt8(0), count: 10) + [0xFF, 0xFF]
             return bytes == Array(repeating: 0, count: 15) + [1]
+                || (bytes.prefix(12).elementsEqual(mappedV4Prefix) && bytes[12] == 127)
         case .unixDomainSocket:
             return true
         }

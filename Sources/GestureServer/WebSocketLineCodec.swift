@@ -10,12 +10,21 @@ import NIOWebSocket
 /// - A message over the size limit (one frame, or its fragments together; the decoder and the
 ///   aggregator raise it before buffering it) reaches the session as ``LineFrame/tooLong`` — so
 ///   the client gets the protocol's `line-too-long` error — and the session then closes the
-///   connection with 1009 (message too big, ``MessageTooLarge``): unlike a line, a message
-///   cannot be skipped. Nothing the peer sends after it is read.
-/// - Other framing errors (a fragmented control frame, too many fragments, a continuation with
-///   nothing to continue) close with 1002 (protocol error), the reason in the close frame.
+///   connection with 1009 (message too big): unlike a line, a message cannot be skipped. A text
+///   message that is not UTF-8 reaches it as ``LineFrame/notUTF8`` — the client gets
+///   `invalid-utf8` — and the connection closes with 1007 (RFC 6455 8.1). Either way the session
+///   says when its error is on its way (``Answered``), and nothing the peer sends after that
+///   message is read.
+/// - A frame that breaks RFC 6455 (``WebSocketFrameRules``, checked before this handler) and
+///   broken framing (a fragmented control frame, too many fragments, a continuation with nothing
+///   to continue) close with the rule's code (1002, 1007) and reason.
 /// - The server's own closes (after `overflow`, `shutdown`, …, each preceded by its `error`)
 ///   send a close frame (1000) before the connection ends.
+///
+/// What it writes itself stays bounded whatever the peer does (docs/PROTOCOL.md §9, §13): while
+/// the connection cannot take more (SwiftNIO's high water mark), a ping is answered by one pong
+/// for the latest ping only (RFC 6455 5.5.3 allows it), sent once the connection drains; the
+/// server's own keep-alive ping is not sent then; a close frame is written once.
 final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = LineFrame
@@ -28,8 +37,11 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     private let closeTimeout: TimeAmount
     private let logger: Logger
     private var closeSent = false
-    /// A message was over the limit: the connection closes (1009) once the session has told why.
-    private var refusing = false
+    /// A message was refused (too long, not UTF-8): the connection closes with this once the
+    /// session has told why, and nothing more is read.
+    private var owedClose: WebSocketFrameRules.Violation?
+    /// The latest ping not yet answered, while the connection could not take its pong.
+    private var pendingPong: ByteBuffer?
     /// A frame arrived since the last ping.
     private var heardFrom = true
     private var pingTimer: RepeatedTask?
@@ -67,6 +79,8 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
             return sendClose(.goingAway, reason: "no pong to the last ping", context: context)
         }
         heardFrom = false
+        // A peer that does not read would not see it: it must still say something by the next.
+        guard context.channel.isWritable else { return }
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())), promise: nil)
     }
 
@@ -77,12 +91,23 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
         heardFrom = true
         switch frame.opcode {
         case .text, .binary:
-            guard !closeSent, !refusing else { return }
-            context.fireChannelRead(wrapInboundOut(.line(frame.unmaskedData)))
+            guard !closeSent, owedClose == nil else { return }
+            let message = frame.unmaskedData
+            if frame.opcode == .text, !Self.isUTF8(message) {
+                owedClose = .init(
+                    code: .dataInconsistentWithMessage, reason: "a text message must be UTF-8 (RFC 6455 8.1)")
+                context.fireChannelRead(wrapInboundOut(.notUTF8(message)))
+                return
+            }
+            context.fireChannelRead(wrapInboundOut(.line(message)))
         case .ping:
             guard !closeSent else { return }
-            context.writeAndFlush(
-                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+            if context.channel.isWritable {
+                context.writeAndFlush(
+                    wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+            } else {
+                pendingPong = frame.unmaskedData
+            }
         case .pong:
             break
         case .connectionClose:
@@ -93,44 +118,55 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
             }
             sendClose(.normalClosure, reason: "", context: context)
         default:
-            // The aggregator passes no continuation; other opcodes are reserved.
-            sendClose(.protocolError, reason: "unknown opcode \(frame.opcode)", context: context)
+            // WebSocketFrameRules let no other opcode through, and the aggregator no continuation.
+            sendClose(.protocolError, reason: "unexpected opcode", context: context)
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Once a message was over the limit, what the decoder and the aggregator say about the
-        // frames behind it (read in the same go, before the session has answered on its thread)
-        // changes nothing: the session's error and its 1009 close come, and nothing may overtake
-        // them.
-        guard !refusing else { return }
-        switch error {
-        case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
-            refusing = true
-            context.fireChannelRead(wrapInboundOut(.tooLong))
-        case NIOWebSocketFrameAggregator.Error.tooManyFragments:
-            sendClose(
-                .protocolError, reason: "at most \(WebSocketListener.maxFragments) fragments per message",
-                context: context)
-        case let error as NIOWebSocketError:
-            sendClose(.protocolError, reason: "\(error)", context: context)
-        case let error as NIOWebSocketFrameAggregator.Error:
-            sendClose(.protocolError, reason: "\(error)", context: context)
-        default:
-            context.fireErrorCaught(error)
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let pong = pendingPong {
+            pendingPong = nil
+            if !closeSent {
+                context.writeAndFlush(
+                    wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: pong)), promise: nil)
+            }
         }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Once a message was refused, what the decoder and the aggregator say about the frames
+        // behind it (read in the same go, before the session has answered on its thread)
+        // changes nothing: the session's error and its close come, and nothing may overtake them.
+        guard owedClose == nil else { return }
+        if let violation = error as? WebSocketFrameRules.Violation {
+            return sendClose(violation.code, reason: violation.reason, context: context)
+        }
+        guard error is NIOWebSocketError || error is NIOWebSocketFrameAggregator.Error else {
+            return context.fireErrorCaught(error)
+        }
+        guard let violation = WebSocketFrameRules.describe(error) else {
+            owedClose = .init(code: .messageTooLarge, reason: "message too big")
+            return context.fireChannelRead(wrapInboundOut(.tooLong))
+        }
+        sendClose(violation.code, reason: violation.reason, context: context)
+    }
+
+    private static func isUTF8(_ bytes: ByteBuffer) -> Bool {
+        bytes.withUnsafeReadableBytes { String(validating: $0, as: UTF8.self) != nil }
     }
 
     // MARK: Outbound
 
-    /// The session's word that an over-long message was answered: close with 1009.
-    struct MessageTooLarge {}
+    /// The session's word that a refused message (too long, not UTF-8) was answered: close
+    /// with the code it owes.
+    struct Answered {}
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
-        guard event is MessageTooLarge else {
+        guard event is Answered else {
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
-        sendClose(.messageTooLarge, reason: "message too big", context: context)
+        if let owedClose { sendClose(owedClose.code, reason: owedClose.reason, context: context) }
         promise?.succeed()
     }
 

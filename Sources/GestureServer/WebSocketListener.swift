@@ -27,16 +27,24 @@ enum WebSocketListener {
     static func bind(
         _ endpoint: WebSocketEndpoint, group: any EventLoopGroup, mailbox: Mailbox,
         session: @escaping @Sendable (WebSocketLink, _ allowsDefine: Bool) -> Void,
-        limits: ServerLimits, closeTimeout: TimeAmount, logger: Logger
+        limits: ServerLimits, closeTimeout: TimeAmount, logger: Logger, throttle: LogThrottle
     ) -> EventLoopFuture<any Channel> {
         let maxMessageBytes = limits.maxLineBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        WebSocketConnectionGate(
+                            maxClients: endpoint.maxClients, maxClientsPerPeer: endpoint.maxClientsPerPeer,
+                            logger: logger, throttle: throttle))
+                }
+            }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let refusal = HandshakeRefusal(endpoint: endpoint, logger: logger)
+                    let refusal = HandshakeRefusal(endpoint: endpoint, logger: logger, throttle: throttle)
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: maxMessageBytes, automaticErrorHandling: false,
                         shouldUpgrade: { channel, head in
@@ -51,13 +59,10 @@ enum WebSocketListener {
                                     throw ServerError("a refused WebSocket handshake was upgraded")
                                 }
                                 let pipeline = channel.pipeline.syncOperations
-                                try pipeline.addHandler(
-                                    NIOWebSocketFrameAggregator(
-                                        minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: Self.maxFragments,
-                                        maxAccumulatedFrameSize: maxMessageBytes))
-                                try pipeline.addHandler(
-                                    WebSocketLineCodec(
-                                        pingInterval: endpoint.pingInterval.map(WebSocketEndpoint.timeAmount), closeTimeout: closeTimeout, logger: logger))
+                                try addMessageHandlers(
+                                    to: pipeline, maxMessageBytes: maxMessageBytes,
+                                    pingInterval: endpoint.pingInterval.map(WebSocketEndpoint.timeAmount),
+                                    closeTimeout: closeTimeout, logger: logger)
                                 let link = WebSocketLink(
                                     channel: channel, origin: origin, peer: channel.remoteAddress?.description ?? "?",
                                     logger: logger)
@@ -109,8 +114,29 @@ enum WebSocketListener {
             }
     }
 
-    /// Fragments one message may arrive in (each but the last at least one byte).
+    /// Fragments one message may arrive in.
     static let maxFragments = 256
+
+    /// How long the listener waits before accepting again after accept(2) failed (out of
+    /// descriptors, most likely): short, so that it resumes soon after descriptors are free, and
+    /// long enough that a listener with connections waiting costs next to nothing meanwhile.
+    static let acceptRetry = TimeAmount.milliseconds(100)
+
+    /// The handlers between SwiftNIO's frame decoder and the bridge to the session: the RFC's
+    /// rules on each frame, fragments joined into messages, messages as lines.
+    static func addMessageHandlers(
+        to pipeline: ChannelPipeline.SynchronousOperations, maxMessageBytes: Int, pingInterval: TimeAmount?,
+        closeTimeout: TimeAmount, logger: Logger
+    ) throws {
+        try pipeline.addHandler(WebSocketFrameChecker())
+        // Empty fragments are allowed (RFC 6455 5.4); how many a message may have is bounded.
+        try pipeline.addHandler(
+            NIOWebSocketFrameAggregator(
+                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: maxFragments,
+                maxAccumulatedFrameSize: maxMessageBytes))
+        try pipeline.addHandler(
+            WebSocketLineCodec(pingInterval: pingInterval, closeTimeout: closeTimeout, logger: logger))
+    }
 
     /// Adopts systemd's socket once it proves to be a listening TCP socket on the endpoint's
     /// address: a socket unit and a configuration that disagree fail the start, naming both.
@@ -165,28 +191,36 @@ enum WebSocketListener {
 }
 
 /// Answers the HTTP requests that do not become WebSockets, and closes their connections:
-/// `404` for another path, `403` for an origin not in the allow-list (the journal says which),
-/// `426` for a plain HTTP request. Also closes a connection that sends no complete handshake
-/// within the endpoint's handshake timeout. Removed from the pipeline by a successful upgrade.
+/// `404` for another path, `405` for another method than GET, `403` for an origin not in the
+/// allow-list (the journal says which, shortened and rate-limited: ``LogThrottle``), `426` for a
+/// plain HTTP request. Only a connection's first request is answered; what follows it is not
+/// read. Also closes a connection that sends no complete handshake within the endpoint's
+/// handshake timeout. Removed from the pipeline by a successful upgrade.
 private final class HandshakeRefusal: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let endpoint: WebSocketEndpoint
     private let logger: Logger
+    private let throttle: LogThrottle
     private var head: HTTPRequestHead?
+    /// The connection's request was answered: it is being closed, nothing more is read.
+    private var answered = false
     private var timeout: Scheduled<Void>?
 
-    init(endpoint: WebSocketEndpoint, logger: Logger) {
+    init(endpoint: WebSocketEndpoint, logger: Logger, throttle: LogThrottle) {
         self.endpoint = endpoint
         self.logger = logger
+        self.throttle = throttle
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let channel = context.channel
-        let logger = self.logger
+        let (logger, throttle) = (self.logger, self.throttle)
         timeout = context.eventLoop.scheduleTask(in: WebSocketEndpoint.timeAmount(endpoint.handshakeTimeout)) {
-            logger.info("no WebSocket handshake in time, closing", metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"])
+            throttle.log(
+                .info, "no WebSocket handshake in time, closing", cause: "websocket.handshake-timeout",
+                metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"], to: logger)
             channel.close(promise: nil)
         }
     }
@@ -197,12 +231,14 @@ private final class HandshakeRefusal: ChannelInboundHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }
         switch unwrapInboundIn(data) {
         case .head(let head): self.head = head
         case .body: break
         case .end:
             guard let head else { return }
             self.head = nil
+            answered = true
             respond(to: head, context: context)
         }
     }
@@ -215,13 +251,31 @@ private final class HandshakeRefusal: ChannelInboundHandler, RemovableChannelHan
         case .notFound:
             status = .notFound
             text = "gestured serves WebSockets at \(WebSocketEndpoint.path) only"
-        case .forbidden(let origin):
+        case .methodNotAllowed:
+            status = .methodNotAllowed
+            text = "a WebSocket handshake is a GET request (RFC 6455 4.1)"
+            headers.add(name: "Allow", value: "GET")
+        case .forbidden(let refusal):
             status = .forbidden
-            text =
-                origin.map { "origin '\($0)' is not in websocket.allowed-origins" }
-                ?? "a WebSocket handshake must carry one Origin header"
-            logger.warning(
-                "WebSocket handshake refused", metadata: ["origin": "\(origin ?? "-")", "reason": "\(text)"])
+            let origin: String
+            switch refusal {
+            case .missing:
+                origin = "-"
+                text = "a WebSocket handshake must carry an Origin header"
+            case .several(let count):
+                origin = "-"
+                text = "a WebSocket handshake must carry one Origin header, not \(count)"
+            case .notAllowed(let refused):
+                origin = loggable(refused)
+                text = "origin '\(origin)' is not in websocket.allowed-origins"
+            }
+            throttle.log(
+                .warning, "WebSocket handshake refused", cause: "websocket.refused-handshake",
+                metadata: [
+                    "origin": "\(origin)", "peer": "\(context.channel.remoteAddress?.description ?? "?")",
+                    "reason": "\(refusal.reason)",
+                ],
+                to: logger)
         case .upgrade:
             status = .upgradeRequired
             text = "this is gestured's WebSocket endpoint: connect with a WebSocket (docs/PROTOCOL.md)"
@@ -245,5 +299,16 @@ private final class HandshakeRefusal: ChannelInboundHandler, RemovableChannelHan
         // A request HTTP/1 cannot parse: nothing sensible to answer.
         logger.debug("bad HTTP request on the WebSocket endpoint, closing", metadata: ["error": "\(error)"])
         context.close(promise: nil)
+    }
+}
+
+extension WebSocketEndpoint.OriginRefusal {
+    /// For the journal: which rule refused it (the origin itself is logged beside it).
+    var reason: String {
+        switch self {
+        case .missing: "no Origin header"
+        case .several(let count): "\(count) Origin headers"
+        case .notAllowed: "not in websocket.allowed-origins"
+        }
     }
 }

@@ -111,6 +111,25 @@ struct ConfigurationLoaderTests {
         .init(
             title: "unknown websocket key", yaml: "websocket:\n  allowed-origins: [\"file://\"]\n  allow-defines: true\n",
             line: 3, column: 3, says: "unknown key 'allow-defines' in 'websocket'"),
+        // Issue 28, defect 11: `websocket:` with no value ran no endpoint, where `websocket: {}`
+        // was refused.
+        .init(
+            title: "websocket without a value", yaml: "log-level: info\nwebsocket:\n#  allowed-origins: [file://]\n",
+            line: 2, column: 1, says: "'websocket' has no value: give it 'allowed-origins'"),
+        .init(
+            title: "websocket as an empty mapping", yaml: "websocket: {}\n", line: 1, column: 12,
+            says: "'websocket' needs 'allowed-origins'"),
+        .init(
+            title: "websocket max-clients of 0",
+            yaml: "websocket:\n  allowed-origins: [\"file://\"]\n  max-clients: 0\n", line: 3, column: 16,
+            says: "a number from 1 to 1024"),
+        .init(
+            title: "websocket max-clients-per-peer too large",
+            yaml: "websocket:\n  allowed-origins: [\"file://\"]\n  max-clients-per-peer: 2000\n", line: 3, column: 25,
+            says: "a number from 1 to 1024"),
+        .init(
+            title: "socket max-clients-per-user of 0", yaml: "socket:\n  max-clients-per-user: 0\n", line: 2,
+            column: 25, says: "a number from 1 to 1024"),
         .init(
             title: "websocket ping interval too short",
             yaml: "websocket:\n  allowed-origins: [\"file://\"]\n  ping-interval-ms: 10\n", line: 3, column: 21,
@@ -249,6 +268,7 @@ struct ConfigurationLoaderTests {
         let websocket = try #require(config.websocket)
         #expect(websocket == WebSocketConfiguration(allowedOrigins: ["http://localhost:8080"]))
         #expect((websocket.host, websocket.port, websocket.allowDefine, websocket.pingIntervalMS) == ("127.0.0.1", 7330, false, 30_000))
+        #expect((websocket.maxClients, websocket.maxClientsPerPeer) == (32, 8))
         let yaml = try ConfigurationLoader.yaml(config, header: "printed")
         #expect(try ConfigurationLoader.parse(Data(yaml.utf8), file: "printed.yaml") == config)
     }
@@ -262,11 +282,14 @@ struct ConfigurationLoaderTests {
               mode: "0600"
               group: kiosk
               max-clients: 8
+              max-clients-per-user: 3
             websocket:
               listen: "[::1]:7331"
               allowed-origins: ["http://localhost:8080", "file://"]
               allow-define: true
               ping-interval-ms: 5000
+              max-clients: 12
+              max-clients-per-peer: 2
             devices:
               - match: {name: "eGalax*", usb: "0eef:72a1"}
                 rotation: 90
@@ -286,12 +309,15 @@ struct ConfigurationLoaderTests {
             """
         let config = try ConfigurationLoader.parse(Data(yaml.utf8), file: "full.yaml")
         #expect(config.logLevel == .debug)
-        #expect(config.socket == SocketConfiguration(path: "/run/g/g.sock", mode: 0o600, group: "kiosk", maxClients: 8))
+        #expect(
+            config.socket
+                == SocketConfiguration(
+                    path: "/run/g/g.sock", mode: 0o600, group: "kiosk", maxClients: 8, maxClientsPerUser: 3))
         #expect(
             config.websocket
                 == WebSocketConfiguration(
                     host: "::1", port: 7331, allowedOrigins: ["http://localhost:8080", "file://"], allowDefine: true,
-                    pingIntervalMS: 5000))
+                    pingIntervalMS: 5000, maxClients: 12, maxClientsPerPeer: 2))
         #expect(config.devices.first?.match == DeviceMatchSpec(name: "eGalax*", usb: "0eef:72a1"))
         #expect(config.devices.first?.size == PhysicalSize(width: Millimeters(344), height: Millimeters(194)))
         #expect(config.devices.first?.passthrough == true)

@@ -20,8 +20,13 @@ struct DaemonProcessTests {
     static func gestured() throws -> String { try ChildProcess.builtExecutable("gestured") }
 
     /// Starts `gestured run` with `arguments` and waits for its `ready` line.
-    static func startDaemon(_ arguments: [String]) async throws -> ChildProcess {
-        let daemon = try ChildProcess([try gestured(), "run"] + arguments)
+    /// `gestured run` with `arguments`, once it says it is ready; `limitingDescriptorsTo` runs
+    /// it under `prlimit --nofile` (as `ulimit -n` would).
+    static func startDaemon(
+        _ arguments: [String], limitingDescriptorsTo limit: Int? = nil
+    ) async throws -> ChildProcess {
+        let prefix = limit.map { ["prlimit", "--nofile=\($0):\($0)"] } ?? []
+        let daemon = try ChildProcess(prefix + [try gestured(), "run"] + arguments)
         do {
             try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
                 o.lines.contains { $0.contains("ready") }

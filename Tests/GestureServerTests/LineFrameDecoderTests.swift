@@ -8,6 +8,8 @@ import Testing
     enum Frame: Equatable {
         case line(String)
         case tooLong
+        /// Only the WebSocket codec makes these: one here is a defect of the decoder.
+        case notUTF8
     }
 
     /// Feeds `chunks` one by one, as `read(2)` would bring them.
@@ -19,6 +21,7 @@ import Testing
             switch frame {
             case .line(let line): out.append(.line(String(buffer: line)))
             case .tooLong: out.append(.tooLong)
+            case .notUTF8: out.append(.notUTF8)
             }
         }
         for chunk in chunks {

@@ -92,7 +92,7 @@ extension SocketTests {
         @Test func `a hundred clients each receive every event in order`() async throws {
             let clients = 100
             let events = 1000
-            try await ServerFixture.with(limits: ServerLimits(maxClients: 128)) { f in
+            try await ServerFixture.with(limits: ServerLimits(maxClients: 128, maxClientsPerPeer: 128)) { f in
                 var subscribers: [LineClient] = []
                 for _ in 0..<clients { subscribers.append(try await f.subscriber()) }
                 let kinds: [GestureKind] = [.tap, .swipe, .shape, .edgeSwipe, .pinch, .rotate, .longPress, .pan]

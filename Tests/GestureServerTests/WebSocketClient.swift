@@ -55,13 +55,13 @@ final class WebSocketClient: ProtocolClient {
     }
 
     /// Opens a TCP connection and sends the handshake (unless `sendsRequest` is false); `origin`
-    /// nil sends no `Origin` header, `upgrade` false a plain GET. Returns once the server has
-    /// answered the request (with anything). `answersPings`: whether the client answers the
-    /// server's pings (a browser does).
+    /// nil sends no `Origin` header, `upgrade` false a plain GET; `headers` are added as written
+    /// (`"Origin: …"` for a second one). Returns once the server has answered the request (with
+    /// anything). `answersPings`: whether the client answers the server's pings (a browser does).
     static func open(
-        port: Int, origin: String? = "http://localhost:8080", path: String = "/", upgrade: Bool = true,
-        log: TrafficLog, reading: Bool = true, answersPings: Bool = true, sendsRequest: Bool = true,
-        receiveBuffer: Int? = nil
+        port: Int, origin: String? = "http://localhost:8080", path: String = "/", method: String = "GET",
+        upgrade: Bool = true, headers: [String] = [], log: TrafficLog, reading: Bool = true, answersPings: Bool = true,
+        sendsRequest: Bool = true, receiveBuffer: Int? = nil
     ) async throws -> WebSocketClient {
         let received = Observed(Received())
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -79,14 +79,21 @@ final class WebSocketClient: ProtocolClient {
             .connect(host: "127.0.0.1", port: port).get()
         let client = WebSocketClient(channel: channel, received: received, log: log)
         guard sendsRequest else { return client }
-        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         if upgrade {
             request +=
                 "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         }
         if let origin { request += "Origin: \(origin)\r\n" }
+        for header in headers { request += header + "\r\n" }
         request += "\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: request))
+        do {
+            try await channel.writeAndFlush(ByteBuffer(string: request))
+        } catch ChannelError.ioOnClosedChannel {
+            // Closed by the server as soon as it accepted the connection (a limit).
+            try await received.wait(for: "the connection's end", within: .seconds(20)) { $0.closed }
+            return client
+        }
         if reading {
             try await received.wait(for: "the handshake's answer", within: .seconds(20)) { $0.head != nil || $0.closed }
         }
@@ -111,18 +118,27 @@ final class WebSocketClient: ProtocolClient {
         try await sendFrame(opcode: Opcode.text, Array(line.utf8))
     }
 
-    /// Sends one frame, masked as a client's must be.
-    func sendFrame(fin: Bool = true, opcode: UInt8, _ payload: [UInt8]) async throws {
-        try await channel.writeAndFlush(ByteBuffer(bytes: Self.frame(fin: fin, opcode: opcode, payload)))
+    /// Sends one frame, masked as a client's must be (unless `masked` is false; `reserved` sets
+    /// RSV1–RSV3 as bits 0x40, 0x20, 0x10).
+    func sendFrame(
+        fin: Bool = true, opcode: UInt8, _ payload: [UInt8], masked: Bool = true, reserved: UInt8 = 0
+    ) async throws {
+        try await channel.writeAndFlush(
+            ByteBuffer(bytes: Self.frame(fin: fin, opcode: opcode, payload, masked: masked, reserved: reserved)))
     }
 
-    static func frame(fin: Bool = true, opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+    static func frame(
+        fin: Bool = true, opcode: UInt8, _ payload: [UInt8], masked: Bool = true, reserved: UInt8 = 0
+    ) -> [UInt8] {
+        var bytes: [UInt8] = [(fin ? 0x80 : 0) | reserved | opcode]
+        let maskBit: UInt8 = masked ? 0x80 : 0
         switch payload.count {
-        case ..<126: bytes.append(0x80 | UInt8(payload.count))
-        case ..<65_536: bytes += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
-        default: bytes += [0x80 | 127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
+        case ..<126: bytes.append(maskBit | UInt8(payload.count))
+        case ..<65_536: bytes += [maskBit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        default:
+            bytes += [maskBit | 127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
         }
+        guard masked else { return bytes + payload }
         let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
         bytes += mask
         bytes += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }

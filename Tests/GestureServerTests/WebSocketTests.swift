@@ -2,6 +2,7 @@ import Foundation
 import GestureEngine
 import GestureProtocol
 import Logging
+import NIOCore
 import TestSupport
 import Testing
 
@@ -14,11 +15,13 @@ import Testing
 
     static func endpoint(
         // A long handshake timeout: a loaded machine running every suite at once is slow.
-        allowsDefine: Bool = false, pingInterval: Duration? = nil, handshakeTimeout: Duration = .seconds(120)
+        allowsDefine: Bool = false, maxClients: Int = 32, maxClientsPerPeer: Int = 8, pingInterval: Duration? = nil,
+        handshakeTimeout: Duration = .seconds(120)
     ) -> WebSocketEndpoint {
         WebSocketEndpoint(
             host: "127.0.0.1", port: 0, allowedOrigins: [origin, "file://"], allowsDefine: allowsDefine,
-            pingInterval: pingInterval, handshakeTimeout: handshakeTimeout)
+            maxClients: maxClients, maxClientsPerPeer: maxClientsPerPeer, pingInterval: pingInterval,
+            handshakeTimeout: handshakeTimeout)
     }
 
     static func with<T>(
@@ -80,6 +83,9 @@ import Testing
                 // A message cannot be skipped as a line can: the error, then close 1009.
                 #expect(error.message.contains("the connection is closed (1009)"), "\(error)")
                 #expect(try await page.closeFrame()?.closeCode == 1009)
+            } else if input.code == .invalidUTF8 {
+                // A text message must be UTF-8 (RFC 6455 8.1): the error, then close 1007.
+                #expect(try await page.closeFrame()?.closeCode == 1007)
             } else {
                 try await page.roundTrip()
             }
@@ -92,6 +98,11 @@ import Testing
             _ = try await page.next(ofType: "hello")
             try await page.sendFrame(opcode: WebSocketClient.Opcode.binary, Array(#"{"type":"ping","id":7}"#.utf8))
             guard case .pong(.number(7)?) = try await page.next() else { throw Unexpected("no pong") }
+            // Bytes that are not UTF-8 in a binary message are the protocol's error, not the RFC's.
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.binary, [0x7B, 0xFF, 0x7D])
+            guard case .error(let error) = try await page.next() else { throw Unexpected("no error") }
+            #expect(error.code == .invalidUTF8)
+            try await page.roundTrip()
         }
     }
 
@@ -188,6 +199,66 @@ import Testing
         }
     }
 
+    /// Issue 28, defect 11: an unmasked frame and one with RSV1 were read as requests.
+    @Test(arguments: [(masked: false, reserved: UInt8(0)), (masked: true, reserved: UInt8(0x40))])
+    func `an unmasked frame, or one with a reserved bit, closes with 1002`(_ breach: (masked: Bool, reserved: UInt8))
+        async throws
+    {
+        try await Self.with { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.sendFrame(
+                opcode: WebSocketClient.Opcode.text, Array(#"{"type":"ping","id":1}"#.utf8), masked: breach.masked,
+                reserved: breach.reserved)
+            let close = try #require(try await page.closeFrame())
+            #expect(close.closeCode == 1002)
+            #expect(!page.received.value.lines.contains { $0.contains("pong") }, "the frame was read")
+        }
+    }
+
+    /// Issue 28, defect 1: a client that sent masked 125-byte pings and never read grew the
+    /// daemon by 2.2 GB in 15 s — every pong went to SwiftNIO's buffer, around the bound. Now a
+    /// connection that cannot take more gets one pong, for the latest ping, once it drains.
+    @Test func `a page that floods pings and never reads gets no pong per ping, and one for the latest`() async throws {
+        try await Self.with { f in
+            let page = try await WebSocketClient.connect(
+                port: try #require(f.server.webSocketPort), log: f.log, receiveBuffer: 4096)
+            _ = try await page.next(ofType: "hello")
+            try await page.channel.setOption(.autoRead, value: false).get()
+            // Enough pings that their pongs overflow every buffer on the way (the kernel's for
+            // the server's socket, 4 MiB by default, the page's, SwiftNIO's 64 KiB) three times.
+            let buffered = Self.largestSendBuffer() + 2 * 4096 + 64 * 1024
+            let pongSize = 2 + 125
+            let pings = 3 * buffered / pongSize
+            let payload = { (n: Int) in Array(String(format: "%-125d", n).utf8) }
+            var batch: [UInt8] = []
+            for n in 0..<pings {
+                batch += WebSocketClient.frame(opcode: WebSocketClient.Opcode.ping, payload(n))
+                if batch.count > 256 * 1024 || n == pings - 1 {
+                    try await page.channel.writeAndFlush(ByteBuffer(bytes: batch))
+                    batch = []
+                }
+            }
+            // Behind the pings: a request, answered once the page reads again.
+            try await page.send(#"{"type":"ping","id":"after"}"#)
+            page.startReading()
+            try await page.received.wait(for: "the pong to the request", within: .seconds(120)) {
+                $0.frames.suffix(4).contains { $0.opcode == WebSocketClient.Opcode.text && $0.text.contains("after") }
+            }
+            let pongs = page.received.value.frames.filter { $0.opcode == WebSocketClient.Opcode.pong }
+            // What the buffers held before the server saw the connection full, and the latest.
+            #expect(pongs.count <= buffered / pongSize + 1, "\(pongs.count) pongs for \(pings) pings")
+            #expect(pongs.last?.payload == payload(pings - 1))
+            try await page.roundTrip()
+        }
+    }
+
+    /// The most the kernel lets a TCP socket's send buffer grow to (`tcp_wmem`'s maximum).
+    static func largestSendBuffer() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } ?? 4 * 1024 * 1024
+    }
+
     // MARK: Handshake
 
     @Test func `a page from an origin not in the list, or from none, gets 403 and no session`() async throws {
@@ -209,6 +280,54 @@ import Testing
             // The allowed ones, spelled in another case, are let in.
             _ = try await f.connectWebSocket(origin: "HTTP://LOCALHOST:8080")
             _ = try await f.connectWebSocket(origin: "file://")
+        }
+    }
+
+    /// Issue 28, defect 11: two `Origin` headers were refused as if the first were the one
+    /// refused (the allowed one, in the journal), and an upgrade by POST was accepted.
+    @Test func `two Origin headers get 403 naming neither; an upgrade by POST gets 405`() async throws {
+        let records = Observed<[LogCapture.Record]>([])
+        try await Self.with(logger: LogCapture.logger(into: records)) { f in
+            let port = try #require(f.server.webSocketPort)
+            let twice = try await WebSocketClient.open(port: port, headers: ["Origin: http://evil.example"], log: f.log)
+            #expect(twice.received.value.head?.hasPrefix("HTTP/1.1 403") == true, "\(twice.received.value.head ?? "")")
+            _ = try await twice.closeFrame()
+            #expect(String(decoding: twice.received.value.body, as: UTF8.self).contains("one Origin header, not 2"))
+            let refused = records.value.filter { $0.message == "WebSocket handshake refused" }
+            #expect(refused.count == 1)
+            #expect(refused.first?.metadata["origin"] == "-")
+            #expect(refused.first?.metadata["reason"] == "2 Origin headers")
+
+            let post = try await WebSocketClient.open(port: port, method: "POST", log: f.log)
+            let head = post.received.value.head ?? ""
+            #expect(head.hasPrefix("HTTP/1.1 405"), "\(head)")
+            #expect(head.contains("Allow: GET"))
+            _ = try await post.closeFrame()
+            #expect(f.delegate?.log.value.connected.isEmpty == true)
+        }
+    }
+
+    /// Issue 28, defect 5: each refused handshake logged its `Origin` twice, whole: 10 473
+    /// handshakes with an 80 KB `Origin` wrote 1.6 GB in 10 s. The origin is shortened, and the
+    /// warning is rate-limited per cause.
+    @Test func `refused handshakes with huge origins write a few short warnings`() async throws {
+        let records = Observed<[LogCapture.Record]>([])
+        try await Self.with(logger: LogCapture.logger(into: records)) { f in
+            let port = try #require(f.server.webSocketPort)
+            let origin = "http://" + String(repeating: "a", count: 80_000) + ".example"
+            let started = ContinuousClock.now
+            for _ in 0..<200 {
+                let page = try await WebSocketClient.open(port: port, origin: origin, log: f.log)
+                #expect(page.received.value.head?.hasPrefix("HTTP/1.1 403") == true)
+                await page.close()
+            }
+            let refused = records.value.filter { $0.message == "WebSocket handshake refused" }
+            // Five a minute (a slow machine may take more than one).
+            let minutes = Int((ContinuousClock.now - started) / .seconds(60)) + 1
+            #expect(refused.count <= 5 * minutes, "\(refused.count) warnings for 200 refusals in \(minutes) min")
+            let sizes = records.value.map { $0.message.utf8.count + $0.metadata.values.map(\.utf8.count).reduce(0, +) }
+            let longest = sizes.max() ?? 0
+            #expect(longest < 1024, "a log record of \(longest) bytes")
         }
     }
 
@@ -236,6 +355,18 @@ import Testing
             try await silent.received.wait(for: "the server to close", within: .seconds(40)) { $0.closed }
             #expect(silent.received.value.head == nil)
             try await page.roundTrip()
+        }
+    }
+
+    /// Issue 28, defect 11: `[::ffff:127.0.0.1]` was warned about as reachable from other machines.
+    @Test func `loopback addresses, IPv4-mapped ones too, are loopback`() throws {
+        for (address, loopback) in [
+            ("127.0.0.1", true), ("127.8.9.10", true), ("::1", true), ("::ffff:127.0.0.1", true),
+            ("::ffff:127.1.2.3", true), ("10.0.0.1", false), ("::ffff:10.0.0.1", false), ("::", false),
+            ("::2", false), ("fe80::1", false),
+        ] {
+            let socket = try SocketAddress(ipAddress: address, port: 7330)
+            #expect(WebSocketEndpoint.isLoopback(socket) == loopback, "\(address)")
         }
     }
 
@@ -285,7 +416,7 @@ import Testing
     // MARK: Many pages, slow pages
 
     @Test func `100 pages at once each get every gesture in order`() async throws {
-        try await Self.with(limits: ServerLimits(maxClients: 128)) { f in
+        try await Self.with(endpoint: Self.endpoint(maxClients: 128, maxClientsPerPeer: 128)) { f in
             var pages: [WebSocketClient] = []
             for _ in 0..<100 {
                 let page = try await f.connectWebSocket()

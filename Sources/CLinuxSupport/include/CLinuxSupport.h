@@ -51,6 +51,18 @@ int gestured_accept(int fd);
 ssize_t gestured_send(int fd, const void *bytes, size_t length);
 /// Whether `fd` is a stream socket that listens (SO_ACCEPTCONN): 1, 0, or -1 with errno.
 int gestured_is_listening_stream(int fd);
+
+/// socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG): asks the kernel about
+/// sockets (sock_diag(7)), one request at a time.
+int gestured_sock_diag_open(void);
+/// The uid that owns the TCP socket on this machine whose address is `source` (the peer of a
+/// connection this process accepted) and whose peer is `destination` (the accepting socket):
+/// one SOCK_DIAG_BY_FAMILY request for that exact socket. `family` is AF_INET (4-byte
+/// addresses) or AF_INET6 (16 bytes); ports in host order. -1 with errno set when there is none
+/// (ENOENT: the peer is on another machine) or the kernel will not say.
+int64_t gestured_tcp_socket_uid(
+    int diag_fd, int family, const void *source, uint16_t source_port, const void *destination,
+    uint16_t destination_port);
 /// fcntl O_NONBLOCK on `fd`: 0, or -1 with errno.
 int gestured_set_nonblocking(int fd);
 
