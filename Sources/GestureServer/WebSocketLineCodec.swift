@@ -116,7 +116,7 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
                 context.close(promise: nil)
                 return
             }
-            sendClose(.normalClosure, reason: "", context: context)
+            sendClose(.normalClosure, reason: "", answering: true, context: context)
         default:
             // WebSocketFrameRules let no other opcode through, and the aggregator no continuation.
             sendClose(.protocolError, reason: "unexpected opcode", context: context)
@@ -178,8 +178,7 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The session (or the server) closes the connection: a close frame goes first, after
-    /// what was written before it, and the connection closes once it is out (or after the close
-    /// timeout).
+    /// what was written before it, then the closing handshake (``sendClose(_:reason:answering:context:)``).
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard mode == .all, !closeSent, context.channel.isActive else {
             return context.close(mode: mode, promise: promise)
@@ -190,12 +189,21 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Sends a close frame and closes once it is written, or after the close timeout when the
     /// peer does not read it.
-    private func sendClose(_ code: WebSocketErrorCode, reason: String, context: ChannelHandlerContext) {
+    ///
+    /// The closing handshake (RFC 6455 7.1): a close frame that answers the peer's completes it,
+    /// and the connection closes once it is written. One the server starts is followed by the
+    /// end of its output (shutdown(SHUT_WR)), and the connection closes when the peer closes its
+    /// side, or answers, or after the close timeout. Closing at once would make the kernel reset
+    /// the connection if the peer is still sending (the rest of a message over the limit, say),
+    /// and a reset can destroy what the peer has not read yet: the error and the close frame.
+    private func sendClose(
+        _ code: WebSocketErrorCode, reason: String, answering: Bool = false, context: ChannelHandlerContext
+    ) {
         guard !closeSent else { return }
         closeSent = true
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(closeFrame(code, reason: reason))).whenComplete { _ in
-            channel.close(promise: nil)
+            channel.close(mode: answering ? .all : .output, promise: nil)
         }
         context.eventLoop.scheduleTask(in: closeTimeout) { channel.close(promise: nil) }
     }

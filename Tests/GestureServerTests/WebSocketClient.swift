@@ -38,6 +38,8 @@ final class WebSocketClient: ProtocolClient {
         var body: [UInt8] = []
         var frames: [Frame] = []
         var closed = false
+        /// The server ended its output (only seen with `allowsHalfClosure`; else that closes).
+        var inputClosed = false
 
         /// Text frames: the protocol's messages.
         var lines: [String] { frames.filter { $0.opcode == Opcode.text }.map(\.text) }
@@ -61,7 +63,7 @@ final class WebSocketClient: ProtocolClient {
     static func open(
         port: Int, origin: String? = "http://localhost:8080", path: String = "/", method: String = "GET",
         upgrade: Bool = true, headers: [String] = [], log: TrafficLog, reading: Bool = true, answersPings: Bool = true,
-        sendsRequest: Bool = true, receiveBuffer: Int? = nil
+        sendsRequest: Bool = true, receiveBuffer: Int? = nil, allowsHalfClosure: Bool = false
     ) async throws -> WebSocketClient {
         let received = Observed(Received())
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -70,6 +72,7 @@ final class WebSocketClient: ProtocolClient {
         }
         let channel = try await bootstrap
             .channelOption(.autoRead, value: reading)
+            .channelOption(.allowRemoteHalfClosure, value: allowsHalfClosure)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
@@ -252,6 +255,11 @@ final class WebSocketClient: ProtocolClient {
         func channelInactive(context: ChannelHandlerContext) {
             received.update { $0.closed = true }
             context.fireChannelInactive()
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case ChannelEvent.inputClosed = event { received.update { $0.inputClosed = true } }
+            context.fireUserInboundEventTriggered(event)
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -168,6 +168,41 @@ import Testing
         }
     }
 
+    /// Found by Autobahn's case 9.6.5 (1 MiB sent in 1 KiB writes): the server closed the
+    /// connection as soon as its close frame was out, and a page still sending then got a reset,
+    /// which can destroy the error and the close frame before the page reads them. The server
+    /// now ends its output and reads on until the page closes (RFC 6455 7.1.1).
+    @Test func `after its close frame the server reads on until the page closes, so a sending page is not reset`()
+        async throws
+    {
+        try await Self.with(limits: ServerLimits(maxLineBytes: 1024)) { f in
+            // A page that goes on writing after the server's end of output, as a browser may.
+            let page = try await WebSocketClient.open(
+                port: try #require(f.server.webSocketPort), log: f.log, allowsHalfClosure: true)
+            _ = try await page.next(ofType: "hello")
+            let long = Array(repeating: UInt8(ascii: " "), count: 2000)
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.text, long)
+            guard case .error(let error) = try await page.next() else { throw Unexpected("no error") }
+            #expect(error.code == .lineTooLong)
+            try await page.received.wait(for: "the server's end of output") { $0.inputClosed || $0.closed }
+            #expect(page.received.value.frames.last?.closeCode == 1009)
+            // Still sending (the rest of its message): a server that has closed its socket
+            // answers with a reset, and writes fail.
+            var failed = 0
+            for _ in 0..<16 {
+                do {
+                    try await page.channel.writeAndFlush(ByteBuffer(repeating: UInt8(ascii: " "), count: 4096))
+                } catch {
+                    failed += 1
+                }
+            }
+            #expect(failed == 0, "\(failed) of 16 writes failed: the connection was reset")
+            // The page ends its side; the server closes.
+            try? await page.channel.close(mode: .output)
+            _ = try await page.closeFrame()
+        }
+    }
+
     @Test func `a message of exactly the limit is read`() async throws {
         try await Self.with(limits: ServerLimits(maxLineBytes: 1024)) { f in
             let page = try await f.connectWebSocket()
