@@ -1,10 +1,11 @@
 #!/bin/bash
 # The tests in one command (what CI runs): installs the Debian packages the tests need, builds
 # with warnings as errors, runs the host tests, compiles the benchmarks (a separate package, run
-# by hand: a change that breaks them shows here), runs the browser test, checks the systemd units,
-# builds the Debian package twice (byte-identical) and installs, upgrades, removes and purges it
-# (as root), and runs the real-kernel suites in a qemu VM (or natively where /dev/uinput exists),
-# the end-to-end one with the package's binary. Prints each stage's duration.
+# by hand: a change that breaks them shows here), runs the browser test and the WebSocket
+# conformance run (Autobahn), checks the systemd units, builds the Debian package twice
+# (byte-identical) and installs, upgrades, removes and purges it (as root), and runs the
+# real-kernel suites in a qemu VM (or natively where /dev/uinput exists), the end-to-end one with
+# the package's binary. Prints each stage's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -30,6 +31,9 @@ swift build --package-path Benchmarks
 
 stage "browser test (headless Chromium over the WebSocket endpoint)"
 scripts/browser-test.sh --gestured .build/debug/gestured
+
+stage "WebSocket conformance (the Autobahn test suite's fuzzing client)"
+scripts/websocket-conformance.sh --gestured .build/debug/gestured
 
 stage "systemd units"
 scripts/check-units.sh

@@ -12,8 +12,13 @@ private let soakSeconds = ProcessInfo.processInfo.environment["GESTURED_SOAK_SEC
 /// and how late they come. Connections churn; clients define and undefine recognizers (observer
 /// taps, shapes with templates, some refused by the limits or the policy) and vanish with them
 /// defined; stalled readers subscribe to everything and never read; the configuration is
-/// reloaded (SIGHUP) between two versions every few seconds. Afterwards the daemon's memory,
-/// descriptors and recognizers must be back where they were.
+/// reloaded (SIGHUP) between two versions every few seconds. Issue 28 adds the WebSocket
+/// endpoint's hostile clients beside them — ping floods that never read, half-sent handshakes
+/// (as another user where the test may switch users), slow readers — and descriptor pressure:
+/// the daemon runs with `ulimit -n 64`, and bursts of connections to both transports take what
+/// it has left, so both listeners run out and must resume. Afterwards the daemon's memory,
+/// descriptors, CPU and recognizers must be back where they were, and the watching client (on
+/// the Unix socket) must have been served throughout.
 ///
 /// The watcher's lateness and its pings' round trips are measured and printed, not asserted
 /// (speed is for benchmarks, docs/TESTING.md; on a shared machine a starved daemon is late too);
@@ -25,15 +30,28 @@ private let soakSeconds = ProcessInfo.processInfo.environment["GESTURED_SOAK_SEC
 @Suite("soak", .timeLimit(.minutes(5 + soakSeconds / 60)))
 struct SoakTests {
 
-    /// The load: `python3 -c load MODE SOCKET SECONDS`. Prints one line of counts at the end.
-    ///   churn   connects, reads `hello`, closes, ~200 times a second
-    ///   define  8 threads: connect; define 64 observer taps, or a shape, or a recognizer that
-    ///           would preempt the configuration; undefine; now and then leave with them defined
-    ///   stall   4 threads: connect, subscribe to everything with raw touches, send 100 pings,
-    ///           never read; close after 2 to 8 s and do it again
+    /// The load: `python3 -c load MODE SOCKET SECONDS PORT`. Prints one line of counts at the end.
+    ///   churn       connects, reads `hello`, closes, ~200 times a second
+    ///   define      8 threads: connect; define 64 observer taps, or a shape, or a recognizer that
+    ///               would preempt the configuration; undefine; now and then leave with them defined
+    ///   stall       4 threads: connect, subscribe to everything with raw touches, send 100 pings,
+    ///               never read; close after 2 to 8 s and do it again
+    ///   wsflood     2 threads: a WebSocket page that sends masked 125-byte pings for 2 s and
+    ///               never reads; then closes and does it again
+    ///   wshalf      4 threads: a TCP connection that sends half a handshake and waits for the
+    ///               daemon to close it (the handshake timeout), or to refuse it at once
+    ///   wsslow      2 threads: a page subscribed to raw touches that reads one message every
+    ///               200 ms (a pong every 5 s, as its browser would) until the daemon cuts it
+    ///               off (`overflow`) or the load ends
+    ///   fdpressure  bursts: 40 Unix connections and 8 TCP connections to the WebSocket port,
+    ///               held for a second, then let go for a second; more than the daemon's
+    ///               descriptors allow, so both listeners run out
+    /// A connection the daemon refuses (closed before `hello` or before the handshake's answer)
+    /// is counted as `refused`; nothing else may go wrong.
     static let load = """
-        import json, random, socket, sys, threading, time
+        import base64, json, os, random, socket, sys, threading, time
         mode, path, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+        port = int(sys.argv[4])
         end = time.monotonic() + seconds
         counts = {}
         lock = threading.Lock()
@@ -93,7 +111,106 @@ struct SoakTests {
                 count("stalled")
                 time.sleep(max(0, min(2 + 6 * random.random(), end - time.monotonic())))
                 s.close()
-        jobs = {"churn": [churn], "define": [lambda n=n: define(n) for n in range(8)], "stall": [lambda n=n: stall(n) for n in range(4)]}[mode]
+        def handshake(s):
+            key = base64.b64encode(os.urandom(16)).decode()
+            s.sendall(("GET / HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+                f"Sec-WebSocket-Key: {key}\\r\\nSec-WebSocket-Version: 13\\r\\n"
+                "Origin: http://localhost:8080\\r\\n\\r\\n").encode())
+            head = b""
+            while not head.endswith(b"\\r\\n\\r\\n"):
+                byte = s.recv(1)
+                if not byte: return False
+                head += byte
+            if not head.startswith(b"HTTP/1.1 101"): raise RuntimeError(head.decode(errors="replace"))
+            return True
+        def page():
+            # None when the daemon refuses the connection (a limit): closed before its answer.
+            s = socket.create_connection(("127.0.0.1", port)); s.settimeout(60)
+            try:
+                if handshake(s): return s
+            except (ConnectionResetError, BrokenPipeError): pass
+            s.close(); count("refused")
+            return None
+        def frame(opcode, payload):
+            mask = os.urandom(4)
+            n = len(payload)
+            length = bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
+            return bytes([0x80 | opcode]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        def read_frame(s):
+            def exactly(k):
+                data = b""
+                while len(data) < k:
+                    chunk = s.recv(k - len(data))
+                    if not chunk: raise EOFError
+                    data += chunk
+                return data
+            b0, b1 = exactly(2)
+            n = b1 & 0x7F
+            if n == 126: n = int.from_bytes(exactly(2), "big")
+            elif n == 127: n = int.from_bytes(exactly(8), "big")
+            return b0 & 0x0F, exactly(n)
+        def wsflood(n):
+            ping = frame(0x9, b"p" * 125) * 64
+            while time.monotonic() < end:
+                s = page()
+                if not s: time.sleep(0.2); continue
+                stop = min(end, time.monotonic() + 2)
+                try:
+                    while time.monotonic() < stop:
+                        s.sendall(ping); count("pings")
+                except OSError: count("flood cut off")
+                s.close(); count("floods")
+        def wshalf(n):
+            while time.monotonic() < end:
+                s = socket.create_connection(("127.0.0.1", port)); s.settimeout(60)
+                try:
+                    s.sendall(b"GET / HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nUpgrade: websocket\\r\\n")
+                    started = time.monotonic()
+                    data = s.recv(1)
+                    count("closed at once" if time.monotonic() - started < 1 else "closed by the handshake timeout")
+                    if data: raise RuntimeError("the daemon answered half a handshake")
+                except (ConnectionResetError, BrokenPipeError): count("closed at once")
+                s.close()
+        def wsslow(n):
+            while time.monotonic() < end:
+                s = page()
+                if not s: time.sleep(0.2); continue
+                s.sendall(frame(0x1, b'{"type":"subscribe","touches":true}'))
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                last, said = b"", time.monotonic()
+                try:
+                    while time.monotonic() < end:
+                        opcode, payload = read_frame(s)
+                        if opcode == 0x1: last = payload
+                        if opcode == 0x8: break
+                        # A browser answers pings by itself, however busy its page: an unsolicited
+                        # pong every 5 s keeps the connection alive (RFC 6455 5.5.3).
+                        if time.monotonic() - said > 5: s.sendall(frame(0xA, b"")); said = time.monotonic()
+                        time.sleep(0.2)
+                except (EOFError, OSError): pass
+                ended = "closed" if time.monotonic() < end else "still reading"
+                count("cut off with overflow" if b'"overflow"' in last else ended)
+                s.close()
+        def fdpressure():
+            while time.monotonic() < end:
+                held = []
+                for _ in range(40):
+                    u = socket.socket(socket.AF_UNIX); u.setblocking(False)
+                    try: u.connect(path); held.append(u)
+                    except OSError: u.close(); count("unix backlog full")
+                for _ in range(8):
+                    try: held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+                    except OSError: count("tcp not connected")
+                count("bursts")
+                time.sleep(1)
+                for s in held: s.close()
+                time.sleep(1)
+        jobs = {
+            "churn": [churn], "define": [lambda n=n: define(n) for n in range(8)],
+            "stall": [lambda n=n: stall(n) for n in range(4)], "wsflood": [lambda n=n: wsflood(n) for n in range(2)],
+            "wshalf": [lambda n=n: wshalf(n) for n in range(4)], "wsslow": [lambda n=n: wsslow(n) for n in range(2)],
+            "fdpressure": [fdpressure],
+        }[mode]
         threads = [threading.Thread(target=job) for job in jobs]
         for t in threads: t.start()
         for t in threads: t.join()
@@ -125,10 +242,32 @@ struct SoakTests {
             say(f"{now()} {line.decode().rstrip()}")
         """
 
+    /// Both configurations serve pages too (socket settings are read at start only).
+    static let webSocket = """
+        websocket:
+          listen: "127.0.0.1:0"
+          allowed-origins: ["http://localhost:8080"]
+
+        """
     static let configurations = [
-        "recognizers:\n  - {name: tap, kind: tap}\n",
-        "recognizers:\n  - {name: tap, kind: tap}\n  - {name: swipe, kind: swipe}\n",
+        webSocket + "recognizers:\n  - {name: tap, kind: tap}\n",
+        webSocket + "recognizers:\n  - {name: tap, kind: tap}\n  - {name: swipe, kind: swipe}\n",
     ]
+
+    /// The daemon's descriptors: `ulimit -n 64`, the issue's; with ~20 of its own, the loads'
+    /// Unix connections and the pages take the rest, and fdpressure more than that.
+    static let descriptorLimit = 64
+
+    /// Load modes, and the user each runs as: the half handshakes come from another local user
+    /// (as a hostile one would) when the test may switch users.
+    static let modes = ["churn", "define", "stall", "wsflood", "wshalf", "wsslow", "fdpressure"]
+
+    static func loadCommand(_ mode: String, _ socket: String, _ seconds: Int, _ port: Int) -> [String] {
+        let arguments = ["-c", load, mode, socket, String(seconds), String(port)]
+        guard mode == "wshalf", getuid() == 0 else { return ["python3"] + arguments }
+        // The system's Python: pyenv's, under /root, is out of that user's reach.
+        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3"] + arguments
+    }
 
     /// What the watcher printed so far, read.
     struct Watched {
@@ -170,15 +309,18 @@ struct SoakTests {
     }
 
     /// Resources as seen from inside a connection whose ping was answered (so every earlier
-    /// close and request has been handled), and the recognizers a new connection is told of.
+    /// close and request has been handled), and the recognizers a new connection is told of; and
+    /// how much of 3 s the daemon's threads were runnable (on a CPU or waiting for one, so a
+    /// loaded machine does not make an idle daemon look busy: DescriptorExhaustionTests).
     static func resources(_ daemon: ChildProcess, _ socket: String) async throws -> (
-        rss: Int, fds: Int, recognizers: [String]
+        rss: Int, fds: Int, recognizers: [String], cpu: Double
     ) {
         let (rss, fds) = try await GestureClient.connect(to: socket) { client in
             try await client.ping()
             return (try daemon.status("VmRSS"), try daemon.openDescriptors())
         }
-        return (rss, fds, try await HostileClientTests.listed(socket))
+        let cpu = try await DescriptorExhaustionTests.runnableShare(daemon.processIdentifier, over: .seconds(3))
+        return (rss, fds, try await HostileClientTests.listed(socket), cpu)
     }
 
     static func percentile(_ values: [Int64], _ p: Double) -> Int64 {
@@ -186,14 +328,17 @@ struct SoakTests {
         return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
     }
 
-    @Test("churn, defines, stalled readers and reloads together: the watcher loses nothing, resources return")
+    @Test("churn, defines, stalled readers, hostile pages, few descriptors, reloads: nothing lost, resources return")
     func soak() async throws {
         let (directory, socket) = try HostileClientTests.place()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = directory + "/gestured.yaml"
         try Self.configurations[0].write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try await HostileClientTests.daemon(socket, ["--config", config])
+        let daemon = try await DaemonProcessTests.startDaemon(
+            ["--config", config, "--socket", socket, "--replay", DaemonProcessTests.recording, "--loop"],
+            limitingDescriptorsTo: Self.descriptorLimit)
         defer { daemon.send(SIGKILL) }
+        let port = try DescriptorExhaustionTests.webSocketPort(daemon)
         let watcher = try ChildProcess(["python3", "-c", Self.watcher, socket])
         defer { watcher.send(SIGKILL) }
 
@@ -207,9 +352,7 @@ struct SoakTests {
         let baseline = quiet.taps.map { $0.received - $0.time }.min() ?? 0
 
         func runLoad(_ seconds: Int, reloading: Bool) async throws -> (reloads: Int, counts: [String]) {
-            let loads = try ["churn", "define", "stall"].map {
-                try ChildProcess(["python3", "-c", Self.load, $0, socket, String(seconds)])
-            }
+            let loads = try Self.modes.map { try ChildProcess(Self.loadCommand($0, socket, seconds, port)) }
             defer { for load in loads { load.send(SIGKILL) } }
             var reloads = 0
             if reloading {
@@ -220,15 +363,17 @@ struct SoakTests {
                     try Self.configurations[reloads % 2].write(toFile: config, atomically: true, encoding: .utf8)
                     daemon.send(SIGHUP)
                 }
-                // End on the first configuration, where the resources were measured.
-                if reloads % 2 == 1 {
-                    try Self.configurations[0].write(toFile: config, atomically: true, encoding: .utf8)
-                    daemon.send(SIGHUP)
-                    reloads += 1
-                }
             }
             for load in loads {
                 #expect(try await load.waitForExit(within: .seconds(Double(seconds) + 90)) == 0, "\(load.lines.suffix(5))")
+            }
+            // End on the first configuration, where the resources were measured — once the
+            // loads are gone: a reload that finds no descriptor to read the file with keeps the
+            // configuration it has (and says so).
+            if reloads % 2 == 1 {
+                try Self.configurations[0].write(toFile: config, atomically: true, encoding: .utf8)
+                daemon.send(SIGHUP)
+                reloads += 1
             }
             return (reloads, loads.compactMap { $0.lines.last })
         }
@@ -268,6 +413,9 @@ struct SoakTests {
         #expect(end.recognizers == start.recognizers)
         #expect(end.fds == start.fds, "descriptors \(start.fds) → \(end.fds)")
         #expect(end.rss - start.rss < 4096, "RSS \(start.rss) kB → \(end.rss) kB")
+        // Nothing left spinning or ticking: the replay's own work, as before the load (a spin
+        // would be runnable all the time).
+        #expect(end.cpu < start.cpu + 0.1, "runnable \(Int(start.cpu * 100)) % → \(Int(end.cpu * 100)) % of the time")
         // Every define was answered ok, or refused by the limits or the policy; nothing else.
         let answers = counts.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let defines = try #require(answers.first { $0["mode"] as? String == "define" }, "\(counts)")
@@ -278,7 +426,24 @@ struct SoakTests {
         #expect(Set(defines.keys).isSubset(of: expected), "\(defines)")
         // The bounds and the policy were reached (the daemon before issue 12 took every one).
         #expect(defines["too-many-recognizers"] != nil && defines["policy"] != nil, "\(defines)")
-        #expect(answers.count == 3, "\(counts)")
+        #expect(answers.count == Self.modes.count, "\(counts)")
+        // The pages did what they came for, and nothing else happened to them.
+        func load(_ mode: String, allowed: Set<String>) -> [String: Any] {
+            let counts = answers.first { $0["mode"] as? String == mode } ?? [:]
+            #expect(Set(counts.keys).isSubset(of: allowed.union(["mode"])), "\(mode): \(counts)")
+            return counts
+        }
+        let flood = load("wsflood", allowed: ["floods", "pings", "flood cut off", "refused"])
+        #expect(flood["pings"] != nil, "\(flood)")
+        let half = load("wshalf", allowed: ["closed at once", "closed by the handshake timeout"])
+        #expect(half["closed by the handshake timeout"] != nil, "\(half)")
+        _ = load("wsslow", allowed: ["cut off with overflow", "still reading", "refused"])
+        _ = load("fdpressure", allowed: ["bursts", "unix backlog full", "tcp not connected"])
+        // Descriptor pressure reached the limit: the Unix listener ran out (and came back, or the
+        // watcher's pings and the probes above would have gone unanswered).
+        let journal = daemon.lines
+        let outOfDescriptors = journal.count { $0.contains("cannot accept a connection") }
+        #expect(outOfDescriptors > 0, "the loads never ran the daemon out of descriptors")
 
         // Lateness: reception minus the tap's time, less the same for the quiet pass's earliest
         // tap. Each pass starts a gap after the last ended, in wall time, so a pass that started
@@ -289,13 +454,19 @@ struct SoakTests {
             return pass.taps.map { $0.received - $0.time - earliest }
         }
         let trips = Array(watched.roundTrips.values)
+        let refusedPages = journal.count { $0.contains("WebSocket connection refused") }
+        let handshakeTimeouts = journal.count { $0.contains("no WebSocket handshake in time") }
         print(
             """
             soak: \(soakSeconds) s, \(reloads) reloads, \(loaded.count) passes under load, \(perPass) taps a pass, \
             \(lost) lost; lateness against the quiet pass p50 \(Self.percentile(lateness, 0.5) / 1000) ms, \
             p99 \(Self.percentile(lateness, 0.99) / 1000) ms, max \(lateness.max().map { $0 / 1000 } ?? 0) ms (within a pass p99 \(Self.percentile(withinPass, 0.99) / 1000) ms); \
             watcher ping round trip p50 \(Self.percentile(trips, 0.5) / 1000) ms, p99 \(Self.percentile(trips, 0.99) / 1000) ms, \
-            max \(trips.max().map { $0 / 1000 } ?? 0) ms; RSS \(start.rss) → \(end.rss) kB, descriptors \(start.fds) → \(end.fds); \
+            max \(trips.max().map { $0 / 1000 } ?? 0) ms; RSS \(start.rss) → \(end.rss) kB, \
+            descriptors \(start.fds) → \(end.fds), \
+            runnable \(Int(start.cpu * 1000)) → \(Int(end.cpu * 1000)) ‰ of the time; \
+            journal: \(outOfDescriptors) times out of descriptors (rate-limited), \(refusedPages) refused pages, \
+            \(handshakeTimeouts) handshake timeouts; \
             load \(counts.joined(separator: " "))
             """)
     }
