@@ -21,11 +21,13 @@ struct DaemonProcessTests {
 
     /// Starts `gestured run` with `arguments` and waits for its `ready` line.
     /// `gestured run` with `arguments`, once it says it is ready; `limitingDescriptorsTo` runs
-    /// it under `prlimit --nofile` (as `ulimit -n` would).
+    /// it under `prlimit --nofile` (as `ulimit -n` would), `softLimit` and `hardLimit` with
+    /// those two apart.
     static func startDaemon(
-        _ arguments: [String], limitingDescriptorsTo limit: Int? = nil
+        _ arguments: [String], limitingDescriptorsTo limit: Int? = nil, softLimit: Int? = nil, hardLimit: Int? = nil
     ) async throws -> ChildProcess {
-        let prefix = limit.map { ["prlimit", "--nofile=\($0):\($0)"] } ?? []
+        let (soft, hard) = (softLimit ?? limit, hardLimit ?? limit)
+        let prefix = soft.flatMap { soft in hard.map { ["prlimit", "--nofile=\(soft):\($0)"] } } ?? []
         let daemon = try ChildProcess(prefix + [try gestured(), "run"] + arguments)
         do {
             try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in

@@ -72,6 +72,31 @@ struct DescriptorExhaustionTests {
         print(s.makefile("rb").readline().decode().strip() or "closed", flush=True)
         """
 
+    /// The soft limit under `prlimit --nofile=SOFT:HARD`, read from /proc/PID/limits.
+    static func softDescriptorLimit(_ pid: pid_t) throws -> Int? {
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+        return line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+    }
+
+    @Test("a soft limit below what the connection limits can need is raised to it, within the hard limit")
+    func softLimitRaised() async throws {
+        let (directory, socket) = try HostileClientTests.place()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/gestured.yaml"
+        try "websocket:\n  listen: \"127.0.0.1:0\"\n  allowed-origins: [\"file://\"]\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        // Default limits: 128 Unix and 32 WebSocket connections, and the reserve of 256.
+        let daemon = try await DaemonProcessTests.startDaemon(
+            ["--config", config, "--socket", socket, "--replay", DaemonProcessTests.recording],
+            limitingDescriptorsTo: nil, softLimit: 64, hardLimit: 4096)
+        defer { daemon.send(SIGKILL) }
+        #expect(try Self.softDescriptorLimit(daemon.processIdentifier) == 128 + 32 + 256)
+        #expect(!daemon.lines.contains { $0.contains("the descriptor limit is below") })
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(10)) == 0)
+    }
+
     @Test("out of descriptors, neither listener spins, and both serve again once descriptors are free")
     func exhaustion() async throws {
         let (directory, socket) = try HostileClientTests.place()

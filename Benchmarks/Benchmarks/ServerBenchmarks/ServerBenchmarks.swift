@@ -225,11 +225,16 @@ final class Rig: @unchecked Sendable {
         let path = directory + "/s.sock"
         var logger = Logger(label: "gestured.benchmark")
         logger.logLevel = .critical
+        // Every client is this process's user: room for all of them on either transport.
+        let places = clients + 8
         server = GestureServer(
             configuration: .init(
-                listener: .path(path), daemonVersion: "benchmark", limits: ServerLimits(maxClients: clients + 8),
+                listener: .path(path), daemonVersion: "benchmark",
+                limits: ServerLimits(maxClients: places, maxClientsPerPeer: places),
                 webSocket: transport == .webSocket
-                    ? WebSocketEndpoint(host: "127.0.0.1", port: 0, allowedOrigins: ["http://bench"], pingInterval: nil)
+                    ? WebSocketEndpoint(
+                        host: "127.0.0.1", port: 0, allowedOrigins: ["http://bench"], maxClients: places,
+                        maxClientsPerPeer: places, pingInterval: nil)
                     : nil),
             delegate: nil, logger: logger)
         engine = try GestureEngine(configuration: .default)
