@@ -16,6 +16,7 @@ extension YAMLNode {
         }
         defer { yaml_parser_delete(parser) }
         var composer = YAMLComposer()
+        let end = YAMLMark(after: text)
         try bytes.withUnsafeMutableBufferPointer { (buffer) throws(YAMLError) in
             yaml_parser_set_input_string(parser, buffer.baseAddress, buffer.count)
             var event = yaml_event_t()
@@ -25,14 +26,18 @@ extension YAMLNode {
                 }
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
-                if let converted = try convert(event) { try composer.handle(converted) }
+                if let converted = try convert(event, end: end) { try composer.handle(converted) }
             }
         }
         return composer.root
     }
 
-    private static func convert(_ event: yaml_event_t) throws(YAMLError) -> YAMLEvent? {
-        let mark = YAMLMark(event.start_mark)
+    /// `end` is the position just after the text: libyaml puts a node it makes up at the end of
+    /// a file that does not end with a line break (the empty value of a document of comments)
+    /// one line further, where no editor can go (parserError(_:in:) does the same for errors).
+    private static func convert(_ event: yaml_event_t, end: YAMLMark) throws(YAMLError) -> YAMLEvent? {
+        var mark = YAMLMark(event.start_mark)
+        if mark.line > end.line { mark = end }
         switch event.type {
         case YAML_DOCUMENT_START_EVENT:
             return .documentStart(mark)

@@ -149,6 +149,15 @@ struct YAMLComposeTests {
         #expect(try YAMLNode.parse("# only a comment\n") == nil)
     }
 
+    /// Found by ConfigurationFuzzTests: libyaml puts the empty value of a document of comments,
+    /// in a file without a last line break, on a line after the last, and the configuration's
+    /// "expected a mapping" error pointed there (line 4 of 3).
+    @Test("the empty value of a document of comments is within the file")
+    func emptyDocumentAtTheEnd() throws {
+        let root = try #require(try YAMLNode.parse("---\n# ---\n# a comment"))
+        #expect(root.mark == YAMLMark(line: 3, column: 12))
+    }
+
     struct Broken: Sendable, CustomTestStringConvertible {
         var text: String
         var line: Int
