@@ -34,8 +34,9 @@ struct DescriptorExhaustionTests {
         return Double(try runnableNanoseconds(pid) - before) / 1e9 / seconds
     }
 
-    /// A plain TCP connection to 127.0.0.1:`port` (no handshake), or nil when refused.
-    static func connectTCP(_ port: Int) -> Int32? {
+    /// A TCP connection to 127.0.0.1:`port` that sends `request` (nothing: a plain one), or nil
+    /// when refused.
+    static func connectTCP(_ port: Int, sending request: String = "") -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
@@ -47,7 +48,7 @@ struct DescriptorExhaustionTests {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
+        guard connected == 0, request.utf8.count == request.withCString({ send(fd, $0, strlen($0), 0) }) else {
             close(fd)
             return nil
         }
@@ -60,6 +61,12 @@ struct DescriptorExhaustionTests {
         let port = line.split(separator: " ").first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst(5)) }
         return try #require(port, "\(line)")
     }
+
+    /// A page's handshake request.
+    static let upgrade =
+        "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        + "Origin: http://localhost:8080\r\n\r\n"
 
     /// A page's handshake; prints the status line (or `closed`).
     static let handshake = """
@@ -104,6 +111,7 @@ struct DescriptorExhaustionTests {
         let config = directory + "/gestured.yaml"
         // Limits above what the descriptors allow: what a careless configuration (or the old
         // unit's default) gave, so the process itself runs out.
+        // No pings: the pages that hold the descriptors stay as long as the test needs them.
         try """
         socket: {max-clients: 1024, max-clients-per-user: 1024}
         websocket:
@@ -111,6 +119,7 @@ struct DescriptorExhaustionTests {
           allowed-origins: ["http://localhost:8080"]
           max-clients: 1024
           max-clients-per-peer: 1024
+          ping-interval-ms: 3600000
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try await DaemonProcessTests.startDaemon(
             ["--config", config, "--socket", socket, "--replay", DaemonProcessTests.recording, "--loop"],
@@ -119,10 +128,11 @@ struct DescriptorExhaustionTests {
         #expect(daemon.lines.contains { $0.contains("the descriptor limit is below") }, "no warning at start")
         let port = try Self.webSocketPort(daemon)
 
-        // Take every descriptor the daemon has left (and some it has not).
+        // Take every descriptor the daemon has left (and some it has not): pages, so that the
+        // handshake timeout does not give them back while a loaded machine runs the test.
         var held: [Int32] = []
         defer { for fd in held { close(fd) } }
-        for _ in 0..<80 { if let fd = Self.connectTCP(port) { held.append(fd) } }
+        for _ in 0..<80 { if let fd = Self.connectTCP(port, sending: Self.upgrade) { held.append(fd) } }
         try await daemon.output.wait(for: "accept to fail", within: .seconds(30)) { o in
             o.lines.contains { $0.contains("cannot accept WebSocket connections") }
         }
