@@ -187,8 +187,7 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
         context.channel.closeFuture.cascade(to: promise)
     }
 
-    /// Sends a close frame and closes once it is written, or after the close timeout when the
-    /// peer does not read it.
+    /// Sends a close frame, once; the connection closes after the close timeout at the latest.
     ///
     /// The closing handshake (RFC 6455 7.1): a close frame that answers the peer's completes it,
     /// and the connection closes once it is written. One the server starts is followed by the

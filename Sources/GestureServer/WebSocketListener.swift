@@ -11,9 +11,12 @@ import NIOPosix
 import NIOWebSocket
 
 /// The WebSocket endpoint's listener: SwiftNIO's HTTP/1 server pipeline with its WebSocket
-/// upgrader, on the server's own event loop. After the handshake a connection's pipeline is
+/// upgrader, on the server's own event loop. The listening channel's ``WebSocketConnectionGate``
+/// counts connections as they are accepted (the endpoint's limits). After the handshake a
+/// connection's pipeline is
 ///
 ///     WebSocketFrameEncoder / WebSocketFrameDecoder   (NIOWebSocket)
+///     WebSocketFrameChecker                           (RFC 6455's rules on each frame)
 ///     NIOWebSocketFrameAggregator                     (fragments → one message)
 ///     WebSocketLineCodec                              (message ↔ line; ping, pong, close)
 ///     WebSocketBridge                                 (to the server thread's ClientSession)
