@@ -52,6 +52,9 @@ public enum Decision: Sendable, Equatable {
     /// R1 with R2 or R4: it did not take a landing touch because it has decided (a final state,
     /// until all its touches lift: R2) or waits for a failure requirement (held: R4).
     case ignored(TouchID, held: Bool)
+    /// R1: it is active with as many fingers down as it may have (its kind's finger limit and
+    /// `when.max-fingers`), so it did not take a landing touch.
+    case full(TouchID, fingers: Int)
     /// R2: every touch it received lifted, it has no timer, and it had not decided: it fails.
     case stranded
     /// R3: its begin gate (`when`) refused the transition; it fails.
@@ -89,7 +92,7 @@ public enum Decision: Sendable, Equatable {
     public var rule: Rule? {
         switch self {
         case .failed(_, let timer): timer ? .r7 : nil
-        case .refused: .r1
+        case .refused, .full: .r1
         case .ignored(_, let held): held ? .r4 : .r2
         case .stranded: .r2
         case .gate: .r3

@@ -183,6 +183,14 @@ private struct Reason {
                 held
                 ? "it waits for a recognizer it requires to fail and takes no new touches"
                 : "it has decided and takes no new touch until all of its own have lifted"
+        case .full(let id, let fingers):
+            self.decision = "ignored"
+            verb = "ignored touch \(id.rawValue)"
+            touch = id.rawValue
+            check = "max-fingers"
+            measured = Double(fingers)
+            limit = Double(fingers)
+            sentence = "it is active with its most fingers (\(fingers)) down and takes no more"
         case .stranded:
             self.decision = "stranded"
             sentence = "all its touches lifted and no timer was left before it decided"

@@ -52,6 +52,15 @@ struct ScenarioTests {
     @Test("R7: the long-press timer begins the long press; no tap follows")
     func longPress() throws { try ScenarioFiles.check("long-press") }
 
+    @Test("R8: held touches reach the views in time order, across touches, with their original times")
+    func viewsInTimeOrder() throws { try ScenarioFiles.check("views-in-time-order") }
+
+    @Test("R1, R8: a finger joining an active gesture goes to the views without room, or is claimed as it lands")
+    func fingerJoinsRunningGesture() throws { try ScenarioFiles.check("finger-joins-running-gesture") }
+
+    @Test("R1, R7: a touch taken by a recognizer that resets as it lands is timed from its landing")
+    func handoverTimers() throws { try ScenarioFiles.check("handover-timers") }
+
     @Test("10-finger frames")
     func tenFingers() throws { try ScenarioFiles.check("ten-fingers") }
 

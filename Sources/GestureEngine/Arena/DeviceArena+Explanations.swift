@@ -40,7 +40,8 @@ extension DeviceArena {
         explain(r, .fault(fault), at: time, c, into: &events)
     }
 
-    /// R1 as ``deliver(_:to:)``, saying why a recognizer does not take the touch.
+    /// R1 as ``deliver(_:to:_:)``, saying why a recognizer does not take the touch (and that an
+    /// active one takes it from the views, R8).
     @inline(never)
     mutating func deliverExplaining(
         _ slot: Int, to r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
@@ -54,7 +55,17 @@ extension DeviceArena {
             explain(r, .refused(touch.id, .contactSize(size, limit: maxContactSize[r])), at: time, c, into: &events)
         } else {
             switch instances[r].phase {
-            case .possible, .active: deliver(slot, to: r)
+            case .possible:
+                deliver(slot, to: r, c)
+            case .active:
+                guard hasRoom(r) else {
+                    explain(r, .full(touch.id, fingers: mostFingers[r]), at: time, c, into: &events)
+                    return
+                }
+                deliver(slot, to: r, c)
+                if c.flags[r].contains(.cancelsTouches) {
+                    explain(r, .claimsTouch(touch.id), at: time, c, into: &events)
+                }
             case .held: explain(r, .ignored(touch.id, held: true), at: time, c, into: &events)
             case .recognized, .ended, .cancelled, .failed:
                 explain(r, .ignored(touch.id, held: false), at: time, c, into: &events)
@@ -79,9 +90,9 @@ extension DeviceArena {
     ) {
         for slot in SlotBits(mask & table.allocated) {
             switch table.views[slot] {
-            case .delayed, .shown, .endHeld:
+            case .delayed, .shown, .ending:
                 explain(r, .claimsTouch(table.ids[slot]), at: time, c, into: &events)
-            case .finished:
+            case .untold, .finished:
                 continue
             }
         }

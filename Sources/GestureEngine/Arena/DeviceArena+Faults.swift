@@ -3,9 +3,9 @@
 
 extension DeviceArena {
     /// Cancels everything on this device: active gestures report `cancelled`, undecided ones fail
-    /// silently (no held transition is released by it), views get `cancelled` for every touch
-    /// they saw begin and nothing more of those delayed. Touches still down become orphans:
-    /// ignored until they lift. Every recognizer starts over.
+    /// silently (no held transition is released by it), views get what was final in their queue
+    /// and then `cancelled` for every touch they saw begin, and nothing more of those delayed.
+    /// Touches still down become orphans: ignored until they lift. Every recognizer starts over.
     mutating func abortAll(
         _ fault: Fault, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
@@ -17,9 +17,20 @@ extension DeviceArena {
             case .possible, .held, .recognized, .ended, .cancelled, .failed: continue
             }
         }
+        // What the views are sure to get goes first, in order: the queue's final events (a
+        // touch's, but not those held back by a recognizer).
+        for entry in viewQueue {
+            switch table.views[entry.slot] {
+            case .shown, .finished: events.append(.touch(entry.event))
+            case .ending where entry.event.touch.phase != .ended: events.append(.touch(entry.event))
+            case .untold, .delayed, .ending: continue
+            }
+        }
+        viewQueue.removeAll(keepingCapacity: true)
+        table.viewPending = 0
         for slot in SlotBits(table.allocated) {
             switch table.views[slot] {
-            case .shown, .endHeld:
+            case .shown, .ending:
                 var touch = table.lastTouch[slot]
                 touch.phase = .cancelled
                 touch.position = table.positions[slot]
@@ -27,14 +38,11 @@ extension DeviceArena {
                     .touch(
                         ViewTouchEvent(
                             device: device.id, region: c.regionNames[table.regions[slot]], touch: touch, time: now)))
-            case .delayed, .finished:
+            case .untold, .delayed, .finished:
                 break
             }
             table.views[slot] = .finished
-            table.heldEnds[slot] = nil
         }
-        delayed.removeAll(keepingCapacity: true)
-        table.viewPending = 0
         table.orphans = table.live
         table.allocated = table.live
         for r in 0..<instances.count {
@@ -72,7 +80,7 @@ extension DeviceArena {
             let region = table.regions[slot]
             table.regions[slot] = region < regionMap.count ? regionMap[region] : 0
         }
-        delayed = old.delayed
+        viewQueue = old.viewQueue
         now = old.now
         clientsConnected = old.clientsConnected
         explaining = old.explaining

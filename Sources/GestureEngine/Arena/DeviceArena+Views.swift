@@ -1,5 +1,21 @@
 // R8 (docs/ARBITRATION.md): the touches as the views see them — raw-touch subscribers and the
 // passthrough mirror device.
+//
+// The views get one stream per device, in the order things happened: an event is shown at once
+// when nothing is held back, else it joins the queue behind what is (``DeviceArena/viewQueue``).
+// The queue is released from its head up to the first event a recognizer still holds: a touch's
+// events while a delays-touches-began recognizer is undecided, and its end while a
+// delays-touches-ended one is. Those two are tentative (a claim drops them); every other queued
+// event is final and only waits for its turn, so holding one touch delays another's events but
+// never changes them, and no released event goes back in time.
+//
+// | view phase \ event | began | moved | ended | cancelled (R9) | claimed (cancels-touches) | holders decided |
+// |---|---|---|---|---|---|---|
+// | untold | delaying holder → delayed, else → shown; queued | — | — | — | → finished (never seen) | — |
+// | delayed | — | queued | queued | drop its events → finished | drop its events → finished | → shown, or its end as on `ended` |
+// | shown | — | shown or queued | ending holder → ending, else → finished; queued | → finished; `cancelled` | → finished; `cancelled` | — |
+// | ending | — | — | — | — | drop its end → finished; `cancelled` | → finished |
+// | finished | ignored | ignored | ignored | ignored | — | — |
 
 extension DeviceArena {
     /// A view event for a slot's touch as it is now, in the given phase.
@@ -20,144 +36,184 @@ extension DeviceArena {
         return false
     }
 
+    /// The views get `event` now, unless earlier events wait in the queue: then it waits behind
+    /// them.
+    @inline(__always)
+    private mutating func show(_ slot: Int, _ event: ViewTouchEvent, into events: inout [EngineEvent]) {
+        if viewQueue.isEmpty {
+            events.append(.touch(event))
+        } else {
+            enqueue(slot, event)
+        }
+    }
+
+    private mutating func enqueue(_ slot: Int, _ event: ViewTouchEvent) {
+        viewQueue.append(QueuedViewEvent(slot: slot, event: event))
+        table.viewPending |= .bit(slot)
+    }
+
     /// One touch of the frame, as the views should see it now.
     mutating func viewEvent(
         _ slot: Int, _ phase: TouchPhase, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         switch phase {
         case .began:
+            // Anything but untold: a recognizer claimed the touch as it landed (R8), before the
+            // views were told of it.
+            guard table.views[slot] == .untold else { return }
             let event = viewTouch(slot, .began, at: time, c)
             if undecided(slot, .delaysTouchesBegan, c) {
                 table.views[slot] = .delayed
-                table.viewPending |= .bit(slot)
-                delayed.append(DelayedViewEvent(slot: slot, event: event))
+                enqueue(slot, event)
                 if explaining, let r = holder(slot, .delaysTouchesBegan, c) {
                     explain(r, .delaysTouch(event.touch.id), at: time, c, into: &events)
                 }
             } else {
                 table.views[slot] = .shown
-                events.append(.touch(event))
+                show(slot, event, into: &events)
             }
         case .moved, .stationary:
             // Nobody to tell (``GestureEngine/reportsTouchMoves``): the touch's state is the
             // same either way; only the event is not made.
             guard reportingMoves else { return }
             switch table.views[slot] {
-            case .delayed: delayed.append(DelayedViewEvent(slot: slot, event: viewTouch(slot, phase, at: time, c)))
-            case .shown: events.append(.touch(viewTouch(slot, phase, at: time, c)))
-            case .endHeld, .finished: return
+            case .delayed: enqueue(slot, viewTouch(slot, phase, at: time, c))
+            case .shown: show(slot, viewTouch(slot, phase, at: time, c), into: &events)
+            case .untold, .ending, .finished: return
             }
         case .ended:
             switch table.views[slot] {
-            case .delayed:
-                delayed.append(DelayedViewEvent(slot: slot, event: viewTouch(slot, .ended, at: time, c)))
-            case .shown:
-                showEnd(slot, viewTouch(slot, .ended, at: time, c), c, into: &events)
-            case .endHeld, .finished:
-                return
+            case .delayed: enqueue(slot, viewTouch(slot, .ended, at: time, c))
+            case .shown: showEnd(slot, viewTouch(slot, .ended, at: time, c), c, into: &events)
+            case .untold, .ending, .finished: return
             }
         case .cancelled:
             switch table.views[slot] {
             case .delayed:
                 dropQueued(slot)
                 table.views[slot] = .finished
-            case .shown, .endHeld:
-                table.heldEnds[slot] = nil
+            case .shown, .ending:
+                dropHeldEnd(slot)
                 table.views[slot] = .finished
-                events.append(.touch(viewTouch(slot, .cancelled, at: time, c)))
-            case .finished:
+                show(slot, viewTouch(slot, .cancelled, at: time, c), into: &events)
+            case .untold, .finished:
                 return
             }
         }
     }
 
-    /// A touch end the views may see now, unless a delays-touches-ended recognizer is undecided.
+    /// The end of a touch the views saw begin: held while a delays-touches-ended recognizer is
+    /// undecided, else final.
     private mutating func showEnd(
         _ slot: Int, _ event: ViewTouchEvent, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         if undecided(slot, .delaysTouchesEnded, c) {
-            table.views[slot] = .endHeld
-            table.heldEnds[slot] = event
-            table.viewPending |= .bit(slot)
+            table.views[slot] = .ending
+            enqueue(slot, event)
             if explaining, let r = holder(slot, .delaysTouchesEnded, c) {
                 explain(r, .holdsTouchEnd(event.touch.id), at: event.time, c, into: &events)
             }
         } else {
             table.views[slot] = .finished
-            events.append(.touch(event))
+            show(slot, event, into: &events)
         }
     }
 
-    /// After recognizers decided: release what no undecided recognizer holds back any more, in
-    /// order and with the original times.
+    /// After recognizers decided: what no undecided recognizer holds back any more becomes final,
+    /// and the queue is released from its head, in order and with the original times, up to the
+    /// first event still held.
     mutating func settleViews(at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         for slot in SlotBits(table.viewPending) {
             switch table.views[slot] {
             case .delayed:
                 guard !undecided(slot, .delaysTouchesBegan, c) else { continue }
-                table.views[slot] = .shown
-                var kept = 0
-                for i in delayed.indices {
-                    let entry = delayed[i]
-                    guard entry.slot == slot else {
-                        delayed[kept] = entry
-                        kept += 1
-                        continue
-                    }
-                    switch entry.event.touch.phase {
-                    case .ended: showEnd(slot, entry.event, c, into: &events)
-                    case .began, .moved, .stationary, .cancelled: events.append(.touch(entry.event))
-                    }
+                guard table.live & .bit(slot) == 0 else {
+                    table.views[slot] = .shown
+                    continue
                 }
-                delayed.removeLast(delayed.count - kept)
-                if table.views[slot] != .endHeld { table.viewPending &= ~.bit(slot) }
-            case .endHeld:
-                guard !undecided(slot, .delaysTouchesEnded, c), let end = table.heldEnds[slot] else { continue }
-                table.heldEnds[slot] = nil
+                // It lifted while delayed: its end is queued, and now held or final.
+                if undecided(slot, .delaysTouchesEnded, c) {
+                    table.views[slot] = .ending
+                    if explaining, let r = holder(slot, .delaysTouchesEnded, c), let end = queuedEnd(slot) {
+                        explain(r, .holdsTouchEnd(end.touch.id), at: end.time, c, into: &events)
+                    }
+                } else {
+                    table.views[slot] = .finished
+                }
+            case .ending:
+                guard !undecided(slot, .delaysTouchesEnded, c) else { continue }
                 table.views[slot] = .finished
-                table.viewPending &= ~.bit(slot)
-                events.append(.touch(end))
-            case .shown, .finished:
-                table.viewPending &= ~.bit(slot)
+            case .untold, .shown, .finished:
+                continue
             }
+        }
+        var released = 0
+        while released < viewQueue.count, !isHeld(viewQueue[released]) {
+            events.append(.touch(viewQueue[released].event))
+            released += 1
+        }
+        if released > 0 { viewQueue.removeFirst(released) }
+        var pending: UInt64 = 0
+        for entry in viewQueue { pending |= .bit(entry.slot) }
+        table.viewPending = pending
+    }
+
+    /// Whether a queued event waits for a recognizer (tentative), rather than for its turn.
+    @inline(__always) private func isHeld(_ entry: QueuedViewEvent) -> Bool {
+        switch table.views[entry.slot] {
+        case .delayed: true
+        case .ending: entry.event.touch.phase == .ended
+        case .untold, .shown, .finished: false
         }
     }
 
+    /// The end of a touch, in the queue.
+    private func queuedEnd(_ slot: Int) -> ViewTouchEvent? {
+        viewQueue.last { $0.slot == slot && $0.event.touch.phase == .ended }?.event
+    }
+
     /// cancels-touches: a recognizer that began or was recognized takes its touches from the
-    /// views. Those that saw a touch begin get `cancelled`; queued events of a delayed touch are
-    /// dropped.
+    /// views. Those that saw a touch begin get `cancelled` (in place of its end, if that was
+    /// held); the events of a delayed touch are dropped, and a touch the views were not told of
+    /// yet never reaches them.
     mutating func cancelViews(_ mask: UInt64, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         for slot in SlotBits(mask & table.allocated) {
             switch table.views[slot] {
+            case .untold:
+                break
             case .delayed:
                 dropQueued(slot)
-            case .shown, .endHeld:
-                table.heldEnds[slot] = nil
-                events.append(.touch(viewTouch(slot, .cancelled, at: time, c)))
+            case .shown, .ending:
+                dropHeldEnd(slot)
+                show(slot, viewTouch(slot, .cancelled, at: time, c), into: &events)
             case .finished:
                 continue
             }
             table.views[slot] = .finished
-            table.viewPending &= ~.bit(slot)
         }
     }
 
     /// delays-touches-began without cancels-touches: a recognized gesture still drops what it
     /// held back; views never see those touches.
     mutating func dropDelayedViews(_ mask: UInt64) {
-        for slot in SlotBits(mask & table.allocated) where table.views[slot] == .delayed {
-            dropQueued(slot)
+        for slot in SlotBits(mask & table.allocated) {
+            switch table.views[slot] {
+            case .untold: break
+            case .delayed: dropQueued(slot)
+            case .shown, .ending, .finished: continue
+            }
             table.views[slot] = .finished
-            table.viewPending &= ~.bit(slot)
         }
     }
 
+    /// Every queued event of the touch (all tentative: it is delayed).
     private mutating func dropQueued(_ slot: Int) {
-        var kept = 0
-        for i in delayed.indices where delayed[i].slot != slot {
-            delayed[kept] = delayed[i]
-            kept += 1
-        }
-        delayed.removeLast(delayed.count - kept)
+        viewQueue.removeAll { $0.slot == slot }
+    }
+
+    /// The touch's held end, if it is queued.
+    private mutating func dropHeldEnd(_ slot: Int) {
+        guard table.views[slot] == .ending else { return }
+        viewQueue.removeAll { $0.slot == slot && $0.event.touch.phase == .ended }
     }
 }

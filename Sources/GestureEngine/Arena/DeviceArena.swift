@@ -68,8 +68,8 @@ struct DeviceArena {
         var touchIDs = TouchIDList()
     }
 
-    /// A view event queued by delays-touches-began (R8).
-    struct DelayedViewEvent {
+    /// A view event waiting in ``viewQueue`` (R8).
+    struct QueuedViewEvent {
         var slot: Int
         var event: ViewTouchEvent
     }
@@ -92,7 +92,14 @@ struct DeviceArena {
     let maxContactSize: [Double]
     /// R3: whether `when.devices` lets the recognizer begin on this device.
     let deviceMayBegin: [Bool]
-    var delayed: [DelayedViewEvent] = []
+    /// R1, R8: the most fingers each recognizer has down once it began (its kind's finger limit
+    /// and `when.max-fingers`): an active one takes no touch beyond it.
+    let mostFingers: [Int]
+    /// R8: view events held back, in the order they happened — a touch's events while a
+    /// delays-touches-began recognizer is undecided, its end while a delays-touches-ended one
+    /// is — and every later view event of the device behind them, so the views get the device's
+    /// touches in time order (DeviceArena+Views.swift).
+    var viewQueue: [QueuedViewEvent] = []
     /// Scratch: each tracked touch of the frame being processed and its phase, in frame order:
     /// the first `frameEntryCount` entries. The array keeps its length between frames, so a frame
     /// overwrites entries instead of emptying and refilling it.
@@ -120,18 +127,22 @@ struct DeviceArena {
         var tools: [UInt8] = []
         var sizes: [Double] = []
         var mayBegin: [Bool] = []
+        var most: [Int] = []
         for r in 0..<c.count {
             slots.append(c.kinds[r].visit(AddMachine(r: r, c: c, scale: scale), &banks))
             let filter = c.accepts[r]
             tools.append(DeviceNamePattern.matchesAny(filter.devices, device.name) ? filter.tools : 0)
             sizes.append(filter.maxContactSize ?? Double.infinity)
             mayBegin.append(DeviceNamePattern.matchesAny(c.when[r].devices, device.name))
+            most.append(
+                min(c.kinds[r].visit(MostFingers(parameters: c.parameters[r])), c.when[r].maxFingers ?? Int.max))
         }
         kindSlot = slots
         acceptedTools = tools
         maxContactSize = sizes
         deviceMayBegin = mayBegin
-        delayed.reserveCapacity(64)
+        mostFingers = most
+        viewQueue.reserveCapacity(64)
         frameEntries.reserveCapacity(TouchTable.capacity)
     }
 
@@ -221,6 +232,7 @@ struct DeviceArena {
                 handle(r, proposal, at: time, c, into: &events)
             }
             if lifted != 0 { failStranded(at: time, c, into: &events) }
+            if added != 0 { adopt(added, at: time, c, into: &events) }
         }
 
         for i in 0..<frameEntryCount {
@@ -228,7 +240,7 @@ struct DeviceArena {
             viewEvent(entry.slot, entry.phase, at: time, c, into: &events)
         }
         if table.viewPending != 0 { settleViews(at: time, c, into: &events) }
-        finishCycle(c, landed: added)
+        finishCycle(c)
     }
 
     @inline(__always) private mutating func recordEntry(_ slot: Int, _ phase: TouchPhase) {
@@ -252,25 +264,40 @@ struct DeviceArena {
         if explaining {
             for r in c.delivery[region] { deliverExplaining(slot, to: r, at: time, c, into: &events) }
         } else {
-            for r in c.delivery[region] { deliver(slot, to: r) }
+            for r in c.delivery[region] { deliver(slot, to: r, c) }
         }
         return slot
     }
 
     /// R1: gives the touch in `slot` to recognizer `r` if its filter accepts it and it is
-    /// listening (possible or active; a held or finished recognizer has decided).
-    mutating func deliver(_ slot: Int, to r: Int) {
+    /// listening: possible, or active with room for one more finger (a held or finished
+    /// recognizer has decided). An active one takes the touch from the views at once (R8): they
+    /// have not been told of it yet.
+    mutating func deliver(_ slot: Int, to r: Int, _ c: CompiledSet) {
         let touch = table.lastTouch[slot]
         guard acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) != 0,
             touch.contactSize?.value ?? 0 <= maxContactSize[r]
         else { return }
         switch instances[r].phase {
-        case .possible, .active: break
-        case .held, .recognized, .ended, .cancelled, .failed: return
+        case .possible:
+            break
+        case .active:
+            guard hasRoom(r) else { return }
+            let flags = c.flags[r]
+            if flags.contains(.cancelsTouches) || flags.contains(.delaysTouchesBegan) {
+                table.views[slot] = .finished
+            }
+        case .held, .recognized, .ended, .cancelled, .failed:
+            return
         }
         instances[r].seen |= .bit(slot)
         instances[r].added |= .bit(slot)
         instances[r].touchIDs.append(touch.id)
+    }
+
+    /// Whether active recognizer `r` has fewer fingers down than it may have (R1).
+    @inline(__always) func hasRoom(_ r: Int) -> Bool {
+        (instances[r].seen & table.live).count < mostFingers[r]
     }
 
     /// Nothing stays stuck (R2): a recognizer still `possible` whose touches have all lifted and
@@ -286,23 +313,50 @@ struct DeviceArena {
         }
     }
 
+    /// R1's exception: a recognizer that finished in this frame with all its touches lifted
+    /// resets now and receives the touches that `landed` in it — it was held or finished when
+    /// they landed only because its decision came in this same frame (a held tap released by the
+    /// next tap's landing must not miss that tap) — and handles them at once, as it would have
+    /// had it been listening: its timers run from their landing (R7), its proposal is arbitrated,
+    /// and the views hear of the touches knowing it (R8). A decision here can finish another
+    /// recognizer in turn, so this goes on until none resets.
+    private mutating func adopt(
+        _ landed: UInt64, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
+        var resetOne = true
+        while resetOne {
+            resetOne = false
+            for r in c.order where instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
+                resetOne = true
+                reset(r, c)
+                for slot in SlotBits(landed & table.live) where c.delivers(table.regions[slot], to: r) {
+                    deliver(slot, to: r, c)
+                }
+                let added = instances[r].added
+                guard added != 0 else { continue }
+                instances[r].added = 0
+                let input = RecognizerInput(
+                    time: time, live: instances[r].seen & table.live, added: added, lifted: 0, moved: 0)
+                let proposal = update(r, c.kinds[r], input)
+                syncDeadline(r, c.kinds[r])
+                handle(r, proposal, at: time, c, into: &events)
+            }
+        }
+    }
+
+    /// Back to possible with no touches (R2).
+    private mutating func reset(_ r: Int, _ c: CompiledSet) {
+        instances[r] = Instance()
+        deadlines[r] = Int64.max
+        held[r] = nil
+        resetMachine(r, c.kinds[r])
+    }
+
     /// Resets recognizers whose cycle is over (R2) and frees slots nobody refers to any more.
-    /// A recognizer that resets in the frame where touches `landed` receives them (R1) — it was
-    /// held or finished when they landed only because its decision came in this same frame (a
-    /// held tap released by the next tap's landing must not miss that tap). It handles them with
-    /// its next update; the kinds time themselves from the touches' landing times.
-    mutating func finishCycle(_ c: CompiledSet, landed: UInt64 = 0) {
+    mutating func finishCycle(_ c: CompiledSet) {
         var referenced: UInt64 = 0
         for r in 0..<instances.count {
-            if instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
-                instances[r] = Instance()
-                deadlines[r] = Int64.max
-                held[r] = nil
-                resetMachine(r, c.kinds[r])
-                for slot in SlotBits(landed & table.live) where c.delivers(table.regions[slot], to: r) {
-                    deliver(slot, to: r)
-                }
-            }
+            if instances[r].phase.isFinal && instances[r].seen & table.live == 0 { reset(r, c) }
             referenced |= instances[r].seen
         }
         table.allocated &= table.live | referenced | table.viewPending
@@ -376,6 +430,15 @@ struct DeviceArena {
     /// The machine's whole reason for the failure it just proposed (explanations only).
     mutating func explainMachine(_ r: Int, _ kind: GestureKind, _ failure: Failure) -> Failure {
         kind.visit(ExplainMachine(k: kindSlot[r], failure: failure), &self)
+    }
+}
+
+/// The kind's finger limit (``KindDefinition/mostFingers(_:)``).
+private struct MostFingers: KindVisitor {
+    let parameters: RecognizerParameters
+
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Int {
+        Kind.mostFingers(Kind.unwrap(parameters)!)
     }
 }
 

@@ -20,8 +20,6 @@ struct TouchTable {
     var lastTouch: [Touch]
     /// What the views have been told of the touch (R8).
     var views: [ViewPhase]
-    /// A touch end held back by delays-touches-ended (R8).
-    var heldEnds: [ViewTouchEvent?]
 
     /// Touches that are down.
     var live: UInt64 = 0
@@ -30,7 +28,8 @@ struct TouchTable {
     /// Live touches that take part in nothing any more: they were down when the configuration
     /// was reloaded or events were lost (R9). Their frames are ignored until they lift.
     var orphans: UInt64 = 0
-    /// Slots with view events held back (R8), checked whenever a recognizer decides.
+    /// Slots with view events in the arena's queue (R8): held back by a recognizer, or waiting
+    /// behind such events. Checked whenever a recognizer decides; the slots stay allocated.
     var viewPending: UInt64 = 0
 
     init() {
@@ -43,7 +42,6 @@ struct TouchTable {
         lastTouch = Array(
             repeating: Touch(id: TouchID(0), phase: .ended, position: SurfacePoint(x: 0, y: 0)), count: n)
         views = Array(repeating: .finished, count: n)
-        heldEnds = Array(repeating: nil, count: n)
     }
 
     /// The slot of a live touch with this id.
@@ -65,8 +63,7 @@ struct TouchTable {
         startTimes[slot] = time
         regions[slot] = region
         lastTouch[slot] = touch
-        views[slot] = .finished
-        heldEnds[slot] = nil
+        views[slot] = .untold
         return slot
     }
 
@@ -108,14 +105,17 @@ struct TouchTable {
     }
 }
 
-/// What the views have seen of a touch (R8).
+/// What the views have seen of a touch (R8); docs/ARBITRATION.md and DeviceArena+Views.swift
+/// have the transitions.
 enum ViewPhase: UInt8 {
+    /// It landed in the frame being processed; the views are told at the end of the frame.
+    case untold
     /// Nothing yet: a delays-touches-began recognizer is still undecided; events are queued.
     case delayed
-    /// Views have seen it begin and it is still going for them.
+    /// Views see it: they have seen it begin, or will once what is queued before it is released.
     case shown
-    /// Views have seen it begin; its end is held by a delays-touches-ended recognizer.
-    case endHeld
-    /// Views have seen it end or be cancelled, or will never see it.
+    /// Views see it; its end is held by a delays-touches-ended recognizer.
+    case ending
+    /// Views have (or will have, in order) its end or its cancel, or will never see it.
     case finished
 }

@@ -14,6 +14,9 @@ protocol KindDefinition {
     static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Machine
     /// This kind's machines in an arena.
     static var bank: WritableKeyPath<MachineBanks, [Machine]> { get }
+    /// The most fingers it takes: more fail it before it begins, and once it began it takes no
+    /// touch beyond them (R1).
+    static func mostFingers(_ parameters: Parameters) -> Int
 }
 
 extension KindDefinition where Machine.Parameters == Parameters {

@@ -9,7 +9,7 @@
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
 /// |---|---|---|---|---|
 /// | tracking | the kind's `refuses(landing:)` → fail; then as on a move | the kind's `track`: fail, begin → active: **begin** (once the count settled, for a kind that settles it), or wait | as on a move | as on a move |
-/// | active | followed | **change** | the kind's `ends` → done: **end**; else followed | the kind's `ends` → done: **end** |
+/// | active | followed (up to the kind's finger limit: the arena gives it no more, R1) | **change** | the kind's `ends` → done: **end**; else followed | the kind's `ends` → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
 /// A kind may wait for its finger count to settle (``FingerSettling``, pan): it then begins only

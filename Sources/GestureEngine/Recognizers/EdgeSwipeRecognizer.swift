@@ -5,7 +5,7 @@
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
 /// |---|---|---|---|---|
 /// | tracking | outside the band of the edge the first finger chose, or more than `fingers` → fail | inward ≥ min-distance and inward > along → active: **begin**; along ≥ min-distance and along > inward → fail | fail | fail |
-/// | active | followed | **change** | followed | → done: **end** |
+/// | active | followed, up to `fingers` (R1) | **change** | followed | → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
 /// No timers. The machine is ``CentroidRecognizer``; this is the kind's part.
@@ -113,4 +113,5 @@ enum EdgeSwipeKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [EdgeSwipeRecognizer]> { \.edgeSwipes }
+    static func mostFingers(_ parameters: EdgeSwipeParameters) -> Int { parameters.fingers }
 }

@@ -6,7 +6,7 @@
 /// |---|---|---|---|---|
 /// | waiting (< fingers down) | more than `fingers` → fail; exactly → pressing (deadline = now + min-duration) | > slop → fail | fail | — |
 /// | pressing | more than `fingers` → fail | > slop → fail | fail | → active: **begin** |
-/// | active | extra fingers are followed | **change** | fewer than `fingers` left → done: **end** | — |
+/// | active | followed, up to `fingers` (R1) | **change** | fewer than `fingers` left → done: **end** | — |
 /// | done | ignored | ignored | ignored | — |
 struct LongPressRecognizer: Recognizer {
     enum State { case waiting, pressing, active, done }
@@ -113,4 +113,5 @@ enum LongPressKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [LongPressRecognizer]> { \.longPresses }
+    static func mostFingers(_ parameters: LongPressParameters) -> Int { parameters.fingers }
 }

@@ -9,7 +9,7 @@
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
 /// | tracking | more than `max-fingers` → fail | settled, translation ≥ start-distance with `min`…`max` fingers → active: **begin** | follow the rest (commits the count) | fail | settled |
-/// | active | followed | **change** | followed | → done: **end** | — |
+/// | active | followed, up to `max-fingers` (R1) | **change** | followed | → done: **end** | — |
 /// | done | ignored | ignored | ignored | ignored | — |
 ///
 /// The machine is ``CentroidRecognizer``; this is the kind's part.
@@ -49,4 +49,5 @@ enum PanKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [PanRecognizer]> { \.pans }
+    static func mostFingers(_ parameters: PanParameters) -> Int { parameters.maxFingers }
 }

@@ -6,7 +6,7 @@
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
 /// |---|---|---|---|---|
 /// | tracking | more than `max-fingers` → fail | \|scale − 1\| ≥ min-scale-change with `min`…`max` fingers → active: **begin** | follow the rest | fail |
-/// | active | followed | **change** | fewer than `min-fingers` left → done: **end** | → done: **end** |
+/// | active | followed, up to `max-fingers` (R1) | **change** | fewer than `min-fingers` left → done: **end** | → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
 /// No timers. The machine is ``CentroidRecognizer``; this is the kind's part.
@@ -87,4 +87,5 @@ enum PinchKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [PinchRecognizer]> { \.pinches }
+    static func mostFingers(_ parameters: PinchParameters) -> Int { parameters.maxFingers }
 }

@@ -10,7 +10,7 @@
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts |
 /// |---|---|---|---|---|
 /// | tracking | more than `max-fingers` → fail | \|rotation\| ≥ min-rotation with `min`…`max` fingers → active: **begin** | follow the rest | fail |
-/// | active | followed | **change** | fewer than `min-fingers` left → done: **end** | → done: **end** |
+/// | active | followed, up to `max-fingers` (R1) | **change** | fewer than `min-fingers` left → done: **end** | → done: **end** |
 /// | done | ignored | ignored | ignored | ignored |
 ///
 /// No timers. The machine is ``CentroidRecognizer``; this is the kind's part.
@@ -93,4 +93,5 @@ enum RotateKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [RotateRecognizer]> { \.rotations }
+    static func mostFingers(_ parameters: RotateParameters) -> Int { parameters.maxFingers }
 }

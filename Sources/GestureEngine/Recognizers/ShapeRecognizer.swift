@@ -327,6 +327,7 @@ enum ShapeKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [ShapeRecognizer]> { \.shapes }
+    static func mostFingers(_ parameters: ShapeParameters) -> Int { parameters.maxFingers }
 
     /// The templates are prepared once per owner's definitions (``CompiledSet/shapes``).
     static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> ShapeRecognizer {

@@ -304,4 +304,5 @@ enum SwipeKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [SwipeRecognizer]> { \.swipes }
+    static func mostFingers(_ parameters: SwipeParameters) -> Int { parameters.maxFingers }
 }

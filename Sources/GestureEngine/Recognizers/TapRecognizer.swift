@@ -114,4 +114,5 @@ enum TapKind: KindDefinition {
         return p
     }
     static var bank: WritableKeyPath<MachineBanks, [TapRecognizer]> { \.taps }
+    static func mostFingers(_ parameters: TapParameters) -> Int { parameters.fingers }
 }
