@@ -1,0 +1,303 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import GestureEngine
+
+/// R8's promise to the views (raw-touch subscribers and the passthrough mirror), checked on
+/// random input under random configurations (``RandomTouchCase``): every kind, every flag
+/// (delays-touches-began/ended, cancels-touches), every relation (requires-failure-of,
+/// simultaneous-with, preempts), `when.max-fingers`, regions, palms, lost events.
+///
+/// For every case:
+/// - **well-formed**: each touch's view events are `began`, `moved`*, then exactly one of `ended`
+///   or `cancelled` — or nothing at all;
+/// - **in time order**: across touches, view events come in non-decreasing time, never later than
+///   they are emitted;
+/// - **as they happened**: `began`, `moved` and `ended` carry the time and position of the frame
+///   they come from (held events keep theirs), each move once; a `cancelled` carries the time of
+///   what cancelled it: a claim, a cancelled touch, lost events;
+/// - **claimed at that moment**: once a touch is listed in the `touches` of a gesture whose
+///   recognizer cancels touches, the views get nothing more of it but the `cancelled` at the time
+///   of that event (or what happened before it, released in order); a touch a recognizer with
+///   delays-touches-began lists never reaches the views;
+/// - **unclaimed is whole**: a touch nobody claims reaches the views unchanged (every move, its
+///   end);
+/// - nothing is left held once every finger lifted and every timer ran out.
+///
+/// `GESTURED_VIEW_CASES=N` runs N cases (default 3 000, drawn from one fixed base seed, so every
+/// run checks the same cases); `GESTURED_VIEW_BASE_SEED=S` draws them from another base;
+/// `GESTURED_VIEW_SEED=S` runs the one case with seed S (what a failure prints) and prints its
+/// configuration, its input and what the engine emitted (docs/TESTING.md).
+@Suite("R8 on random input")
+struct ViewStreamPropertyTests {
+    static let defaultCases = 3_000
+    static let defaultBaseSeed: UInt64 = 0x7669_6577_5f73_7472
+
+    @Test(
+        "R8: views get every touch well-formed, in time order, with its own times; claimed touches are cancelled then")
+    func viewStreams() throws {
+        let environment = ProcessInfo.processInfo.environment
+        if let text = environment["GESTURED_VIEW_SEED"] {
+            let seed = try #require(Self.parseSeed(text), "GESTURED_VIEW_SEED=\(text) is not a number")
+            let c = RandomTouchCase(seed: seed)
+            let log = try Self.run(c)
+            print(Self.describe(c, log))
+            if let problem = Self.check(c, log) { Issue.record("case \(Self.hex(seed)): \(problem)") }
+            return
+        }
+        let cases = environment["GESTURED_VIEW_CASES"].flatMap { Int($0) } ?? Self.defaultCases
+        let base = environment["GESTURED_VIEW_BASE_SEED"].flatMap(Self.parseSeed) ?? Self.defaultBaseSeed
+        var seeds = SplitMix64(seed: base)
+        var failures = 0
+        var views = 0
+        for _ in 0..<cases {
+            let seed = seeds.next()
+            let c = RandomTouchCase(seed: seed)
+            let log = try Self.run(c)
+            views += log.count { if case .touch? = $0.event { true } else { false } }
+            guard let problem = Self.check(c, log) else { continue }
+            failures += 1
+            Issue.record(
+                """
+                case \(Self.hex(seed)): \(problem)
+                replay: GESTURED_VIEW_SEED=\(Self.hex(seed)) swift test --filter ViewStreamPropertyTests
+                """)
+            if failures >= 3 { break }
+        }
+        // The cases must exercise what they check.
+        #expect(failures > 0 || views > cases * 5, "only \(views) view events in \(cases) cases")
+    }
+
+    // MARK: - Running
+
+    /// An event and when it was emitted; no event: events were lost here (a resync).
+    struct Emitted {
+        var at: Timestamp
+        var event: EngineEvent?
+    }
+
+    /// Runs the case, stepping through deadlines one at a time so each event's emission time is
+    /// known.
+    static func run(_ c: RandomTouchCase) throws -> [Emitted] {
+        var engine = try GestureEngine(configuration: c.configuration)
+        engine.reportsTouchMoves = c.reportsTouchMoves
+        engine.explains = c.explains
+        engine.addDevice(RandomTouchCase.device)
+        var log: [Emitted] = []
+        var events: [EngineEvent] = []
+        func record(_ at: Timestamp) {
+            for event in events {
+                if case .explanation = event { continue }
+                log.append(Emitted(at: at, event: event))
+            }
+            events.removeAll(keepingCapacity: true)
+        }
+        func advance(to time: Timestamp) {
+            while let deadline = engine.nextDeadline, deadline <= time {
+                engine.advance(to: deadline, into: &events)
+                record(deadline)
+            }
+        }
+        for step in c.steps {
+            switch step {
+            case .frame(let frame):
+                advance(to: frame.time)
+                engine.process(frame, into: &events)
+                record(frame.time)
+            case .resync(let time):
+                advance(to: time)
+                log.append(Emitted(at: time, event: nil))
+                engine.resync(RandomTouchCase.device.id, at: time, into: &events)
+                record(time)
+            case .wait(let time):
+                advance(to: time)
+            }
+        }
+        if let left = engine.nextDeadline { throw CaseError("a timer is still set at \(c.ms(left)) after the end") }
+        return log
+    }
+
+    struct CaseError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    // MARK: - Checking
+
+    /// The first broken promise, if any.
+    static func check(_ c: RandomTouchCase, _ log: [Emitted]) -> String? {
+        var specs: [String: RecognizerSpec] = [:]
+        for spec in c.configuration.recognizers { specs[spec.name] = spec }
+
+        // In time order, never ahead of emission.
+        var latest = Timestamp(microseconds: Int64.min)
+        for entry in log {
+            guard case .touch(let view) = entry.event else { continue }
+            if view.time < latest {
+                return
+                    "view \(view.touch.id.rawValue) \(view.touch.phase) at \(c.ms(view.time))"
+                    + " after an event at \(c.ms(latest))"
+            }
+            if view.time > entry.at {
+                return
+                    "view \(view.touch.id.rawValue) \(view.touch.phase) at \(c.ms(view.time))"
+                    + " emitted earlier, at \(c.ms(entry.at))"
+            }
+            latest = view.time
+        }
+
+        // Claims: the first event of each touch's claiming gestures, and touches a delaying
+        // recognizer listed.
+        var claims: [TouchID: [(index: Int, at: Timestamp, by: String)]] = [:]
+        var delayedAway: [TouchID: String] = [:]
+        for (i, entry) in log.enumerated() {
+            guard case .gesture(let g) = entry.event, let spec = specs[g.name] else { continue }
+            for id in g.touches {
+                if spec.cancelsTouches { claims[id, default: []].append((i, entry.at, "\(g.name) \(g.state)")) }
+                if spec.delaysTouchesBegan && delayedAway[id] == nil { delayedAway[id] = "\(g.name) \(g.state)" }
+            }
+        }
+
+        let resyncs = log.indices.filter { log[$0].event == nil }
+
+        for contact in c.contacts.values.sorted(by: { $0.id < $1.id }) {
+            let id = contact.id
+            let stream = log.enumerated().compactMap { i, entry -> (index: Int, view: ViewTouchEvent)? in
+                if case .touch(let view) = entry.event, view.touch.id == id { (i, view) } else { nil }
+            }
+            // Lost events (R9) cut a touch the views had not finished: they get `cancelled` for
+            // it if they saw it begin, and nothing more.
+            let end = stream.last { $0.view.touch.phase == .ended || $0.view.touch.phase == .cancelled }?.index
+            let fault = resyncs.first { log[$0].at > contact.landed && (end ?? Int.max) > $0 }.map { log[$0].at }
+            let name = "touch \(id.rawValue)"
+            func show(_ v: ViewTouchEvent) -> String { "\(v.touch.phase) at \(c.ms(v.time))" }
+
+            // Well-formed.
+            if let first = stream.first {
+                guard first.view.touch.phase == .began else {
+                    return "\(name): the views' first event is \(show(first.view))"
+                }
+                for (k, entry) in stream.enumerated().dropFirst() {
+                    let phase = entry.view.touch.phase
+                    let isLast = k == stream.count - 1
+                    switch phase {
+                    case .moved: if isLast { return "\(name): no end after \(show(entry.view))" }
+                    case .ended, .cancelled:
+                        if !isLast { return "\(name): \(show(stream[k + 1].view)) after \(show(entry.view))" }
+                    case .began, .stationary: return "\(name): \(show(entry.view)) after its begin"
+                    }
+                }
+                if stream.count == 1 { return "\(name): began at \(c.ms(first.view.time)) and never ended" }
+            }
+
+            // As they happened.
+            var lastMove = Timestamp(microseconds: Int64.min)
+            for entry in stream {
+                let v = entry.view
+                switch v.touch.phase {
+                case .began:
+                    if v.time != contact.landed || v.touch.position != contact.landing {
+                        return
+                            "\(name): began at \(c.ms(v.time)) \(v.touch.position),"
+                            + " landed at \(c.ms(contact.landed)) \(contact.landing)"
+                    }
+                case .moved:
+                    guard v.time > lastMove else { return "\(name): moved twice at \(c.ms(v.time))" }
+                    lastMove = v.time
+                    guard let move = contact.moves.first(where: { $0.time == v.time }),
+                        move.position == v.touch.position
+                    else {
+                        return "\(name): moved at \(c.ms(v.time)) to \(v.touch.position), which it did not"
+                    }
+                case .ended:
+                    guard let lift = contact.lifted, lift.time == v.time, lift.position == v.touch.position else {
+                        return
+                            "\(name): ended at \(c.ms(v.time)) \(v.touch.position);"
+                            + " lifted \(contact.lifted.map { c.ms($0.time) } ?? "never")"
+                    }
+                case .cancelled:
+                    let causes = (claims[id] ?? []).map(\.at) + [contact.cancelled, fault].compactMap { $0 }
+                    if !causes.contains(v.time) {
+                        return
+                            "\(name): cancelled at \(c.ms(v.time)), when nothing cancelled it"
+                            + " (claims, cancel, lost events: \(causes.map(c.ms)))"
+                    }
+                case .stationary:
+                    return "\(name): a stationary view event"
+                }
+            }
+
+            // Claimed at that moment: after the first claim, nothing but what came before it, or
+            // the cancel at its time.
+            if let claim = claims[id]?.first {
+                for entry in stream where entry.index > claim.index {
+                    let v = entry.view
+                    if v.time > claim.at || (v.time == claim.at && v.touch.phase != .cancelled) {
+                        return "\(name): \(show(v)) after \(claim.by) claimed it at \(c.ms(claim.at))"
+                    }
+                }
+            }
+            if let by = delayedAway[id], let seen = stream.first {
+                return "\(name): the views saw it (\(show(seen.view))), but \(by) delays touches began and lists it"
+            }
+
+            // Unclaimed is whole.
+            let claimed = claims[id] != nil || delayedAway[id] != nil || contact.cancelled != nil || fault != nil
+            if !claimed {
+                var expected = ["began at \(c.ms(contact.landed))"]
+                if c.reportsTouchMoves { expected += contact.moves.map { "moved at \(c.ms($0.time))" } }
+                if let lift = contact.lifted { expected.append("ended at \(c.ms(lift.time))") }
+                let seen = stream.map { show($0.view) }
+                if seen != expected {
+                    return
+                        "\(name), claimed by nobody, reached the views as [\(seen.joined(separator: ", "))],"
+                        + " not [\(expected.joined(separator: ", "))]"
+                }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Reporting
+
+    static func describe(_ c: RandomTouchCase, _ log: [Emitted]) -> String {
+        var lines = ["case \(hex(c.seed)): reportsTouchMoves \(c.reportsTouchMoves), explains \(c.explains)"]
+        for region in c.configuration.regions { lines.append("region \(region)") }
+        for spec in c.configuration.recognizers {
+            lines.append(
+                "recognizer \(spec.name) region=\(spec.region) \(spec.parameters) cancels=\(spec.cancelsTouches) "
+                    + "delaysBegan=\(spec.delaysTouchesBegan) delaysEnded=\(spec.delaysTouchesEnded) "
+                    + "requires=\(spec.requiresFailureOf) simultaneous=\(spec.simultaneousWith) "
+                    + "preempts=\(spec.preempts) when=\(spec.when.minFingers.map(String.init) ?? "-")…"
+                    + (spec.when.maxFingers.map(String.init) ?? "-")
+            )
+        }
+        lines.append("input:")
+        lines += c.script
+        lines.append("emitted:")
+        for entry in log {
+            switch entry.event {
+            case nil:
+                lines.append("\(c.ms(entry.at)) resync")
+            case .gesture(let g):
+                lines.append(
+                    "\(c.ms(g.time)) \(g.name) \(g.state)"
+                        + " touches=\(g.touches.map { String($0.rawValue) }.joined(separator: ","))"
+                        + " (emitted at \(c.ms(entry.at)))")
+            case .touch(let v):
+                lines.append(
+                    "\(c.ms(v.time)) view \(v.touch.id.rawValue) \(v.touch.phase) (emitted at \(c.ms(entry.at)))")
+            case .explanation?:
+                continue
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func hex(_ seed: UInt64) -> String { "0x" + String(seed, radix: 16) }
+
+    static func parseSeed(_ text: String) -> UInt64? {
+        text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+    }
+}
