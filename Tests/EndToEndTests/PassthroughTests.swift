@@ -10,9 +10,19 @@ import TouchInput
 
 /// What the libinput cases need: Debian's libinput-tools in the guest (scripts/e2e.sh copies
 /// them) and udevd, without which libinput ignores a device (it has no ID_INPUT properties).
+/// In the VM's udev boot both must be there: a harness that lost the tool on the way fails those
+/// cases rather than skipping them.
 enum Libinput {
     static let path = "/usr/bin/libinput"
     static var available: Bool { access(path, X_OK) == 0 && access("/run/udev/control", F_OK) == 0 }
+    static var required: Bool { ProcessInfo.processInfo.environment["GESTURED_VM_DISCOVERY"] == "udev" }
+    static let reason: Comment = "needs libinput-tools and udevd (scripts/e2e.sh's udev boot)"
+
+    /// Throws where libinput is required but missing.
+    static func check() throws {
+        guard !available else { return }
+        throw FixtureError("\(path) or udevd is missing in the VM's udev boot: scripts/e2e.sh copies libinput-tools in")
+    }
 }
 
 extension EndToEndTests {
@@ -42,8 +52,9 @@ extension EndToEndTests {
 
         @Test(
             "an unclaimed one-finger pan reaches the mirror as down, motion, up with the panel's values",
-            .enabled(if: Libinput.available, "needs libinput-tools and udevd (scripts/e2e.sh's udev boot)"))
+            .enabled(if: Libinput.available || Libinput.required, Libinput.reason))
         func unclaimedPan() async throws {
+            try Libinput.check()
             try await EndToEndFixture.run { fixture in
                 try fixture.writePassthroughConfiguration(Self.recognizers())
                 let daemon = try await fixture.startDaemon()
@@ -97,9 +108,10 @@ extension EndToEndTests {
 
         @Test(
             "a consuming edge swipe reaches the mirror as a touch cancel, or not at all with delays-touches-began",
-            .enabled(if: Libinput.available, "needs libinput-tools and udevd (scripts/e2e.sh's udev boot)"),
+            .enabled(if: Libinput.available || Libinput.required, Libinput.reason),
             arguments: [false, true])
         func claimedEdgeSwipe(delaysTouchesBegan: Bool) async throws {
+            try Libinput.check()
             try await EndToEndFixture.run { fixture in
                 try fixture.writePassthroughConfiguration(Self.recognizers(delaysTouchesBegan: delaysTouchesBegan))
                 let daemon = try await fixture.startDaemon()
@@ -124,6 +136,74 @@ extension EndToEndTests {
                     let edge = try #require(libinput.events.first)
                     #expect(abs(edge.percent.x - 50) < 0.5 && edge.percent.y < 1, "\(edge)")
                 }
+                try await panel.unplug()
+                try await fixture.finish(daemon)
+                libinput.process.send(SIGTERM)
+            }
+        }
+
+        /// The README's admin recipe: an edge swipe from the top with three fingers that holds its
+        /// touches from the mirror (`delays-touches-began`) and takes them when it wins. libinput,
+        /// reading the mirror as a compositor would, must see touch sequences that happened: for
+        /// each slot down, motion…, then up or cancel; when the admin gesture fails, the held
+        /// fingers arrive as they landed (all down, in their order, before the first lift), and
+        /// when it wins, nothing of them at all — with two and three fingers landing in every
+        /// order. A tap at the end, claimed by nobody, closes the run.
+        @Test(
+            "the admin recipe: libinput sees well-formed touches on the mirror when the admin gesture fails or wins",
+            .enabled(if: Libinput.available || Libinput.required, Libinput.reason))
+        func adminRecipe() async throws {
+            try Libinput.check()
+            let variants = AdminVariant.all
+            try await EndToEndFixture.run { fixture in
+                try fixture.writePassthroughConfiguration(
+                    """
+                    recognizers:
+                      - name: admin-menu
+                        kind: edge-swipe
+                        edges: [top]
+                        fingers: 3
+                        preempts: ["*"]
+                        delays-touches-began: true
+
+                    """)
+                let daemon = try await fixture.startDaemon()
+                let steps = variants.flatMap(\.steps) + ["tap at=0.5,0.5"]
+                let panel = try await fixture.panel(steps: steps)
+                let client = try await fixture.subscribe(Subscription(gestures: ["admin-menu"], touches: true))
+                let device = try await client.device(named: panel.name)
+                let mirror = try await fixture.mirror(of: device.label, daemon: daemon)
+                let libinput = try await LibinputReader.start(mirror.devnode, fixture: fixture)
+                panel.play()
+                let expected = variants.flatMap(\.expected) + [.down(x: 0.5), .up(x: 0.5)]
+                try await libinput.wait(for: "the closing tap to reach the mirror") { events in
+                    events.count { $0.kind == "TOUCH_UP" }
+                        >= expected.count { if case .up = $0 { true } else { false } }
+                }
+                try await panel.waitUntilPlayed()
+                let wins = variants.count { $0.outcome == .wins }
+                try await client.waitFor("the admin gesture's wins", count: wins) {
+                    if case .gesture(let g) = $0 { g.name == "admin-menu" && g.state == .began } else { false }
+                }
+
+                let events = libinput.events
+                let problems = AdminVariant.check(events, expected: expected)
+                #expect(problems.isEmpty, "\(problems.joined(separator: "; ")) in \(events)")
+                // The socket's views get the same stream, with the kernel's times in order (but for
+                // `moved` messages, which a slow client's queue may coalesce and move back).
+                let touches = client.touches.filter { $0.phase != .moved }
+                #expect(
+                    touches.map(\.timeUS) == touches.map(\.timeUS).sorted(),
+                    "touch messages out of time order: \(touches.map { "\($0.touch) \($0.phase) \($0.timeUS)" })")
+                let viewKinds = touches.compactMap { t -> String? in
+                    switch t.phase {
+                    case .began: "TOUCH_DOWN"
+                    case .ended: "TOUCH_UP"
+                    case .cancelled: "TOUCH_CANCEL"
+                    case .moved, .stationary: nil
+                    }
+                }
+                #expect(viewKinds == events.map(\.kind).filter { $0 != "TOUCH_MOTION" })
                 try await panel.unplug()
                 try await fixture.finish(daemon)
                 libinput.process.send(SIGTERM)
@@ -339,15 +419,19 @@ final class LibinputReader: Sendable {
     /// One touch line: `event7   TOUCH_DOWN   +0.000s	0 (0) 30.00/50.00 (153.59/143.72mm)`.
     struct Event: Sendable, CustomStringConvertible {
         var kind: String
+        /// The touch's slot on the device (`0` of `0 (0)`).
+        var slot: Int?
         /// Position in percent of the surface (debug-events' 100×100 "screen").
         var percent = XY(x: 0, y: 0)
         var mm = XY(x: 0, y: 0)
-        var description: String { "\(kind) \(percent.x)/\(percent.y)" }
+        var description: String { "\(kind) slot \(slot.map(String.init) ?? "?") \(percent.x)/\(percent.y)" }
 
         init?(line: String) {
             let words = line.split(whereSeparator: \.isWhitespace)
             guard words.count >= 2, words[1].hasPrefix("TOUCH_"), words[1] != "TOUCH_FRAME" else { return nil }
             kind = String(words[1])
+            // "event7 TOUCH_UP +1.234s 0 (0)": the slot follows the time.
+            slot = words.count > 3 ? Int(words[3]) : nil
             guard kind == "TOUCH_DOWN" || kind == "TOUCH_MOTION" else { return }
             // "0 (0) 30.00/ 0.20 (153.59/ 0.58mm)": numbers may be space-padded.
             let parts = line.filter { !$0.isWhitespace }.split(separator: "(")
@@ -455,5 +539,125 @@ final class MirrorReader: Sendable {
             $0.frames.count >= count
         }
         return state.value.frames
+    }
+}
+
+/// One way the README's admin gesture (three fingers from the top edge) can go: fingers landing
+/// in the top band in some order, then the gesture failing (a finger lifts, or they move along
+/// the edge) or winning (they move down). Fingers are told apart by where they land.
+struct AdminVariant {
+    enum Outcome: Equatable { case firstLifts, lastLifts, alongEdge, wins }
+
+    /// What libinput reports of a finger, known by its x (0…1).
+    enum Seen: Equatable, CustomStringConvertible {
+        case down(x: Double), up(x: Double), cancel(x: Double)
+
+        var description: String {
+            switch self {
+            case .down(let x): String(format: "down %.2f", x)
+            case .up(let x): String(format: "up %.2f", x)
+            case .cancel(let x): String(format: "cancel %.2f", x)
+            }
+        }
+
+        func matches(_ other: Seen) -> Bool {
+            switch (self, other) {
+            case (.down(let a), .down(let b)), (.up(let a), .up(let b)), (.cancel(let a), .cancel(let b)):
+                abs(a - b) < 0.01
+            default: false
+            }
+        }
+    }
+
+    /// The x of each finger, in landing order (all land 1 % of the height from the top edge,
+    /// 2.9 mm on the kiosk-10 panel: inside the 8 mm band).
+    var order: [Double]
+    var outcome: Outcome
+
+    /// Two fingers (the admin gesture wants three: it can only fail) and three in every order,
+    /// each order winning once and failing once.
+    static var all: [AdminVariant] {
+        var variants = [
+            AdminVariant(order: [0.3, 0.7], outcome: .firstLifts),
+            AdminVariant(order: [0.7, 0.3], outcome: .lastLifts),
+            AdminVariant(order: [0.5, 0.3], outcome: .alongEdge),
+        ]
+        let xs = [0.3, 0.5, 0.7]
+        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+        let failures: [Outcome] = [.firstLifts, .lastLifts, .alongEdge]
+        for (i, order) in orders.enumerated() {
+            variants.append(AdminVariant(order: order.map { xs[$0] }, outcome: failures[i % failures.count]))
+            variants.append(AdminVariant(order: order.map { xs[$0] }, outcome: .wins))
+        }
+        return variants
+    }
+
+    /// Indices into ``order`` in the order the fingers lift.
+    var lifts: [Int] {
+        outcome == .lastLifts ? Array(order.indices.reversed()) : Array(order.indices)
+    }
+
+    /// `gestured simulate` steps: contact ids 1… in landing order.
+    var steps: [String] {
+        var steps: [String] = []
+        for (i, x) in order.enumerated() {
+            if i > 0 { steps.append("wait 30ms") }
+            steps.append("down id=\(i + 1) at=\(x),0.01")
+        }
+        steps.append("wait 60ms")
+        switch outcome {
+        case .firstLifts, .lastLifts: break
+        case .alongEdge: steps.append("move id=1 to=\(order[0] + 0.1),0.01 duration=200ms")
+        case .wins: steps.append("move id=1 to=\(order[0]),0.2 duration=300ms")
+        }
+        for (k, i) in lifts.enumerated() {
+            if k > 0 { steps.append("wait 40ms") }
+            steps.append("up id=\(i + 1)")
+        }
+        steps.append("wait 600ms")
+        return steps
+    }
+
+    /// What libinput must see, motion aside: nothing when the admin gesture wins; else every
+    /// finger down in landing order, then up in lifting order (the moved finger lifts where it
+    /// landed on the mirror's record: libinput knows a finger by its slot).
+    var expected: [Seen] {
+        guard outcome != .wins else { return [] }
+        return order.map { .down(x: $0) } + lifts.map { .up(x: order[$0]) }
+    }
+
+    /// What is wrong with libinput's touch events: a slot used out of turn (down on a busy slot,
+    /// motion or up on a free one, still down at the end), or a sequence other than `expected`.
+    static func check(_ events: [LibinputReader.Event], expected: [Seen]) -> [String] {
+        var problems: [String] = []
+        var down: [Int: Double] = [:]
+        var seen: [Seen] = []
+        for event in events {
+            guard let slot = event.slot else {
+                problems.append("no slot in \(event)")
+                continue
+            }
+            switch event.kind {
+            case "TOUCH_DOWN":
+                if down[slot] != nil { problems.append("\(event) while slot \(slot) is down") }
+                down[slot] = event.percent.x / 100
+                seen.append(.down(x: event.percent.x / 100))
+            case "TOUCH_MOTION":
+                if down[slot] == nil { problems.append("\(event) on a slot not down") }
+            case "TOUCH_UP", "TOUCH_CANCEL":
+                guard let x = down.removeValue(forKey: slot) else {
+                    problems.append("\(event) on a slot not down")
+                    continue
+                }
+                seen.append(event.kind == "TOUCH_UP" ? .up(x: x) : .cancel(x: x))
+            default:
+                problems.append("unexpected \(event)")
+            }
+        }
+        if !down.isEmpty { problems.append("slots \(down.keys.sorted()) still down at the end") }
+        if seen.count != expected.count || zip(seen, expected).contains(where: { !$0.matches($1) }) {
+            problems.append("libinput saw \(seen), expected \(expected)")
+        }
+        return problems
     }
 }
