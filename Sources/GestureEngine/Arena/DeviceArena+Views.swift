@@ -36,14 +36,17 @@ extension DeviceArena {
         return false
     }
 
-    /// The views get `event` now, unless earlier events wait in the queue: then it waits behind
-    /// them.
+    /// The views get the slot's touch in `phase` now, unless earlier events wait in the queue:
+    /// then it waits behind them. (The event is made where it goes: handing a made one over
+    /// would copy it, its region string and all, once per view event.)
     @inline(__always)
-    private mutating func show(_ slot: Int, _ event: ViewTouchEvent, into events: inout [EngineEvent]) {
+    private mutating func show(
+        _ slot: Int, _ phase: TouchPhase, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
         if viewQueue.isEmpty {
-            events.append(.touch(event))
+            events.append(.touch(viewTouch(slot, phase, at: time, c)))
         } else {
-            enqueue(slot, event)
+            enqueue(slot, viewTouch(slot, phase, at: time, c))
         }
     }
 
@@ -61,16 +64,15 @@ extension DeviceArena {
             // Anything but untold: a recognizer claimed the touch as it landed (R8), before the
             // views were told of it.
             guard table.views[slot] == .untold else { return }
-            let event = viewTouch(slot, .began, at: time, c)
             if undecided(slot, .delaysTouchesBegan, c) {
                 table.views[slot] = .delayed
-                enqueue(slot, event)
+                enqueue(slot, viewTouch(slot, .began, at: time, c))
                 if explaining, let r = holder(slot, .delaysTouchesBegan, c) {
-                    explain(r, .delaysTouch(event.touch.id), at: time, c, into: &events)
+                    explain(r, .delaysTouch(table.ids[slot]), at: time, c, into: &events)
                 }
             } else {
                 table.views[slot] = .shown
-                show(slot, event, into: &events)
+                show(slot, .began, at: time, c, into: &events)
             }
         case .moved, .stationary:
             // Nobody to tell (``GestureEngine/reportsTouchMoves``): the touch's state is the
@@ -78,13 +80,13 @@ extension DeviceArena {
             guard reportingMoves else { return }
             switch table.views[slot] {
             case .delayed: enqueue(slot, viewTouch(slot, phase, at: time, c))
-            case .shown: show(slot, viewTouch(slot, phase, at: time, c), into: &events)
+            case .shown: show(slot, phase, at: time, c, into: &events)
             case .untold, .ending, .finished: return
             }
         case .ended:
             switch table.views[slot] {
             case .delayed: enqueue(slot, viewTouch(slot, .ended, at: time, c))
-            case .shown: showEnd(slot, viewTouch(slot, .ended, at: time, c), c, into: &events)
+            case .shown: showEnd(slot, at: time, c, into: &events)
             case .untold, .ending, .finished: return
             }
         case .cancelled:
@@ -95,7 +97,7 @@ extension DeviceArena {
             case .shown, .ending:
                 dropHeldEnd(slot)
                 table.views[slot] = .finished
-                show(slot, viewTouch(slot, .cancelled, at: time, c), into: &events)
+                show(slot, .cancelled, at: time, c, into: &events)
             case .untold, .finished:
                 return
             }
@@ -105,17 +107,17 @@ extension DeviceArena {
     /// The end of a touch the views saw begin: held while a delays-touches-ended recognizer is
     /// undecided, else final.
     private mutating func showEnd(
-        _ slot: Int, _ event: ViewTouchEvent, _ c: CompiledSet, into events: inout [EngineEvent]
+        _ slot: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         if undecided(slot, .delaysTouchesEnded, c) {
             table.views[slot] = .ending
-            enqueue(slot, event)
+            enqueue(slot, viewTouch(slot, .ended, at: time, c))
             if explaining, let r = holder(slot, .delaysTouchesEnded, c) {
-                explain(r, .holdsTouchEnd(event.touch.id), at: event.time, c, into: &events)
+                explain(r, .holdsTouchEnd(table.ids[slot]), at: time, c, into: &events)
             }
         } else {
             table.views[slot] = .finished
-            show(slot, event, into: &events)
+            show(slot, .ended, at: time, c, into: &events)
         }
     }
 
@@ -185,7 +187,7 @@ extension DeviceArena {
                 dropQueued(slot)
             case .shown, .ending:
                 dropHeldEnd(slot)
-                show(slot, viewTouch(slot, .cancelled, at: time, c), into: &events)
+                show(slot, .cancelled, at: time, c, into: &events)
             case .finished:
                 continue
             }
