@@ -175,7 +175,7 @@ extension DeviceArena {
             if explaining { explainClaim(r, seen, at: time, c, into: &events) }
             cancelViews(seen, at: time, c, into: &events)
         } else if flags.contains(.delaysTouchesBegan) {
-            dropDelayedViews(seen)
+            dropDelayedViews(seen, into: &events)
         }
     }
 

@@ -7,7 +7,10 @@
 // events while a delays-touches-began recognizer is undecided, and its end while a
 // delays-touches-ended one is. Those two are tentative (a claim drops them); every other queued
 // event is final and only waits for its turn, so holding one touch delays another's events but
-// never changes them, and no released event goes back in time.
+// never changes them, and no released event goes back in time. The queue is empty or starts with
+// a held event, at every moment: what was only waiting goes out as soon as nothing held is before
+// it, so when an event goes out does not depend on what waits beside it (the views' moves, which
+// the engine may leave out, change nothing else).
 //
 // | view phase \ event | began | moved | ended | cancelled (R9) | claimed (cancels-touches) | holders decided |
 // |---|---|---|---|---|---|---|
@@ -92,10 +95,10 @@ extension DeviceArena {
         case .cancelled:
             switch table.views[slot] {
             case .delayed:
-                dropQueued(slot)
+                dropQueued(slot, into: &events)
                 table.views[slot] = .finished
             case .shown, .ending:
-                dropHeldEnd(slot)
+                dropHeldEnd(slot, into: &events)
                 table.views[slot] = .finished
                 show(slot, .cancelled, at: time, c, into: &events)
             case .untold, .finished:
@@ -149,15 +152,20 @@ extension DeviceArena {
                 continue
             }
         }
+        releaseQueue(into: &events)
+        var pending: UInt64 = 0
+        for entry in viewQueue { pending |= .bit(entry.slot) }
+        table.viewPending = pending
+    }
+
+    /// Sends the queue's events from its head up to the first one still held.
+    private mutating func releaseQueue(into events: inout [EngineEvent]) {
         var released = 0
         while released < viewQueue.count, !isHeld(viewQueue[released]) {
             events.append(.touch(viewQueue[released].event))
             released += 1
         }
         if released > 0 { viewQueue.removeFirst(released) }
-        var pending: UInt64 = 0
-        for entry in viewQueue { pending |= .bit(entry.slot) }
-        table.viewPending = pending
     }
 
     /// Whether a queued event waits for a recognizer (tentative), rather than for its turn.
@@ -184,9 +192,9 @@ extension DeviceArena {
             case .untold:
                 break
             case .delayed:
-                dropQueued(slot)
+                dropQueued(slot, into: &events)
             case .shown, .ending:
-                dropHeldEnd(slot)
+                dropHeldEnd(slot, into: &events)
                 show(slot, .cancelled, at: time, c, into: &events)
             case .finished:
                 continue
@@ -197,25 +205,28 @@ extension DeviceArena {
 
     /// delays-touches-began without cancels-touches: a recognized gesture still drops what it
     /// held back; views never see those touches.
-    mutating func dropDelayedViews(_ mask: UInt64) {
+    mutating func dropDelayedViews(_ mask: UInt64, into events: inout [EngineEvent]) {
         for slot in SlotBits(mask & table.allocated) {
             switch table.views[slot] {
             case .untold: break
-            case .delayed: dropQueued(slot)
+            case .delayed: dropQueued(slot, into: &events)
             case .shown, .ending, .finished: continue
             }
             table.views[slot] = .finished
         }
     }
 
-    /// Every queued event of the touch (all tentative: it is delayed).
-    private mutating func dropQueued(_ slot: Int) {
+    /// Drops every queued event of the touch (all tentative: it is delayed), and sends what only
+    /// waited behind them.
+    private mutating func dropQueued(_ slot: Int, into events: inout [EngineEvent]) {
         viewQueue.removeAll { $0.slot == slot }
+        releaseQueue(into: &events)
     }
 
-    /// The touch's held end, if it is queued.
-    private mutating func dropHeldEnd(_ slot: Int) {
+    /// Drops the touch's held end, if it is queued, and sends what only waited behind it.
+    private mutating func dropHeldEnd(_ slot: Int, into events: inout [EngineEvent]) {
         guard table.views[slot] == .ending else { return }
         viewQueue.removeAll { $0.slot == slot && $0.event.touch.phase == .ended }
+        releaseQueue(into: &events)
     }
 }
