@@ -26,9 +26,10 @@ public struct DefinitionSet: Sendable {
         case configuration
         /// One client's definitions changed: its recognizers in the previous set (`removed`,
         /// by their previous index) are retired; everyone else's carry over
-        /// (`previousIndex[r]`: the index recognizer `r` had, -1 for new ones; `regionMap`: old
-        /// region index to new).
-        case client(removed: [Int], previousIndex: [Int], regionMap: [Int])
+        /// (`previousIndex[r]`: the index recognizer `r` had, -1 for new ones). The
+        /// configuration's regions keep their indices; touches forget where they landed among
+        /// `owner`'s.
+        case client(Owner, removed: [Int], previousIndex: [Int])
     }
 
     /// Validates and compiles `configuration`.
@@ -38,7 +39,7 @@ public struct DefinitionSet: Sendable {
         configurationDefinitions = CompiledSet.Definitions(
             owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
         clients = []
-        compiled = CompiledSet([configurationDefinitions], clientsCompete: configuration.clients.mayCompete)
+        compiled = CompiledSet([configurationDefinitions], policy: configuration.clients)
     }
 
     /// Whether `owner` has any definitions in this set.
@@ -48,17 +49,16 @@ public struct DefinitionSet: Sendable {
 
     /// This set with a client's regions and recognizers in place of whatever that client defined
     /// before. They may name the configuration's regions and recognizers and their own, never
-    /// another client's; names must not collide with anyone's. Validated like the configuration:
-    /// the error's path starts at the definitions' root (`recognizers[0].region`).
+    /// another client's; their names must not be the configuration's (another client's names are
+    /// that client's own). Validated like the configuration: the error's path starts at the
+    /// definitions' root (`recognizers[0].region`).
     public func defining(owner: Owner, regions: [RegionSpec], recognizers: [RecognizerSpec]) throws(SpecError)
         -> DefinitionSet
     {
         guard case .client = owner else {
             throw SpecError(path: [], message: "the configuration's definitions change only by reload")
         }
-        let others = clients.filter { $0.owner != owner }.map { ($0.regions, $0.recognizers) }
-        try SpecValidator(configuration: configuration).validateClient(
-            regions: regions, recognizers: recognizers, others: others)
+        try SpecValidator(configuration: configuration).validateClient(regions: regions, recognizers: recognizers)
         return replacing(
             owner, with: CompiledSet.Definitions(owner: owner, regions: regions, recognizers: recognizers))
     }
@@ -70,9 +70,9 @@ public struct DefinitionSet: Sendable {
     }
 
     /// This set under a new configuration (R9). Each client keeps the regions and recognizers
-    /// that still validate against it (and the other clients' kept ones); what no longer fits is
-    /// dropped, one definition at a time with the reason (and then whatever named it). Returns
-    /// what each client lost, to tell it. A configuration that does not validate throws.
+    /// that still validate against it; what no longer fits is dropped, one definition at a time
+    /// with the reason (and then whatever named it). Returns what each client lost, to tell it.
+    /// A configuration that does not validate throws.
     public func reloading(_ configuration: EngineConfiguration) throws(SpecError)
         -> (definitions: DefinitionSet, dropped: [DroppedDefinitions])
     {
@@ -86,8 +86,7 @@ public struct DefinitionSet: Sendable {
             var dropped: [DroppedDefinitions.Item] = []
             while true {
                 do {
-                    try validator.validateClient(
-                        regions: regions, recognizers: recognizers, others: kept.map { ($0.regions, $0.recognizers) })
+                    try validator.validateClient(regions: regions, recognizers: recognizers)
                     break
                 } catch {
                     // The error's path names the definition at fault; drop it and try the rest.
@@ -120,7 +119,7 @@ public struct DefinitionSet: Sendable {
     }
 
     private func compile() -> CompiledSet {
-        CompiledSet([configurationDefinitions] + clients, clientsCompete: configuration.clients.mayCompete)
+        CompiledSet([configurationDefinitions] + clients, policy: configuration.clients)
     }
 
     /// The new set with `owner`'s definitions replaced, and how the devices' state carries over
@@ -138,19 +137,7 @@ public struct DefinitionSet: Sendable {
         let previousIndex = (0..<new.count).map { r -> Int in
             new.owners[r] == owner ? -1 : old.index[CompiledSet.Key(owner: new.owners[r], name: new.names[r])] ?? -1
         }
-        var newRegion: [String: Int] = [:]
-        for (i, name) in new.regionNames.enumerated() { newRegion[name] = i }
-        let regionMap = old.regionNames.indices.map { region -> Int in
-            var current = region
-            while current > 0 {
-                if old.regionOwners[current] != owner, let mapped = newRegion[old.regionNames[current]] {
-                    return mapped
-                }
-                current = old.regionParents[current]
-            }
-            return 0
-        }
-        next.change = .client(removed: removed, previousIndex: previousIndex, regionMap: regionMap)
+        next.change = .client(owner, removed: removed, previousIndex: previousIndex)
         return next
     }
 

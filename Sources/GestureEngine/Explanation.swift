@@ -17,10 +17,12 @@ public struct Explanation: Sendable, Equatable {
     /// The kernel time of the decision.
     public var time: Timestamp
     public var decision: Decision
+    /// The owner of the other recognizer the decision names (R4–R6), when it names one.
+    public var otherOwner: Owner?
 
     public init(
         name: String, kind: GestureKind, owner: Owner, device: DeviceID, region: String, time: Timestamp,
-        decision: Decision
+        decision: Decision, otherOwner: Owner? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -29,6 +31,14 @@ public struct Explanation: Sendable, Equatable {
         self.region = region
         self.time = time
         self.decision = decision
+        self.otherOwner = otherOwner
+    }
+
+    /// Who may read it: everyone when it names only the configuration's recognizers; else the
+    /// one client whose recognizer it is about or names (a decision never involves two clients'
+    /// recognizers: they do not arbitrate with each other).
+    public var audience: Owner {
+        owner == .configuration ? otherOwner ?? .configuration : owner
     }
 
     /// The arbitration rule behind the decision; nil for a failure of the recognizer's own checks

@@ -154,13 +154,13 @@ public struct GestureEngine: Sendable {
             for i in arenas.indices { arenas[i].abortAll(.reload, at: time, old, into: &events) }
             let fresh = Array(repeating: -1, count: compiled.count)
             for i in arenas.indices {
-                arenas[i] = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: fresh, regionMap: [])
+                arenas[i] = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: fresh, changed: nil)
             }
-        case .client(let removed, let previousIndex, let regionMap):
+        case .client(let owner, let removed, let previousIndex):
             for i in arenas.indices {
                 arenas[i].retire(removed, at: time, old, into: &events)
                 var arena = DeviceArena(
-                    carrying: arenas[i], compiled: compiled, previousIndex: previousIndex, regionMap: regionMap)
+                    carrying: arenas[i], compiled: compiled, previousIndex: previousIndex, changed: owner)
                 arena.settleViews(at: arena.now, compiled, into: &events)
                 arena.finishCycle(compiled)
                 arenas[i] = arena

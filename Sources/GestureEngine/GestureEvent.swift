@@ -194,18 +194,42 @@ extension GestureEvent {
 /// a recognizer claims with cancels-touches arrives as `cancelled`.
 public struct ViewTouchEvent: Sendable, Equatable {
     public var device: DeviceID
-    /// The region the touch landed in (hit-tested once, where it landed).
+    /// The region the touch landed in among the configuration's (hit-tested once, where it
+    /// landed): where every client sees it land, unless it landed in a region of its own.
     public var region: String
+    /// The clients whose own regions the touch landed in, each with the region it landed in as
+    /// that client sees it (R1: a client sees the configuration's regions and its own).
+    public var clientRegions: [ClientRegion]
     /// The touch as it was in the frame that produced it (phase, position, tool, size).
     public var touch: Touch
     /// The time of that frame (held events keep their original time).
     public var time: Timestamp
 
-    public init(device: DeviceID, region: String, touch: Touch, time: Timestamp) {
+    public init(
+        device: DeviceID, region: String, clientRegions: [ClientRegion] = [], touch: Touch, time: Timestamp
+    ) {
         self.device = device
         self.region = region
+        self.clientRegions = clientRegions
         self.touch = touch
         self.time = time
+    }
+
+    /// The region the touch landed in as `owner` sees it.
+    public func region(seenBy owner: Owner) -> String {
+        for own in clientRegions where own.owner == owner { return own.name }
+        return region
+    }
+}
+
+/// A client's own region, where a touch landed as that client sees it.
+public struct ClientRegion: Hashable, Sendable {
+    public var owner: Owner
+    public var name: String
+
+    public init(owner: Owner, name: String) {
+        self.owner = owner
+        self.name = name
     }
 }
 

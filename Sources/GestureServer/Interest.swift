@@ -35,6 +35,14 @@ public struct Interest: Sendable {
         }
 
         func wants(_ touch: TouchMessage) -> Bool { subscription.matches(touch) }
+
+        /// The touch as this connection sees it land: in a region of its own, when it landed in
+        /// one (R1), else where `touch` says.
+        func sees(_ touch: TouchMessage, clientRegions: [ClientRegion]) -> TouchMessage {
+            var seen = touch
+            for own in clientRegions where own.owner == client.owner { seen.region = own.name }
+            return seen
+        }
     }
 
     var readers: [Reader] = []
@@ -67,7 +75,8 @@ public struct Interest: Sendable {
     public func wants(_ publication: Publication) -> Bool {
         switch publication {
         case .gesture(let gesture, let owner): readers.contains { $0.wants(gesture, from: owner) }
-        case .touch(let touch): readers.contains { $0.wants(touch) }
+        case .touch(let touch, let clientRegions):
+            readers.contains { $0.wants($0.sees(touch, clientRegions: clientRegions)) }
         case .explain(let explanation, let owner): readers.contains { $0.wants(explanation, from: owner) }
         case .device, .recognizers: true
         }

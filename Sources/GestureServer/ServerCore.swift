@@ -150,11 +150,19 @@ final class ServerCore {
                     .gesture(gesture), stream: .gesture(name: gesture.name, device: gesture.device),
                     isUpdate: gesture.state == .changed
                 ) { $0.wants(gesture, from: owner) }
-            case .touch(let touch):
-                fanOut(
-                    .touch(touch), stream: .touch(device: touch.device, touch: touch.touch),
-                    isUpdate: touch.phase == .moved
-                ) { $0.wants(touch) }
+            case .touch(let touch, let clientRegions):
+                let stream = OutboundQueue<ByteBuffer>.StreamKey.touch(device: touch.device, touch: touch.touch)
+                fanOut(.touch(touch), stream: stream, isUpdate: touch.phase == .moved) { session in
+                    session.wants(touch) && !clientRegions.contains { $0.owner == session.id?.owner }
+                }
+                // Each client that has a region of its own where the touch landed sees it there.
+                for own in clientRegions {
+                    var seen = touch
+                    seen.region = own.name
+                    fanOut(.touch(seen), stream: stream, isUpdate: touch.phase == .moved) { session in
+                        session.id?.owner == own.owner && session.wants(seen)
+                    }
+                }
             case .explain(let explanation, let owner):
                 fanOut(.explain(explanation), stream: nil, isUpdate: false) { $0.wants(explanation, from: owner) }
             case .device(let message):

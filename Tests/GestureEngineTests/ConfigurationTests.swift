@@ -208,15 +208,28 @@ struct ClientDefinitionTests {
         #expect(c?.path == [.key("regions"), .index(0), .key("parent")])
     }
 
-    @Test("names must not collide with the configuration's or another client's")
+    @Test("names must not collide with the configuration's; another client's names are its own")
     func collisions() throws {
         var e = try Self.engine()
-        #expect(
-            Self.refusal(&e, 1, #"{"recognizers": [{"name": "pan", "kind": "pan"}]}"#)?.path == [
-                .key("recognizers"), .index(0), .key("name"),
-            ])
-        try Self.define(&e, 1, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#)
-        #expect(Self.refusal(&e, 2, #"{"recognizers": [{"name": "mine", "kind": "pan"}]}"#) != nil)
+        let taken = Self.refusal(&e, 1, #"{"recognizers": [{"name": "pan", "kind": "pan"}]}"#)
+        #expect(taken?.path == [.key("recognizers"), .index(0), .key("name")])
+        #expect(taken?.message == "recognizer name 'pan' is the configuration's")
+        try Self.define(
+            &e, 1,
+            #"{"regions": [{"name": "pad", "rect": {"x": 0, "y": 0, "width": 0.5, "height": 0.5}}], "recognizers": [{"name": "mine", "kind": "pan", "region": "pad"}]}"#
+        )
+        // A client cannot see another's names, so it cannot be kept from using one (squatting).
+        try Self.define(
+            &e, 2,
+            #"{"regions": [{"name": "pad", "rect": {"x": 0.5, "y": 0.5, "width": 0.5, "height": 0.5}}], "recognizers": [{"name": "mine", "kind": "swipe", "region": "pad", "simultaneous-with": ["mine-too"]}, {"name": "mine-too", "kind": "tap"}]}"#
+        )
+        let c = e.definitions.compiled
+        let (one, two) = (
+            c.index[.init(owner: .client(1), name: "mine")]!, c.index[.init(owner: .client(2), name: "mine")]!
+        )
+        #expect(c.kinds[one] == .pan && c.kinds[two] == .swipe)
+        #expect(c.regionRects[c.regionOf[one]].x == 0 && c.regionRects[c.regionOf[two]].x == 0.5)
+        #expect(c.simultaneous.contains(two, c.index[.init(owner: .client(2), name: "mine-too")]!))
         // Redefining replaces the client's own definitions, so its own names are free again.
         try Self.define(&e, 1, #"{"recognizers": [{"name": "mine", "kind": "tap"}]}"#)
         #expect(e.recognizerSummaries.filter { $0.owner == .client(1) }.map(\.kind) == [.tap])
@@ -286,18 +299,24 @@ struct ClientDefinitionTests {
                     RecognizerSpec(name: "k1", parameters: .tap(TapParameters()), preempts: ["k2"]),
                     RecognizerSpec(name: "k2", parameters: .tap(TapParameters()), simultaneousWith: ["k1"]),
                 ], at: Self.t0, into: &events)
+            try e.define(
+                owner: .client(2), regions: [],
+                recognizers: [RecognizerSpec(name: "m0", parameters: .tap(TapParameters()))],
+                at: Self.t0, into: &events)
             let c = e.definitions.compiled
             let names = c.names
-            #expect(names == ["c0", "c1", "c2", "k0", "k1", "k2"])
+            #expect(names == ["c0", "c1", "c2", "k0", "k1", "k2", "m0"])
             let simultaneous: Set<[String]> = [["c0", "c1"], ["k1", "k2"]]
             let preempts: Set<[String]> = [["c1", "c2"], ["k1", "k2"]]
             for a in names.indices {
                 for b in names.indices where a != b {
                     let (na, nb) = (names[a], names[b])
                     let crossing = na.hasPrefix("c") != nb.hasPrefix("c")
+                    // Two clients' recognizers never arbitrate, whatever is granted.
+                    let clients = !na.hasPrefix("c") && !nb.hasPrefix("c") && na.first != nb.first
                     let expected =
                         simultaneous.contains([na, nb]) || simultaneous.contains([nb, na]) || na == "k0" || nb == "k0"
-                        || (crossing && !compete)
+                        || (crossing && !compete) || clients
                     #expect(c.isSimultaneous(a, b) == expected, "\(na) \(nb) compete \(compete)")
                     #expect(c.doesPreempt(a, b) == preempts.contains([na, nb]), "\(na) \(nb)")
                 }

@@ -76,6 +76,18 @@ struct ScenarioTests {
     @Test("Client policy: no preempting or requiring the configuration's recognizers; clients observe them")
     func clientPolicy() throws { try ScenarioFiles.check("client-policy") }
 
+    @Test("R1: a client's region covers its own recognizers' touches, not the configuration's or another client's")
+    func clientRegions() throws { try ScenarioFiles.check("client-regions") }
+
+    @Test("R1: under may-cover a client's region covers the configuration's regions, never another client's")
+    func clientRegionsCover() throws { try ScenarioFiles.check("client-regions-cover") }
+
+    @Test("R5, R6: two clients' recognizers never arbitrate; each client's names are its own")
+    func clientsApart() throws { try ScenarioFiles.check("clients-apart") }
+
+    @Test("Explained: a decision about or naming a client's recognizer is told to that client only")
+    func explainClients() throws { try ScenarioFiles.check("explain-clients") }
+
     @Test("A drawn circle is a circle; half of one is not")
     func circle() throws { try ScenarioFiles.check("circle") }
 

@@ -173,7 +173,7 @@ import Testing
             device: DeviceID(4), region: "root",
             touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
             time: Timestamp(microseconds: 5))
-        guard case .touch(let t) = Publication(.touch(touch), device: device, seq: 12) else {
+        guard case .touch(let t, _) = Publication(.touch(touch), device: device, seq: 12) else {
             Issue.record("a touch event did not become a touch publication")
             return
         }

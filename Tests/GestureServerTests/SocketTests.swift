@@ -254,6 +254,41 @@ extension SocketTests {
             }
         }
 
+        @Test func `a client sees a touch land in its own region; others see the configuration's`() async throws {
+            try await ServerFixture.with { f in
+                func touchSubscriber(_ filters: String) async throws -> (LineClient, Owner) {
+                    let client = try await f.connect()
+                    guard case .hello(let hello) = try await client.next() else { throw Unexpected("no hello") }
+                    try await client.send(#"{"type":"subscribe","id":"sub","touches":true\#(filters)}"#)
+                    guard case .ok = try await client.next() else { throw Unexpected("no ok for subscribe") }
+                    return (client, .client(hello.client))
+                }
+                let observer = try await f.subscriber()
+                let (owner, ownerID) = try await touchSubscriber("")
+                let (ownerFiltered, ownerFilteredID) = try await touchSubscriber(#","regions":["pad"]"#)
+                let (other, _) = try await touchSubscriber("")
+                let (otherFiltered, _) = try await touchSubscriber(#","regions":["pad"]"#)
+                let pad = [
+                    ClientRegion(owner: ownerID, name: "pad"), ClientRegion(owner: ownerFilteredID, name: "pad"),
+                ]
+                f.server.publish([
+                    .touch(Sample.touch(1, id: 4, phase: .began, region: "left"), clientRegions: pad),
+                    .touch(Sample.touch(2, id: 5, phase: .began, region: "left")),
+                    .gesture(Sample.gesture(3), owner: .configuration),
+                ])
+                try await SocketTests.fence(observer, seq: 3)
+                func seen(_ client: LineClient) async throws -> [String] {
+                    try await client.messagesUntilPong().compactMap {
+                        if case .touch(let t) = $0 { "t\(t.seq) \(t.region)" } else { nil }
+                    }
+                }
+                #expect(try await seen(owner) == ["t1 pad", "t2 left"])
+                #expect(try await seen(ownerFiltered) == ["t1 pad"])
+                #expect(try await seen(other) == ["t1 left", "t2 left"])
+                #expect(try await seen(otherFiltered) == [])
+            }
+        }
+
         @Test func `unsubscribe stops gestures and a new subscribe replaces the old one`() async throws {
             try await ServerFixture.with { f in
                 let observer = try await f.subscriber()

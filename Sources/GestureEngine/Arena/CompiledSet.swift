@@ -3,7 +3,13 @@
 /// lists (R1), recognizers with their relations as adjacency lists (R4–R6).
 ///
 /// Recognizer indices: the configuration's in order, then each client's in the order the clients
-/// defined them. Region 0 is the root.
+/// defined them. Region 0 is the root; the configuration's regions come before every client's.
+///
+/// Owners (docs/ARBITRATION.md, "Client recognizers"): each client sees the configuration's
+/// regions and recognizers and its own, never another client's — names resolve in its own
+/// definitions, then in the configuration's; a touch is hit-tested, for each owner, among the
+/// regions that owner sees (the configuration's own only, unless the policy lets client regions
+/// cover them); two clients' recognizers never arbitrate.
 ///
 /// Compiling n recognizers with e named relations and g regions costs O(n log n + e + g·depth):
 /// `*` is a flag, and so is "a client's recognizer observes the configuration's" (the `clients`
@@ -57,11 +63,21 @@ struct CompiledSet: Sendable {
         }
     }
 
+    // MARK: Owners
+    /// A hit-test viewer or an owner as a small number: 0 the configuration, 1, 2, … each client
+    /// in the order of the definitions (renumbered at every compile).
+    typealias Group = Int32
+    /// The viewer that sees every owner's regions: the configuration's under `may-cover`.
+    static let everyone: Group = -1
+
     // MARK: Regions
     var regionNames: [String] = [RegionSpec.rootName]
     var regionRects: [SurfaceRect] = [.unit]
     var regionParents: [Int] = [-1]
     var regionOwners: [Owner] = [.configuration]
+    var regionGroups: [Group] = [0]
+    /// The first client region: the configuration's regions are `1 ..< firstClientRegion`.
+    var firstClientRegion = 1
     /// Children of each region, in hit-test order: highest z first, later definitions first.
     var regionChildren: [[Int]] = [[]]
     /// R1: recognizers a touch landing in each region goes to: the region's own, then its
@@ -72,6 +88,7 @@ struct CompiledSet: Sendable {
     var names: [String] = []
     var kinds: [GestureKind] = []
     var owners: [Owner] = []
+    var groups: [Group] = []
     var regionOf: [Int] = []
     var flags: [Flags] = []
     var when: [BeginConditions] = []
@@ -87,11 +104,12 @@ struct CompiledSet: Sendable {
     var preempts = Relation()
     var simultaneousWithAll: [Bool] = []
     var preemptsAll: [Bool] = []
-    /// Recognizers below this index are the configuration's.
-    var configurationCount = 0
     /// Whether a client's recognizer and a configuration's are simultaneous, whatever they name
     /// (the `clients` policy without ``ClientPolicy/mayCompete``).
     var clientsObserve = false
+    /// Who the configuration's recognizers see touches land in (R1): its own regions only, or
+    /// everyone's under ``ClientPolicy/mayCover``.
+    var configurationViewer: Group = 0
     /// The order recognizers handle a frame and fire ties: innermost region first (as UIKit
     /// delivers to the hit view's recognizers before its ancestors'), then definition order.
     var order: [Int] = []
@@ -105,18 +123,33 @@ struct CompiledSet: Sendable {
 
     var count: Int { names.count }
 
+    /// R6, with the owners' rule: recognizers of two clients are always simultaneous (they never
+    /// arbitrate), and so are a client's and the configuration's unless the policy lets them
+    /// compete.
     @inline(__always) func isSimultaneous(_ a: Int, _ b: Int) -> Bool {
-        simultaneousWithAll[a] || simultaneousWithAll[b]
-            || (clientsObserve && (a < configurationCount) != (b < configurationCount))
-            || simultaneous.contains(a, b)
+        simultaneousWithAll[a] || simultaneousWithAll[b] || apart(a, b) || simultaneous.contains(a, b)
+    }
+
+    /// Owned by two owners that do not arbitrate with each other (two clients; a client and the
+    /// configuration under the default policy).
+    @inline(__always) func apart(_ a: Int, _ b: Int) -> Bool {
+        let (ga, gb) = (groups[a], groups[b])
+        return ga != gb && (clientsObserve || (ga != 0 && gb != 0))
+    }
+
+    /// Whether a decision about one may name the other: never across two clients, whose
+    /// recognizers do not see each other.
+    @inline(__always) func meet(_ a: Int, _ b: Int) -> Bool {
+        let (ga, gb) = (groups[a], groups[b])
+        return ga == gb || ga == 0 || gb == 0
     }
 
     @inline(__always) func doesPreempt(_ a: Int, _ b: Int) -> Bool {
         preemptsAll[a] || preempts.contains(a, b)
     }
 
-    /// R1: whether a touch landing in `region` is delivered to recognizer `r` (attached to that
-    /// region or an ancestor).
+    /// R1: whether a touch landing in `region` (as `r`'s owner sees it) is delivered to
+    /// recognizer `r` (attached to that region or an ancestor).
     func delivers(_ region: Int, to r: Int) -> Bool {
         var current = region
         while current >= 0 {
@@ -126,44 +159,50 @@ struct CompiledSet: Sendable {
         return false
     }
 
-    /// Compiles validated definitions (the configuration's first). Unless `clientsCompete`,
-    /// every client recognizer is simultaneous with every configuration recognizer (the
-    /// configuration's `clients` policy, ``ClientPolicy/mayCompete``).
-    init(_ owners: [Definitions], clientsCompete: Bool) {
-        var regionIndex: [String: Int] = [RegionSpec.rootName: 0]
+    /// Compiles validated definitions (the configuration's first) under the configuration's
+    /// `clients` policy: unless it grants ``ClientPolicy/mayCompete``, every client recognizer
+    /// is simultaneous with every configuration recognizer; unless ``ClientPolicy/mayCover``,
+    /// client regions are not in the configuration's hit-test.
+    init(_ owners: [Definitions], policy: ClientPolicy) {
+        var regionIndex: [Key: Int] = [Key(owner: .configuration, name: RegionSpec.rootName): 0]
         var pendingParents: [(Int, String?)] = []
         var z: [Int] = [0]
-        for definitions in owners {
+        for (g, definitions) in owners.enumerated() {
             for region in definitions.regions {
-                regionIndex[region.name] = regionNames.count
+                regionIndex[Key(owner: definitions.owner, name: region.name)] = regionNames.count
                 pendingParents.append((regionNames.count, region.parent))
                 regionNames.append(region.name)
                 regionRects.append(region.rect)
                 regionParents.append(0)
                 regionOwners.append(definitions.owner)
+                regionGroups.append(Group(g))
                 regionChildren.append([])
                 delivery.append([])
                 z.append(region.z)
             }
         }
+        firstClientRegion = 1 + (owners.first?.owner == .configuration ? owners[0].regions.count : 0)
+        /// A name an owner uses: its own definition, else the configuration's.
+        func resolve<Value>(_ name: String, by owner: Owner, in index: [Key: Value]) -> Value? {
+            index[Key(owner: owner, name: name)] ?? index[Key(owner: .configuration, name: name)]
+        }
         for (region, parent) in pendingParents {
-            regionParents[region] = parent.flatMap { regionIndex[$0] } ?? 0
+            regionParents[region] = parent.flatMap { resolve($0, by: regionOwners[region], in: regionIndex) } ?? 0
             regionChildren[regionParents[region]].append(region)
         }
         for r in regionChildren.indices {
             regionChildren[r].sort { z[$0] != z[$1] ? z[$0] > z[$1] : $0 > $1 }
         }
 
-        var recognizerIndex: [String: Int] = [:]
         var specs: [RecognizerSpec] = []
         var prepared: [ShapeRecognizer.Configuration?] = []
-        for definitions in owners {
+        for (g, definitions) in owners.enumerated() {
             for spec in definitions.recognizers {
-                recognizerIndex[spec.name] = specs.count
                 index[Key(owner: definitions.owner, name: spec.name)] = specs.count
                 specs.append(spec)
                 prepared.append(definitions.shapes[spec.name])
                 self.owners.append(definitions.owner)
+                groups.append(Group(g))
             }
         }
         let n = specs.count
@@ -173,12 +212,13 @@ struct CompiledSet: Sendable {
         preemptsAll = Array(repeating: false, count: n)
         dependents = Array(repeating: [], count: n)
         shapes = prepared
-        configurationCount = owners.first?.owner == .configuration ? owners[0].recognizers.count : 0
-        clientsObserve = !clientsCompete
+        clientsObserve = !policy.mayCompete
+        configurationViewer = policy.mayCover ? Self.everyone : 0
         for (i, spec) in specs.enumerated() {
+            let owner = self.owners[i]
             names.append(spec.name)
             kinds.append(spec.kind)
-            regionOf.append(regionIndex[spec.region] ?? 0)
+            regionOf.append(resolve(spec.region, by: owner, in: regionIndex) ?? 0)
             var f: Flags = []
             if spec.cancelsTouches { f.insert(.cancelsTouches) }
             if spec.delaysTouchesBegan { f.insert(.delaysTouchesBegan) }
@@ -190,20 +230,20 @@ struct CompiledSet: Sendable {
             accepts.append(
                 Filter(tools: tools, maxContactSize: spec.accepts.maxContactSize?.value, devices: spec.accepts.devices))
             parameters.append(spec.parameters)
-            let required = spec.requiresFailureOf.compactMap { recognizerIndex[$0] }
+            let required = spec.requiresFailureOf.compactMap { resolve($0, by: owner, in: index) }
             requires.append(required)
             for b in required { dependents[b].append(i) }
             for name in spec.simultaneousWith {
                 if name == "*" {
                     simultaneousWithAll[i] = true
-                } else if let j = recognizerIndex[name] {
+                } else if let j = resolve(name, by: owner, in: index) {
                     simultaneousPairs.append((i, j))
                 }
             }
             for name in spec.preempts {
                 if name == "*" {
                     preemptsAll[i] = true
-                } else if let j = recognizerIndex[name] {
+                } else if let j = resolve(name, by: owner, in: index) {
                     preemptsPairs.append((i, j))
                 }
             }
@@ -236,20 +276,28 @@ struct CompiledSet: Sendable {
         }
     }
 
-    /// The topmost innermost region at `p` (R1): descend from the root into the first child, in
-    /// hit-test order, that contains the point.
-    func hitTest(_ p: SurfacePoint) -> Int {
+    /// The topmost innermost region at `p` that `viewer` sees (R1): descend from the root into
+    /// the first child, in hit-test order, that contains the point and that the viewer sees — the
+    /// configuration's regions and, for a client, its own; every region for ``everyone``.
+    func hitTest(_ p: SurfacePoint, seenBy viewer: Group) -> Int {
         var current = 0
         var descended = true
         while descended {
             descended = false
             for child in regionChildren[current] where regionRects[child].contains(p) {
+                let owner = regionGroups[child]
+                guard owner == 0 || owner == viewer || viewer == Self.everyone else { continue }
                 current = child
                 descended = true
                 break
             }
         }
         return current
+    }
+
+    /// Who recognizer `r` sees touches land in (R1).
+    @inline(__always) func viewer(of r: Int) -> Group {
+        groups[r] == 0 ? configurationViewer : groups[r]
     }
 }
 

@@ -61,7 +61,7 @@ extension DeviceArena {
             return
         }
         if let blocker = activeBlocker(r, c) {
-            if explaining { explain(r, .blocked(by: c.names[blocker]), at: time, c, into: &events) }
+            if explaining { explain(r, Decision.blocked(by:), naming: blocker, at: time, c, into: &events) }
             fail(r, at: time, c, into: &events)
             return
         }
@@ -71,9 +71,9 @@ extension DeviceArena {
         case .waiting(let b):
             instances[r].phase = .held
             held[r] = Held(first: report)
-            if explaining { explain(r, .waits(for: c.names[b]), at: time, c, into: &events) }
+            if explaining { explain(r, Decision.waits(for:), naming: b, at: time, c, into: &events) }
         case .refused(let b):
-            if explaining { explain(r, .requirementSucceeded(c.names[b]), at: time, c, into: &events) }
+            if explaining { explain(r, Decision.requirementSucceeded, naming: b, at: time, c, into: &events) }
             fail(r, at: time, c, into: &events)
         }
     }
@@ -155,18 +155,18 @@ extension DeviceArena {
             if c.doesPreempt(o, r) { continue }
             switch instances[o].phase {
             case .possible, .held:
-                if explaining { explain(o, .excluded(by: c.names[r]), at: time, c, into: &events) }
+                if explaining { explain(o, Decision.excluded(by:), naming: r, at: time, c, into: &events) }
                 fail(o, at: time, c, into: &events)
             case .active:
                 if c.doesPreempt(r, o) {
-                    if explaining { explain(o, .preempted(by: c.names[r]), at: time, c, into: &events) }
+                    if explaining { explain(o, Decision.preempted(by:), naming: r, at: time, c, into: &events) }
                     cancel(o, at: time, c, into: &events)
                 }
             case .recognized, .ended, .cancelled, .failed: break
             }
         }
         for o in c.dependents[r] where instances[o].seen & seen != 0 && instances[o].phase.isUndecided {
-            if explaining { explain(o, .requirementSucceeded(c.names[r]), at: time, c, into: &events) }
+            if explaining { explain(o, Decision.requirementSucceeded, naming: r, at: time, c, into: &events) }
             fail(o, at: time, c, into: &events)
         }
 
@@ -185,13 +185,13 @@ extension DeviceArena {
     private mutating func explainCompanions(
         _ r: Int, _ seen: UInt64, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
-        for o in c.order where o != r && instances[o].seen & seen != 0 {
+        for o in c.order where o != r && instances[o].seen & seen != 0 && c.meet(r, o) {
             switch instances[o].phase {
             case .possible, .held, .active:
                 if c.isSimultaneous(r, o) {
-                    explain(o, .simultaneous(with: c.names[r]), at: time, c, into: &events)
+                    explain(o, Decision.simultaneous(with:), naming: r, at: time, c, into: &events)
                 } else if c.doesPreempt(o, r) {
-                    explain(o, .keepsWatching(c.names[r]), at: time, c, into: &events)
+                    explain(o, Decision.keepsWatching, naming: r, at: time, c, into: &events)
                 }
             case .recognized, .ended, .cancelled, .failed: break
             }
@@ -208,15 +208,15 @@ extension DeviceArena {
             case .waiting:
                 continue
             case .refused(let b):
-                if explaining { explain(o, .requirementSucceeded(c.names[b]), at: time, c, into: &events) }
+                if explaining { explain(o, Decision.requirementSucceeded, naming: b, at: time, c, into: &events) }
                 fail(o, at: time, c, into: &events)
             case .clear:
                 guard let waiting = held[o] else { continue }
                 if let blocker = activeBlocker(o, c) {
-                    if explaining { explain(o, .blocked(by: c.names[blocker]), at: time, c, into: &events) }
+                    if explaining { explain(o, Decision.blocked(by:), naming: blocker, at: time, c, into: &events) }
                     fail(o, at: time, c, into: &events)
                 } else {
-                    if explaining { explain(o, .released(by: c.names[r]), at: time, c, into: &events) }
+                    if explaining { explain(o, Decision.released(by:), naming: r, at: time, c, into: &events) }
                     // Emitted now, with the time and position it had when it was decided.
                     commit(o, waiting.first, at: time, c, into: &events)
                 }

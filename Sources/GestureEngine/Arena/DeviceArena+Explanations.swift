@@ -16,6 +16,20 @@ extension DeviceArena {
                     region: c.regionNames[c.regionOf[r]], time: time, decision: decision)))
     }
 
+    /// Appends an explanation of a decision about recognizer `r` that names recognizer `other`.
+    @inline(never)
+    mutating func explain(
+        _ r: Int, _ decision: (String) -> Decision, naming other: Int, at time: Timestamp, _ c: CompiledSet,
+        into events: inout [EngineEvent]
+    ) {
+        events.append(
+            .explanation(
+                Explanation(
+                    name: c.names[r], kind: c.kinds[r], owner: c.owners[r], device: device.id,
+                    region: c.regionNames[c.regionOf[r]], time: time, decision: decision(c.names[other]),
+                    otherOwner: c.owners[other])))
+    }
+
     /// A recognizer's own check failed: its machine completes the reason (it has not reset yet).
     @inline(never)
     mutating func explainFailure(

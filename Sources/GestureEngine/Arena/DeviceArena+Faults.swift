@@ -37,7 +37,9 @@ extension DeviceArena {
                 events.append(
                     .touch(
                         ViewTouchEvent(
-                            device: device.id, region: c.regionNames[table.regions[slot]], touch: touch, time: now)))
+                            device: device.id, region: c.regionNames[table.regions[slot]],
+                            clientRegions: table.withClientRegions & .bit(slot) == 0 ? [] : table.clientRegions[slot],
+                            touch: touch, time: now)))
             case .untold, .delayed, .finished:
                 break
             }
@@ -71,14 +73,21 @@ extension DeviceArena {
     }
 
     /// This device's state under a new compiled set. `previousIndex[r]` is the index recognizer
-    /// `r` had before (-1: new, starts fresh); `regionMap` maps old region indices to new ones.
-    /// With `previousIndex` all -1 this is a fresh start that keeps only the touches (reload).
-    init(carrying old: DeviceArena, compiled c: CompiledSet, previousIndex: [Int], regionMap: [Int]) {
+    /// `r` had before (-1: new, starts fresh); `changed` is the client whose definitions changed
+    /// (its regions are gone: its touches forget landing there), nil for a reload. With
+    /// `previousIndex` all -1 this is a fresh start that keeps only the touches (reload).
+    init(carrying old: DeviceArena, compiled c: CompiledSet, previousIndex: [Int], changed: Owner?) {
         self.init(device: old.device, compiled: c)
         table = old.table
-        for slot in SlotBits(table.allocated) {
-            let region = table.regions[slot]
-            table.regions[slot] = region < regionMap.count ? regionMap[region] : 0
+        for slot in SlotBits(table.allocated) where changed == nil {
+            table.regions[slot] = 0
+        }
+        for slot in SlotBits(table.withClientRegions) {
+            if let changed { table.clientRegions[slot].removeAll { $0.owner == changed } }
+            if changed == nil || table.clientRegions[slot].isEmpty {
+                table.clientRegions[slot] = []
+                table.withClientRegions &= ~.bit(slot)
+            }
         }
         viewQueue = old.viewQueue
         now = old.now

@@ -26,7 +26,10 @@ extension DeviceArena {
         var touch = table.lastTouch[slot]
         touch.phase = phase
         touch.position = table.positions[slot]
-        return ViewTouchEvent(device: device.id, region: c.regionNames[table.regions[slot]], touch: touch, time: time)
+        return ViewTouchEvent(
+            device: device.id, region: c.regionNames[table.regions[slot]],
+            clientRegions: table.withClientRegions & .bit(slot) == 0 ? [] : table.clientRegions[slot], touch: touch,
+            time: time)
     }
 
     /// Whether a recognizer with `flag` that received the touch has not decided yet.

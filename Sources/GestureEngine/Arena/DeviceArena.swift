@@ -105,6 +105,8 @@ struct DeviceArena {
     /// overwrites entries instead of emptying and refilling it.
     var frameEntries: [(slot: Int, phase: TouchPhase)] = []
     var frameEntryCount = 0
+    /// Scratch: the clients a landing touch lands in a region of their own for, and that region.
+    private var ownLandings: [(group: CompiledSet.Group, region: Int)] = []
     /// The latest time seen on this device: time never runs backwards inside the arena.
     var now = Timestamp(microseconds: Int64.min)
     /// Connected clients, for `when: client-connected` (R3).
@@ -252,21 +254,51 @@ struct DeviceArena {
         frameEntryCount += 1
     }
 
-    /// Hit-tests and delivers a landing touch (R1); nil when no slot is free.
+    /// Hit-tests and delivers a landing touch (R1); nil when no slot is free. Each owner's
+    /// recognizers get it from the region it lands in among the regions that owner sees: the
+    /// configuration's own (everyone's under `may-cover`), a client's own and the configuration's.
     private mutating func land(
         _ touch: Touch, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) -> Int? {
-        let region = c.hitTest(touch.position)
-        guard let slot = table.allocate(touch, at: time, region: region) else {
+        let p = touch.position
+        let base = c.hitTest(p, seenBy: 0)
+        guard let slot = table.allocate(touch, at: time, region: base) else {
             droppedTouches += 1
             return nil
         }
-        if explaining {
-            for r in c.delivery[region] { deliverExplaining(slot, to: r, at: time, c, into: &events) }
-        } else {
-            for r in c.delivery[region] { deliver(slot, to: r, c) }
+        ownLandings.removeAll(keepingCapacity: true)
+        for region in c.firstClientRegion..<c.regionNames.count where c.regionRects[region].contains(p) {
+            let group = c.regionGroups[region]
+            guard !ownLandings.contains(where: { $0.group == group }) else { continue }
+            let own = c.hitTest(p, seenBy: group)
+            if c.regionGroups[own] == group { ownLandings.append((group, own)) }
         }
+        let configurationRegion = c.configurationViewer == 0 ? base : c.hitTest(p, seenBy: c.configurationViewer)
+        for r in c.delivery[configurationRegion] where c.groups[r] == 0 { offer(slot, to: r, at: time, c, &events) }
+        for r in c.delivery[base] where c.groups[r] != 0 {
+            let group = c.groups[r]
+            if !ownLandings.contains(where: { $0.group == group }) { offer(slot, to: r, at: time, c, &events) }
+        }
+        guard !ownLandings.isEmpty else { return slot }
+        for (group, region) in ownLandings {
+            for r in c.delivery[region] where c.groups[r] == group { offer(slot, to: r, at: time, c, &events) }
+        }
+        table.clientRegions[slot] = ownLandings.map {
+            ClientRegion(owner: c.regionOwners[$0.region], name: c.regionNames[$0.region])
+        }
+        table.withClientRegions |= .bit(slot)
         return slot
+    }
+
+    /// R1: ``deliver(_:to:_:)``, or ``deliverExplaining(_:to:at:_:into:)`` while explaining.
+    @inline(__always) private mutating func offer(
+        _ slot: Int, to r: Int, at time: Timestamp, _ c: CompiledSet, _ events: inout [EngineEvent]
+    ) {
+        if explaining {
+            deliverExplaining(slot, to: r, at: time, c, into: &events)
+        } else {
+            deliver(slot, to: r, c)
+        }
     }
 
     /// R1: gives the touch in `slot` to recognizer `r` if its filter accepts it and it is
@@ -329,7 +361,8 @@ struct DeviceArena {
             for r in c.order where instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
                 resetOne = true
                 reset(r, c)
-                for slot in SlotBits(landed & table.live) where c.delivers(table.regions[slot], to: r) {
+                for slot in SlotBits(landed & table.live)
+                where c.delivers(c.hitTest(table.starts[slot], seenBy: c.viewer(of: r)), to: r) {
                     deliver(slot, to: r, c)
                 }
                 let added = instances[r].added

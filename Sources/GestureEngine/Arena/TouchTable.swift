@@ -14,8 +14,12 @@ struct TouchTable {
     /// Where and when the touch landed.
     var starts: [SurfacePoint]
     var startTimes: [Timestamp]
-    /// The region the touch was hit-tested to when it landed (index into the compiled regions).
+    /// The region the touch was hit-tested to when it landed, among the configuration's regions
+    /// (index into the compiled regions; the configuration's keep their indices while clients
+    /// come and go).
     var regions: [Int]
+    /// The clients whose own regions it landed in, and where (R1), for the views.
+    var clientRegions: [[ClientRegion]]
     /// The touch as last reported, for the views (tool, size, pressure).
     var lastTouch: [Touch]
     /// What the views have been told of the touch (R8).
@@ -31,6 +35,8 @@ struct TouchTable {
     /// Slots with view events in the arena's queue (R8): held back by a recognizer, or waiting
     /// behind such events. Checked whenever a recognizer decides; the slots stay allocated.
     var viewPending: UInt64 = 0
+    /// Slots whose ``clientRegions`` are not empty (so the frame path reads none of the others).
+    var withClientRegions: UInt64 = 0
 
     init() {
         let n = Self.capacity
@@ -39,6 +45,7 @@ struct TouchTable {
         starts = Array(repeating: SurfacePoint(x: 0, y: 0), count: n)
         startTimes = Array(repeating: Timestamp(microseconds: 0), count: n)
         regions = Array(repeating: 0, count: n)
+        clientRegions = Array(repeating: [], count: n)
         lastTouch = Array(
             repeating: Touch(id: TouchID(0), phase: .ended, position: SurfacePoint(x: 0, y: 0)), count: n)
         views = Array(repeating: .finished, count: n)
@@ -62,6 +69,10 @@ struct TouchTable {
         starts[slot] = touch.position
         startTimes[slot] = time
         regions[slot] = region
+        if withClientRegions & .bit(slot) != 0 {
+            clientRegions[slot] = []
+            withClientRegions &= ~.bit(slot)
+        }
         lastTouch[slot] = touch
         views[slot] = .untold
         return slot

@@ -4,14 +4,14 @@
 /// YAML loader turns into FILE:LINE:COLUMN and the protocol into a pointer.
 ///
 /// Visibility: the configuration names only its own regions and recognizers. A client names the
-/// configuration's and its own, never another client's; its names must not collide with any.
+/// configuration's and its own, never another client's; its names must differ from the
+/// configuration's (and from each other), not from another client's, which it cannot see: each
+/// client's names are its own (docs/PROTOCOL.md, `define`).
 struct SpecValidator {
-    /// Names that definitions being validated may refer to (the configuration's, for a client).
+    /// Names that definitions being validated may refer to and must not reuse (the
+    /// configuration's, for a client).
     var outerRegions: Set<String> = []
     var outerRecognizers: Set<String> = []
-    /// Names in use by other owners, which definitions being validated must not reuse.
-    var takenRegions: Set<String> = []
-    var takenRecognizers: Set<String> = []
     /// For a client's definitions: what it may do to the outer (configuration's) recognizers.
     var policy: ClientPolicy?
     let configuration: EngineConfiguration
@@ -24,21 +24,13 @@ struct SpecValidator {
         try validate(regions: configuration.regions, recognizers: configuration.recognizers)
     }
 
-    /// Validates a client's definitions; `others` are the definitions of the other clients.
-    func validateClient(
-        regions: [RegionSpec], recognizers: [RecognizerSpec],
-        others: [(regions: [RegionSpec], recognizers: [RecognizerSpec])]
-    ) throws(SpecError) {
+    /// Validates a client's definitions against the configuration (other clients' do not
+    /// matter: a client never sees them).
+    func validateClient(regions: [RegionSpec], recognizers: [RecognizerSpec]) throws(SpecError) {
         var v = self
         v.outerRegions = Set(configuration.regions.map(\.name))
         v.outerRecognizers = Set(configuration.recognizers.map(\.name))
-        v.takenRegions = v.outerRegions
-        v.takenRecognizers = v.outerRecognizers
         v.policy = configuration.clients
-        for other in others {
-            for r in other.regions { v.takenRegions.insert(r.name) }
-            for r in other.recognizers { v.takenRecognizers.insert(r.name) }
-        }
         try v.validate(regions: regions, recognizers: recognizers)
     }
 
@@ -58,8 +50,9 @@ struct SpecValidator {
                     path: path + [.key("name")],
                     message: "region '\(region.name)' is already defined at regions[\(first)]")
             }
-            guard !takenRegions.contains(region.name) else {
-                throw SpecError(path: path + [.key("name")], message: "region name '\(region.name)' is already in use")
+            guard !outerRegions.contains(region.name) else {
+                throw SpecError(
+                    path: path + [.key("name")], message: "region name '\(region.name)' is the configuration's")
             }
             ownRegions[region.name] = i
             try check(region.rect.problem(), at: path + [.key("rect")])
@@ -93,9 +86,9 @@ struct SpecValidator {
                     path: path + [.key("name")],
                     message: "recognizer '\(spec.name)' is already defined at recognizers[\(first)]")
             }
-            guard !takenRecognizers.contains(spec.name) else {
+            guard !outerRecognizers.contains(spec.name) else {
                 throw SpecError(
-                    path: path + [.key("name")], message: "recognizer name '\(spec.name)' is already in use")
+                    path: path + [.key("name")], message: "recognizer name '\(spec.name)' is the configuration's")
             }
             ownRecognizers[spec.name] = i
         }

@@ -217,6 +217,7 @@ struct EventFormatter {
             parts.append("at=\(point(t.touch.position))")
             if t.touch.tool != .finger { parts.append("tool=\(t.touch.tool.rawValue)") }
             if t.region != RegionSpec.rootName { parts.append("region=\(t.region)") }
+            for own in t.clientRegions { parts.append("\(ScenarioRunner.label(own.owner))-region=\(own.name)") }
             if scenario.devices.count > 1 { parts.append("device=\(scenario.deviceLabels[t.device] ?? "?")") }
         case .explanation(var e):
             // The sentence as a client reads it, with the script's time (from 0).
@@ -226,6 +227,7 @@ struct EventFormatter {
             parts.append(ms(time))
             parts.append("explain")
             parts.append(ExplainMessage(e, deviceLabel: label).text)
+            if e.audience != .configuration { parts.append("to=\(ScenarioRunner.label(e.audience))") }
             if scenario.devices.count > 1 { parts.append("device=\(label)") }
         }
         if time != at { parts.append("(emitted at \(ms(at)))") }
