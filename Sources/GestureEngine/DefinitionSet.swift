@@ -71,8 +71,9 @@ public struct DefinitionSet: Sendable {
 
     /// This set under a new configuration (R9). Each client keeps the regions and recognizers
     /// that still validate against it; what no longer fits is dropped, one definition at a time
-    /// with the reason (and then whatever named it). Returns what each client lost, to tell it.
-    /// A configuration that does not validate throws.
+    /// with the reason (and then whatever named it), the reason's path naming the definition as
+    /// the client defined it. Returns what each client lost, to tell it. A configuration that
+    /// does not validate throws.
     public func reloading(_ configuration: EngineConfiguration) throws(SpecError)
         -> (definitions: DefinitionSet, dropped: [DroppedDefinitions])
     {
@@ -83,6 +84,9 @@ public struct DefinitionSet: Sendable {
         for client in clients {
             var regions = client.regions
             var recognizers = client.recognizers
+            // Where each remaining definition was in the client's `define`, for the reasons.
+            var regionPlaces = Array(regions.indices)
+            var recognizerPlaces = Array(recognizers.indices)
             var dropped: [DroppedDefinitions.Item] = []
             while true {
                 do {
@@ -90,13 +94,18 @@ public struct DefinitionSet: Sendable {
                     break
                 } catch {
                     // The error's path names the definition at fault; drop it and try the rest.
+                    var error = error
                     switch (error.path.first, error.path.dropFirst().first) {
                     case (.key("recognizers")?, .index(let i)?) where recognizers.indices.contains(i):
+                        error.path[1] = .index(recognizerPlaces[i])
                         dropped.append(.init(kind: .recognizer, name: recognizers[i].name, reason: "\(error)"))
                         recognizers.remove(at: i)
+                        recognizerPlaces.remove(at: i)
                     case (.key("regions")?, .index(let i)?) where regions.indices.contains(i):
+                        error.path[1] = .index(regionPlaces[i])
                         dropped.append(.init(kind: .region, name: regions[i].name, reason: "\(error)"))
                         regions.remove(at: i)
+                        regionPlaces.remove(at: i)
                     default:
                         dropped += regions.map { .init(kind: .region, name: $0.name, reason: "\(error)") }
                         dropped += recognizers.map { .init(kind: .recognizer, name: $0.name, reason: "\(error)") }

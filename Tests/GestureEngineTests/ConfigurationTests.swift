@@ -362,6 +362,12 @@ struct ClientDefinitionTests {
         let dropped = try e.reload(.default, at: Self.t0, into: &events)
         #expect(dropped.first?.dropped.map(\.name) == ["pad", "p", "q"])
         #expect(dropped.first?.dropped.map(\.kind) == [.region, .recognizer, .recognizer])
+        // Each reason names the definition where the client put it, not where it was among those
+        // still being tried (q was recognizers[1]).
+        #expect(
+            dropped.first?.dropped.map { $0.reason.prefix { $0 != ":" } } == [
+                "regions[0].parent", "recognizers[0].region", "recognizers[1].requires-failure-of[0]",
+            ])
         #expect(dropped.first?.dropped.last?.reason.contains("may-require-failure") == true)
         #expect(e.recognizerSummaries.filter { $0.owner == .client(1) }.map(\.name) == ["r"])
     }
