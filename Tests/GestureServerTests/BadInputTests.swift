@@ -131,6 +131,24 @@ struct BadInput: Sendable, CustomTestStringConvertible {
         BadInput(
             "parameter out of range", #"{"type":"define","recognizers":[{"name":"x","kind":"tap","taps":9}]}"#,
             .invalidDefinition, path: "/recognizers/0/taps"),
+        // A number of the wrong kind is located and worded as the configuration file words it.
+        BadInput(
+            "a fractional tap count", #"{"type":"define","recognizers":[{"name":"x","kind":"tap","taps":1.5}]}"#,
+            .invalidDefinition, path: "/recognizers/0/taps",
+            says: "recognizers[0].taps: expected an integer, found '1.5'"),
+        BadInput(
+            "a fractional settle-ms",
+            #"{"type":"define","recognizers":[{"name":"x","kind":"swipe","settle-ms":1.5}]}"#, .invalidDefinition,
+            path: "/recognizers/0/settle-ms", says: "recognizers[0].settle-ms: expected an integer, found '1.5'"),
+        BadInput(
+            "a fractional region z",
+            #"{"type":"define","regions":[{"name":"r","rect":{"x":0,"y":0,"width":1,"height":1},"z":1.5}]}"#,
+            .invalidDefinition, path: "/regions/0/z", says: "regions[0].z: expected an integer, found '1.5'"),
+        BadInput(
+            "a tap count beyond 64 bits",
+            #"{"type":"define","recognizers":[{"name":"x","kind":"tap","taps":9223372036854775808}]}"#,
+            .invalidDefinition, path: "/recognizers/0/taps",
+            says: "recognizers[0].taps: expected an integer, found '9223372036854775808'", schemaRejects: false),
         BadInput(
             "missing recognizer name", #"{"type":"define","recognizers":[{"kind":"tap"}]}"#, .invalidDefinition,
             path: "/recognizers/0/name"),

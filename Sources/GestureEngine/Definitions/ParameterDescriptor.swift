@@ -81,7 +81,7 @@ extension ParameterDescriptor {
             defaultText: { spell(read($0)) },
             decode: { parameters, c in
                 let codingKey = AnyCodingKey(stringValue: key)
-                let value = try c.decodeIfPresent(Written.self, forKey: codingKey) ?? (fallback ?? read)(parameters)
+                let value = try c.decodeLocated(Written.self, forKey: codingKey) ?? (fallback ?? read)(parameters)
                 if let problem = check(value, parameters) {
                     throw DecodingError.dataCorrupted(
                         DecodingError.Context(

@@ -191,8 +191,8 @@ extension BeginConditions: Codable {
         self.init()
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'when'")
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        minFingers = try c.decodeIfPresent(Int.self, forKey: .minFingers)
-        maxFingers = try c.decodeIfPresent(Int.self, forKey: .maxFingers)
+        minFingers = try c.decodeLocated(Int.self, forKey: .minFingers)
+        maxFingers = try c.decodeLocated(Int.self, forKey: .maxFingers)
         if let (key, message) = fingerProblem() {
             throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: message)
         }

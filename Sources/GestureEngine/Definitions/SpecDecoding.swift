@@ -33,7 +33,32 @@ extension Decoder {
 extension KeyedDecodingContainer {
     /// The value for `key`, or `fallback` when the key is absent.
     public func decode<T: Decodable>(_ key: Key, default fallback: T) throws -> T {
-        try decodeIfPresent(T.self, forKey: key) ?? fallback
+        try decodeLocated(T.self, forKey: key) ?? fallback
+    }
+
+    /// `decodeIfPresent`, whose every failure is a `DecodingError` at `key`. Foundation's
+    /// JSONDecoder refuses a number an integer cannot hold (`1.5`, `9223372036854775808`) with an
+    /// error of its own that has no place; it is said here as the configuration file's decoder
+    /// says it — `expected an integer, found '1.5'` — at the key, so a `define` gets its path.
+    public func decodeLocated<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        do {
+            return try decodeIfPresent(type, forKey: key)
+        } catch let error as DecodingError {
+            throw error
+        } catch {
+            let expected = T.self is any FixedWidthInteger.Type ? "an integer" : "a value of another kind"
+            let found = (try? decodeIfPresent(Double.self, forKey: key)).flatMap { $0 }.map(Self.spell)
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "expected \(expected)" + (found.map { ", found '\($0)'" } ?? ""))
+        }
+    }
+
+    /// A number as it was most likely written: whole ones with all their digits
+    /// (`9223372036854775808`, not `9.223372036854776e+18`).
+    private static func spell(_ x: Double) -> String {
+        if x == x.rounded(), let whole = UInt64(exactly: x.magnitude) { return (x < 0 ? "-" : "") + String(whole) }
+        return "\(x)"
     }
 
     /// A value that must satisfy `isValid`; otherwise an error at `key` saying what is expected.
