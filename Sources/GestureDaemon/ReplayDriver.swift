@@ -211,11 +211,3 @@ enum ReplayError: Error, CustomStringConvertible {
         }
     }
 }
-
-extension ReplayOptions {
-    /// The paced speeds `gestured run --replay --speed` accepts (times real time); beyond them,
-    /// `max` plays as fast as the engine goes. The driver's arithmetic saturates for any
-    /// positive speed; the range keeps the pacing meaningful (at 10^-14 a second of recording
-    /// would take three million years).
-    public static let speeds: ClosedRange<Double> = 0.01...1000
-}

@@ -50,25 +50,19 @@ struct RunCommand: ParsableCommand {
     var replay: String?
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
-            "Replay speed: a factor of real time from 0.01 to 1000 (1 = as recorded), or 'max'.", valueName: "N|max"))
-    var speed: String = "1"
+            "Replay speed: a factor of real time from \(PlaybackSpeed.factors.lowerBound) to "
+                + "\(Int(PlaybackSpeed.factors.upperBound)) (1 = as recorded), or 'max'.", valueName: "N|max"),
+        transform: { try PlaybackSpeed(parsing: $0, allowsMax: true) })
+    var speed: PlaybackSpeed?
 
     @Flag(name: .long, help: "Replay the recording again and again.")
     var loop = false
 
     func validate() throws {
-        if replay == nil && (loop || speed != "1") {
+        if replay == nil && (loop || speed != nil) {
             throw ValidationError("--speed and --loop go with --replay")
-        }
-        if speed != "max" {
-            let range = ReplayOptions.speeds
-            guard let factor = Double(speed), range.contains(factor) else {
-                throw ValidationError(
-                    "--speed must be 'max' or a number from \(plain(range.lowerBound)) to \(plain(range.upperBound)) (times real time), not '\(speed)'"
-                )
-            }
         }
     }
 
@@ -78,7 +72,7 @@ struct RunCommand: ParsableCommand {
             let recording = try loadRecording(replay)
             replayOptions = ReplayOptions(
                 recording: recording, label: URL(fileURLWithPath: replay).lastPathComponent,
-                speed: speed == "max" ? nil : Double(speed), loops: loop)
+                speed: (speed ?? .factor(1)).factor, loops: loop)
         }
         do {
             try Daemon.run(
@@ -109,10 +103,4 @@ func loadRecording(_ path: String) throws -> EvemuRecording {
         printError("gestured: \(path): \(error)")
         throw ExitCode.failure
     }
-}
-
-/// A number as people write it: `1000`, `0.01` (no `String(format:)`: that is Foundation's, not
-/// FoundationEssentials').
-private func plain(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }

@@ -55,8 +55,13 @@ struct SimulateCommand: ParsableCommand {
             "An evemu recording to play (its description is used unless --profile/--device).", valueName: "file"))
     var recording: String?
 
-    @Option(help: "Playback speed factor (2 = twice as fast).")
-    var speed: Double = 1
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Playback speed: a factor of real time from \(PlaybackSpeed.factors.lowerBound) to "
+                + "\(Int(PlaybackSpeed.factors.upperBound)) (2 = twice as fast).", valueName: "N"),
+        transform: { try PlaybackSpeed(parsing: $0, allowsMax: false) })
+    var speed: PlaybackSpeed = .factor(1)
 
     @Option(help: "Seed of the timing jitter of scripted gestures.")
     var seed: UInt64 = 1
@@ -95,7 +100,6 @@ struct SimulateCommand: ParsableCommand {
         }
         let sources = [script != nil, recording != nil, !steps.isEmpty].filter { $0 }.count
         if sources > 1 { throw ValidationError("give a script, steps or a recording, not several") }
-        if !(speed > 0 && speed <= 1000) { throw ValidationError("--speed must be above 0 and at most 1000") }
         if Self.duration(startDelay) == nil {
             throw ValidationError("--start-delay: expected a duration such as 500ms")
         }
@@ -210,7 +214,7 @@ struct SimulateCommand: ParsableCommand {
             }
             events.removeAll(keepingCapacity: true)
             encoder.encode(contacts, into: &events)
-            let time = origin + TimeSpan(microseconds: Int64(Double(offset.microseconds) / speed))
+            let time = origin + speed.scaled(offset)
             for e in events { writer.append(InputEvent(time: time, type: e.type, code: e.code, value: e.value)) }
         }
         do {
@@ -228,7 +232,7 @@ struct SimulateCommand: ParsableCommand {
 
     /// When `step` is due: its offset scaled by the speed.
     private func deadline(_ start: Timestamp, _ offset: TimeSpan) -> Timestamp {
-        start + TimeSpan(microseconds: Int64(Double(offset.microseconds) / speed))
+        start + speed.scaled(offset)
     }
 
     /// Plays scripted frames; returns true when a signal interrupted it.

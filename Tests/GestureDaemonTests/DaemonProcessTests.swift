@@ -296,7 +296,8 @@ struct DaemonProcessTests {
         ])
         #expect(try await run.waitForExit() == 64, "\(run.lines)")
         #expect(
-            run.lines.contains { $0.contains("--speed must be 'max' or a number from 0.01 to 1000") }, "\(run.lines)")
+            run.lines.contains { $0.contains("'--speed <N|max>': must be 'max' or a number from 0.01 to 1000") },
+            "\(run.lines)")
     }
 
     /// Defect 4 of issue 12: every connection leaked ~450 bytes (its session, channel handler
