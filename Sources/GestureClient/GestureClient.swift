@@ -54,10 +54,16 @@ public final class GestureClient: Sendable {
 
     /// Connects to the daemon's socket, waits for `hello`, runs `body` with the connection and
     /// closes it. Connection problems are thrown as ``GestureClientError``; errors of `body` pass
-    /// through.
+    /// through. A path no Unix socket can have (``SocketPath``) is refused before anything is
+    /// tried.
     public static func connect<Result: Sendable>(
         to path: String = GestureProtocol.defaultSocketPath, _ body: (GestureClient) async throws -> Result
     ) async throws -> Result {
+        do {
+            _ = try SocketPath(path, for: .connect)
+        } catch {
+            throw GestureClientError.cannotConnect(path: path, reason: error.description)
+        }
         let (async, router): (NIOAsyncChannel<ServerMessage, Never>, NIOLoopBound<ReplyRouter>)
         do {
             (async, router) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)

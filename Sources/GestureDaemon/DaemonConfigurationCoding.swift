@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureProtocol
 import Glibc
 import TouchInput
 
@@ -62,8 +63,11 @@ extension SocketConfiguration: Codable {
         self.init()
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'socket'")
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        path = try c.decode(.path, default: path, expect: "an absolute path of at most 107 bytes") {
-            $0.hasPrefix("/") && $0.utf8.count <= 107
+        path = try c.decode(.path, default: path, expect: "an absolute path") { $0.hasPrefix("/") }
+        do {
+            _ = try SocketPath(path, for: .listen)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .path, in: c, debugDescription: error.description)
         }
         let octal = try c.decode(.mode, default: "0660", expect: "an octal file mode such as \"0660\"") {
             UInt32($0, radix: 8).map { $0 <= 0o777 } ?? false

@@ -1,3 +1,5 @@
+import GestureProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -120,26 +122,19 @@ struct CreatedSocket: Sendable {
 /// can connect even for a moment, whatever the umask. `rename` also replaces a stale socket in
 /// one step. Nothing this process did not create is ever removed.
 public enum SocketFile {
-    /// `sockaddr_un.sun_path` holds 108 bytes including the terminating NUL.
-    static let maxPathBytes = 107
-    /// The private directory beside the socket: `.g` and mkdtemp's six characters.
-    private static let privateDirectoryName = ".gXXXXXX"
-    /// The socket's name inside the private directory.
-    private static let temporaryName = "s"
+    /// The private directory beside the socket and the socket's name in it: mkdtemp's template
+    /// (`.gXXXXXX`) and `s`, as ``SocketPath/privateBinding`` counts them.
+    private static let privateBinding = SocketPath.privateBinding
 
-    /// Checks `path` before binding: length, parent directories (created 0755 when missing), and
-    /// what is there now — nothing, or a stale socket nobody listens on (the rename replaces it).
-    /// A live socket or a file that is not a socket is an error, and is left as it is.
+    /// Checks `path` before binding: its length (``SocketPath``), parent directories (created
+    /// 0755 when missing), and what is there now — nothing, or a stale socket nobody listens on
+    /// (the rename replaces it). A live socket or a file that is not a socket is an error, and is
+    /// left as it is.
     static func prepare(_ path: String) throws(ServerError) {
-        guard !path.isEmpty, path.utf8.count <= maxPathBytes else {
-            throw ServerError("socket path '\(path)' must be 1 to \(maxPathBytes) bytes long (sun_path)")
-        }
-        let parent = parentDirectory(of: path)
-        let temporaryBytes = parent.utf8.count + 1 + privateDirectoryName.utf8.count + 1 + temporaryName.utf8.count
-        guard temporaryBytes <= maxPathBytes else {
-            throw ServerError(
-                "the directory of the socket path '\(path)' must be at most \(maxPathBytes - (temporaryBytes - parent.utf8.count)) bytes long (the socket is bound in a private directory there first)"
-            )
+        do {
+            _ = try SocketPath(path, for: .listen)
+        } catch {
+            throw ServerError(error.description)
         }
         try makeParentDirectories(of: path)
         var info = stat()
@@ -163,11 +158,13 @@ public enum SocketFile {
 
     /// Makes the private directory (mode 0700) beside `path`; returns where to bind in it.
     static func makePrivatePath(beside path: String) throws(ServerError) -> String {
-        var template = Array((parentDirectory(of: path) + "/" + privateDirectoryName).utf8CString)
+        // `/.gXXXXXX/s`: the template is the part before the last `/`, the socket's name after it.
+        let name = SocketPath.directory(of: privateBinding)
+        var template = Array((SocketPath.directory(of: path) + name).utf8CString)
         guard let made = mkdtemp(&template) else {
             throw ServerError("cannot create a private directory beside \(path): \(errnoDescription())")
         }
-        return String(cString: made) + "/" + temporaryName
+        return String(cString: made) + privateBinding.dropFirst(name.utf8.count)
     }
 
     /// Gives the socket bound at `temporary` (in its private directory) its group and mode,
@@ -207,7 +204,7 @@ public enum SocketFile {
     /// Removes what is left of a private bind (the socket if it is still there, the directory).
     static func discardPrivate(_ temporary: String) {
         unlink(temporary)
-        rmdir(parentDirectory(of: temporary))
+        rmdir(SocketPath.directory(of: temporary))
     }
 
     /// Removes the socket this process created, if the path still names that very file.
@@ -217,12 +214,6 @@ public enum SocketFile {
             UInt64(info.st_ino) == created.inode
         else { return }
         unlink(created.path)
-    }
-
-    private static func parentDirectory(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
     }
 
     /// Tries to connect to `path`: 0 when something listens, else the errno.

@@ -59,6 +59,11 @@ struct ListenCommand: AsyncParsableCommand {
     var pretty = false
 
     func validate() throws {
+        do {
+            _ = try SocketPath(socket, for: .connect)
+        } catch {
+            throw ValidationError("--socket: \(error)")
+        }
         _ = try subscription()
     }
 

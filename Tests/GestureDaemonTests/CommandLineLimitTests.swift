@@ -1,4 +1,6 @@
 import Foundation
+import GestureClient
+import GestureProtocol
 import Glibc
 import TestSupport
 import Testing
@@ -47,6 +49,71 @@ struct CommandLineLimitTests {
         #expect(try await simulate.waitForExit() == 0, "\(simulate.lines)")
         let replay = try ChildProcess([gestured, "replay", file])
         #expect(try await replay.waitForExit() == 0, "\(replay.lines)")
+    }
+
+    // MARK: Socket paths
+
+    /// A path of exactly `bytes` bytes in a fresh directory (its directory short, its name long).
+    static func socketPath(bytes: Int) throws -> (directory: String, path: String) {
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        let name = String(repeating: "s", count: bytes - directory.utf8.count - 1)
+        return (directory, directory + "/" + name)
+    }
+
+    /// 104–107-byte paths: `run` bound a 105-byte one that no client (NIO caps paths at 103)
+    /// could reach, and after a SIGKILL no restart could probe the stale socket ("File name too
+    /// long"). Every command now refuses them with one sentence.
+    @Test("a socket path NIO cannot reach is refused by run, listen and the client library", arguments: [104, 105, 107])
+    func socketPathTooLong(bytes: Int) async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        let (directory, path) = try Self.socketPath(bytes: bytes)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let says = "is \(bytes) bytes long; a Unix socket path may be at most 103 bytes"
+        let run = try ChildProcess([gestured, "run", "--socket", path, "--replay", Self.recording])
+        #expect(try await run.waitForExit() != 0, "\(run.lines)")
+        #expect(run.lines.contains { $0.contains(says) }, "\(run.lines)")
+        #expect(!FileManager.default.fileExists(atPath: path), "nothing bound")
+        let listen = try ChildProcess([gestured, "listen", "--socket", path])
+        #expect(try await listen.waitForExit() == 64, "\(listen.lines)")
+        #expect(listen.lines.contains { $0.contains(says) }, "\(listen.lines)")
+        await #expect(throws: GestureClientError.cannotConnect(path: path, reason: "socket path '\(path)' \(says)")) {
+            try await GestureClient.connect(to: path) { _ in }
+        }
+    }
+
+    /// The longest path works end to end: the daemon binds it, a client reaches it, and after a
+    /// SIGKILL a new daemon replaces the stale socket.
+    @Test("a 103-byte socket path is served, and survives a SIGKILL and a restart")
+    func longestSocketPath() async throws {
+        let (directory, path) = try Self.socketPath(bytes: 103)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for _ in 0..<2 {
+            let daemon = try await DaemonProcessTests.startDaemon(["--socket", path, "--replay", Self.recording, "--loop"])
+            defer { daemon.send(SIGKILL) }
+            let version = try await GestureClient.connect(to: path) { client in
+                try await client.ping()
+                return client.hello.protocolVersion
+            }
+            #expect(version == GestureProtocol.version)
+            daemon.send(SIGKILL)
+            _ = try await daemon.waitForExit(within: .seconds(10))
+        }
+    }
+
+    @Test("the configuration's socket path is held to the same limit, with its place in the file")
+    func socketPathInConfiguration() async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/gestured.yaml"
+        let path = "/run/" + String(repeating: "d", count: 90) + "/g.sock"
+        try "socket:\n  path: \(path)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let check = try ChildProcess([gestured, "check-config", config])
+        #expect(try await check.waitForExit() != 0)
+        #expect(
+            check.lines.contains {
+                $0.hasPrefix(config + ":2:9: ") && $0.contains("the directory of socket path") && $0.contains("at most 92 bytes")
+            }, "\(check.lines)")
     }
 
 }

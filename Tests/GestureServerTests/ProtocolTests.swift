@@ -179,4 +179,25 @@ import Testing
         }
         #expect(t.seq == 12 && t.device == "event4" && t.positionMM == nil)
     }
+
+    @Test func `a socket path is held to what NIO can reach, and a listening one to its private binding`() throws {
+        func path(directory: Int, total: Int) -> String {
+            let dir = "/" + String(repeating: "d", count: directory - 1)
+            return dir + "/" + String(repeating: "s", count: total - directory - 1)
+        }
+        #expect(try SocketPath(path(directory: 20, total: 103), for: .connect).path.utf8.count == 103)
+        #expect(throws: SocketPathError.self) { try SocketPath(path(directory: 20, total: 104), for: .connect) }
+        #expect(throws: SocketPathError.self) { try SocketPath("", for: .connect) }
+        #expect(throws: SocketPathError.self) { try SocketPath("/tmp/a\u{0}b", for: .connect) }
+        #expect(try SocketPath(path(directory: 92, total: 100), for: .listen).path.utf8.count == 100)
+        #expect(try SocketPath(path(directory: 93, total: 100), for: .connect).path.utf8.count == 100)
+        do {
+            _ = try SocketPath(path(directory: 93, total: 100), for: .listen)
+            Issue.record("a 93-byte directory was taken")
+        } catch {
+            #expect(error.description.contains("is 93 bytes long") && error.description.contains("at most 92 bytes"))
+        }
+        // The longest directory and the private binding together are the longest path.
+        #expect(("/" + String(repeating: "d", count: 91) + SocketPath.privateBinding).utf8.count == SocketPath.maxBytes)
+    }
 }
