@@ -93,12 +93,8 @@ func loadRecording(_ path: String) throws -> EvemuRecording {
             "gestured: \(path): compressed recordings are not read directly; decompress it first (e.g. xz -dk \(path))")
         throw ExitCode.failure
     }
-    guard let data = FileManager.default.contents(atPath: path) else {
-        printError("gestured: \(path): cannot read the file")
-        throw ExitCode.failure
-    }
     do {
-        return try EvemuRecording(bytes: Array(data))
+        return try EvemuFile.recording(at: path)
     } catch {
         printError("gestured: \(path): \(error)")
         throw ExitCode.failure

@@ -122,7 +122,7 @@ struct SimulateCommand: ParsableCommand {
         var recorded: EvemuRecording?
         do {
             if let recording {
-                recorded = try EvemuRecording(bytes: try Self.read(recording))
+                recorded = try Self.evemu(recording)
             } else if let script {
                 parsed = try GestureScript(parsing: String(decoding: try Self.read(script), as: UTF8.self))
             } else if !steps.isEmpty {
@@ -134,11 +134,7 @@ struct SimulateCommand: ParsableCommand {
 
         var description: DeviceCapabilities
         if let device {
-            do {
-                description = try EvemuRecording(bytes: try Self.read(device)).description
-            } catch let error as LineError {
-                throw Self.fail("\(device):\(error.line): \(error.message)")
-            }
+            description = try Self.evemu(device).description
         } else if let recorded, profile == nil {
             description = recorded.description
         } else {
@@ -306,6 +302,17 @@ struct SimulateCommand: ParsableCommand {
             try body()
         } catch {
             throw Self.fail("writing to the virtual device failed: \(error)")
+        }
+    }
+
+    /// An evemu recording or description, or the exit after saying why not.
+    static func evemu(_ path: String) throws -> EvemuRecording {
+        do {
+            return try EvemuFile.recording(at: path)
+        } catch .line(let error) {
+            throw fail("\(path):\(error.line): \(error.message)")
+        } catch .unreadable(let reason) {
+            throw fail("cannot read \(path): \(reason)")
         }
     }
 

@@ -116,4 +116,51 @@ struct CommandLineLimitTests {
             }, "\(check.lines)")
     }
 
+    // MARK: Files
+
+    /// A 50 MB recording that is one line was read whole (Foundation's Data, then a copy: 114 MB)
+    /// before the parser's 4096-byte line limit refused it. It is refused once the line passes
+    /// the limit: the command's peak memory stays what it is for any small file (19 MB measured
+    /// for the debug build; the bound is 40). The peak is the kernel's `ru_maxrss` of the one
+    /// child of a Python parent.
+    @Test("a recording that is one long line is refused at the line limit, not read whole")
+    func longRecordingLine() async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/one-line.evemu"
+        try Data("# ".utf8 + Array(repeating: UInt8(ascii: "x"), count: 50_000_000) + [0x0A]).write(
+            to: URL(fileURLWithPath: file))
+        let measured = try ChildProcess([
+            "python3", "-c",
+            """
+            import resource, subprocess, sys
+            p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+            print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.stderr.strip())
+            """,
+            gestured, "replay", file,
+        ])
+        #expect(try await measured.waitForExit() == 0, "\(measured.lines)")
+        let fields = measured.lines.first?.split(separator: " ", maxSplits: 2).map(String.init) ?? []
+        #expect(fields.count == 3 && fields[0] == "1", "\(measured.lines)")
+        #expect(fields.count == 3 && fields[2] == "gestured: \(file): line 1: line longer than 4096 bytes")
+        #expect(
+            fields.count == 3 && (Int(fields[1]) ?? .max) < 40_000, "peak RSS \(fields.dropFirst().first ?? "?") kB")
+    }
+
+    /// A file that never ends (`/dev/zero`) is read until its first line passes the limit, as a
+    /// pipe is (`replay /dev/stdin`), and refused with the line (before: "cannot read the file",
+    /// Foundation refusing anything but a regular file).
+    @Test("a recording that is one endless line is refused at the line limit")
+    func endlessRecordingLine() async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        for command in [["replay", "/dev/zero"], ["simulate", "--recording", "/dev/zero"]] {
+            let process = try ChildProcess([gestured] + command)
+            let status = try await process.waitForExit(within: .seconds(20))
+            #expect(status == 1, "\(command): \(process.lines)")
+            #expect(
+                process.lines.contains { $0.contains("/dev/zero") && $0.contains("1") && $0.contains("longer than 4096 bytes") },
+                "\(command): \(process.lines)")
+        }
+    }
 }
