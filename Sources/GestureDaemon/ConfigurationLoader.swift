@@ -32,6 +32,10 @@ public enum ConfigurationLoader {
     /// The bytes of the file at `path`, or why it cannot be read (at 1:1), as every file the
     /// command line takes is read (`check-config` reads a file once, then tells its kind).
     public static func contents(of path: String) throws(ConfigurationFileError) -> Data {
+        if let kind = irregularKind(path) {
+            throw ConfigurationFileError(
+                file: path, line: 1, column: 1, message: "cannot read the file: it is \(kind), not a regular file")
+        }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
@@ -49,6 +53,22 @@ public enum ConfigurationLoader {
             } catch {
                 return error.message
             }
+        }
+    }
+
+    /// What is at `path` when it exists and is neither a regular file nor a directory (a FIFO
+    /// would block the read, a device such as `/dev/zero` never end; for a directory the system's
+    /// "Is a directory" says it): `a named pipe (FIFO)`, `a character device`…
+    static func irregularKind(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "an unknown kind of file"
         }
     }
 

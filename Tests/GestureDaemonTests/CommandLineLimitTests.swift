@@ -20,7 +20,9 @@ struct CommandLineLimitTests {
     /// of these with the same sentence; `run` alone offers `max`.
     @Test(
         "--speed outside 0.01…1000, or not a plain number, is refused alike by run and simulate",
-        arguments: ["1e-17", "1e-14", "1e-12", "0.009", "1001", "1e300", "0", "-1", "0x10", "nan", "inf", "fast", "max"])
+        arguments: [
+            "1e-17", "1e-14", "1e-12", "0.009", "1001", "1e300", "0", "-1", "0x10", "nan", "inf", "fast", "max",
+        ])
     func speedRefused(speed: String) async throws {
         let gestured = try DaemonProcessTests.gestured()
         let directory = try DaemonProcessTests.temporaryDirectory()
@@ -30,13 +32,17 @@ struct CommandLineLimitTests {
             gestured, "simulate", "--record", directory + "/x.evemu", "--speed", speed, "long-press duration=2s",
         ])
         #expect(try await simulate.waitForExit() == 64, "\(simulate.lines)")
-        #expect(simulate.lines.contains { $0.contains("'\(speed)'") && $0.contains("must be \(number)") }, "\(simulate.lines)")
+        #expect(
+            simulate.lines.contains { $0.contains("'\(speed)'") && $0.contains("must be \(number)") },
+            "\(simulate.lines)")
         guard speed != "max" else { return }
         let run = try ChildProcess([
             gestured, "run", "--socket", directory + "/g.sock", "--replay", Self.recording, "--speed", speed,
         ])
         #expect(try await run.waitForExit() == 64, "\(run.lines)")
-        #expect(run.lines.contains { $0.contains("'\(speed)'") && $0.contains("must be 'max' or \(number)") }, "\(run.lines)")
+        #expect(
+            run.lines.contains { $0.contains("'\(speed)'") && $0.contains("must be 'max' or \(number)") },
+            "\(run.lines)")
     }
 
     @Test("the ends of the speed range record a script that replay takes", arguments: ["0.01", "1000", "1e3", "+2.5"])
@@ -63,7 +69,8 @@ struct CommandLineLimitTests {
     /// 104–107-byte paths: `run` bound a 105-byte one that no client (NIO caps paths at 103)
     /// could reach, and after a SIGKILL no restart could probe the stale socket ("File name too
     /// long"). Every command now refuses them with one sentence.
-    @Test("a socket path NIO cannot reach is refused by run, listen and the client library", arguments: [104, 105, 107])
+    @Test(
+        "a socket path NIO cannot reach is refused by run, listen and the client library", arguments: [104, 105, 107])
     func socketPathTooLong(bytes: Int) async throws {
         let gestured = try DaemonProcessTests.gestured()
         let (directory, path) = try Self.socketPath(bytes: bytes)
@@ -88,7 +95,9 @@ struct CommandLineLimitTests {
         let (directory, path) = try Self.socketPath(bytes: 103)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for _ in 0..<2 {
-            let daemon = try await DaemonProcessTests.startDaemon(["--socket", path, "--replay", Self.recording, "--loop"])
+            let daemon = try await DaemonProcessTests.startDaemon([
+                "--socket", path, "--replay", Self.recording, "--loop",
+            ])
             defer { daemon.send(SIGKILL) }
             let version = try await GestureClient.connect(to: path) { client in
                 try await client.ping()
@@ -112,7 +121,8 @@ struct CommandLineLimitTests {
         #expect(try await check.waitForExit() != 0)
         #expect(
             check.lines.contains {
-                $0.hasPrefix(config + ":2:9: ") && $0.contains("the directory of socket path") && $0.contains("at most 92 bytes")
+                $0.hasPrefix(config + ":2:9: ") && $0.contains("the directory of socket path")
+                    && $0.contains("at most 92 bytes")
             }, "\(check.lines)")
     }
 
@@ -159,8 +169,30 @@ struct CommandLineLimitTests {
             let status = try await process.waitForExit(within: .seconds(20))
             #expect(status == 1, "\(command): \(process.lines)")
             #expect(
-                process.lines.contains { $0.contains("/dev/zero") && $0.contains("1") && $0.contains("longer than 4096 bytes") },
+                process.lines.contains {
+                    $0.contains("/dev/zero") && $0.contains("1") && $0.contains("longer than 4096 bytes")
+                },
                 "\(command): \(process.lines)")
+        }
+    }
+
+    /// A FIFO or a device as the configuration was reported as "Permission denied"; a directory
+    /// keeps the system's words.
+    @Test("a configuration that is not a regular file says what it is")
+    func irregularConfiguration() async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/gestured.yaml"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (file, says) in [
+            (fifo, "it is a named pipe (FIFO), not a regular file"),
+            ("/dev/zero", "it is a character device, not a regular file"), (directory, "Is a directory"),
+        ] {
+            let check = try ChildProcess([gestured, "check-config", file])
+            #expect(try await check.waitForExit(within: .seconds(20)) == 1, "\(file): \(check.lines)")
+            #expect(
+                check.lines.contains { $0 == "\(file):1:1: cannot read the file: \(says)" }, "\(file): \(check.lines)")
         }
     }
 }
