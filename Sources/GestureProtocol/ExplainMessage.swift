@@ -169,7 +169,8 @@ private struct Reason {
                 key = "accepts.max-contact-size-mm"
                 measured = size
                 limit = most
-                sentence = "contact \(ExplainMessage.number(size)) mm > accepts.max-contact-size-mm \(ExplainMessage.number(most))"
+                let (m, l) = Self.pair(size, most)
+                sentence = "contact \(m) mm > accepts.max-contact-size-mm \(l)"
             case .device:
                 check = "devices"
                 key = "accepts.devices"
@@ -305,13 +306,26 @@ private struct Reason {
 
     static func fingers(_ n: Int) -> String { n == 1 ? "1 finger" : "\(n) fingers" }
 
-    /// Ratios and scores to three decimals.
-    static func ratio(_ x: Double) -> String { ExplainMessage.number(x, 3) }
+    /// A measured value and its limit written with `decimals` decimals, or with as many more as
+    /// it takes (up to 6, then in full) for two different numbers not to read the same and for
+    /// neither to read 0 when it is not: a comparison must show why it failed (`size 0.004 mm <
+    /// min-size-mm 0.01`, not `size 0 mm < min-size-mm 0`).
+    static func pair(_ measured: Double, _ limit: Double, decimals: Int = 1) -> (String, String) {
+        var decimals = decimals
+        while true {
+            let (m, l) = (ExplainMessage.number(measured, decimals), ExplainMessage.number(limit, decimals))
+            let hidden = (m == l && measured != limit) || (m == "0" && measured != 0) || (l == "0" && limit != 0)
+            if !hidden { return (m, l) }
+            if decimals == 6 { return ("\(measured)", "\(limit)") }
+            decimals += 1
+        }
+    }
 
-    /// A failed check as a comparison: what was measured, the limit and its key.
+    /// A failed check as a comparison: what was measured, the limit and its key. Ratios and
+    /// scores have three decimals, the rest one (more where the two would read the same).
     static func sentence(_ f: Failure) -> String {
-        let m = ExplainMessage.number(f.measured)
-        let l = ExplainMessage.number(f.limit)
+        let (m, l) = pair(f.measured, f.limit)
+        let (rm, rl) = pair(f.measured, f.limit, decimals: 3)
         let key = f.key?.rawValue ?? ""
         switch f.check {
         case .tooManyFingers: return "\(fingers(Int(f.measured))) down > \(key) \(l)"
@@ -330,7 +344,7 @@ private struct Reason {
         case .strokeTooShort: return "stroke \(m) mm < \(key) \(l)"
         case .tooSlowToCover: return "covered \(m) mm in its last max-duration-ms < \(key) \(l)"
         case .notStraight:
-            return "straightness \(ratio(f.measured)) < \(ratio(f.limit)) (fixed)"
+            return "straightness \(rm) < \(rl) (fixed)"
         case .tooSlow: return "speed \(m) mm/s < \(key) \(l)"
         case .offDirection: return "\(m)° off the nearest allowed direction > \(key) \(l)"
         case .outsideBand: return "landed \(m) mm from the nearest allowed edge > \(key) \(l)"
@@ -338,18 +352,18 @@ private struct Reason {
         case .liftedBeforeEdgeSwipe: return "lifted after moving \(m) mm inward < \(key) \(l)"
         case .alongEdge: return "moved \(m) mm along the edge ≥ \(key) \(l), more than inward"
         case .scaleTooSmall:
-            return "lifted with a scale change of \(ratio(f.measured)) < \(key) \(ratio(f.limit))"
+            return "lifted with a scale change of \(rm) < \(key) \(rl)"
         case .rotationTooSmall: return "lifted after turning \(m)° < \(key) \(l)"
         case .straightRun: return "ran straight for \(m) mm (within \(l) mm of its chord, fixed)"
         case .turnTooSmall: return "turned \(m)° < \(l)° (fixed)"
         case .shapeTooSmall: return "size \(m) mm < \(key) \(l)"
-        case .notRound: return "not round: radius spread \(ratio(f.measured)) > \(ratio(f.limit)) (fixed)"
-        case .corners: return "corners: radius harmonic \(ratio(f.measured)) > \(ratio(f.limit)) (fixed)"
-        case .notClosed: return "not closed: ends \(ratio(f.measured)) diameters apart > \(ratio(f.limit)) (fixed)"
-        case .spiral: return "a spiral: end radii differ by \(ratio(f.measured)) > \(ratio(f.limit)) (fixed)"
-        case .flat: return "flat: axis ratio \(ratio(f.measured)) < \(ratio(f.limit)) (fixed)"
+        case .notRound: return "not round: radius spread \(rm) > \(rl) (fixed)"
+        case .corners: return "corners: radius harmonic \(rm) > \(rl) (fixed)"
+        case .notClosed: return "not closed: ends \(rm) diameters apart > \(rl) (fixed)"
+        case .spiral: return "a spiral: end radii differ by \(rm) > \(rl) (fixed)"
+        case .flat: return "flat: axis ratio \(rm) < \(rl) (fixed)"
         case .scoreTooLow:
-            return "score \(ratio(f.measured)) < \(key) \(ratio(f.limit))"
+            return "score \(rm) < \(key) \(rl)"
         }
     }
 }

@@ -180,6 +180,23 @@ import Testing
         #expect(t.seq == 12 && t.device == "event4" && t.positionMM == nil)
     }
 
+    @Test(arguments: [
+        (Failure(.shapeTooSmall, .minSize, measured: 0.004, limit: 0.01), "size 0.004 mm < min-size-mm 0.01"),
+        (Failure(.shapeTooSmall, .minSize, measured: 0, limit: 0.01), "size 0 mm < min-size-mm 0.01"),
+        (Failure(.moved, .slop, measured: 3.04, limit: 3), "a finger moved 3.04 mm > slop-mm 3"),
+        (Failure(.strokeTooShort, .minDistance, measured: 12.25, limit: 20), "stroke 12.3 mm < min-distance-mm 20"),
+        (Failure(.scoreTooLow, .minScore, measured: 0.7999, limit: 0.8), "score 0.7999 < min-score 0.8"),
+    ])
+    func `a comparison shows as many decimals as it takes to tell its numbers apart`(
+        failure: Failure, says: String
+    ) {
+        let explanation = Explanation(
+            name: "x", kind: .shape, owner: .configuration, device: DeviceID(1), region: "root",
+            time: Timestamp(microseconds: 0), decision: .failed(failure, timer: false))
+        let text = ExplainMessage(explanation, deviceLabel: "event5").text
+        #expect(text.hasSuffix(": " + says), "\(text)")
+    }
+
     @Test func `a socket path is held to what NIO can reach, and a listening one to its private binding`() throws {
         func path(directory: Int, total: Int) -> String {
             let dir = "/" + String(repeating: "d", count: directory - 1)
