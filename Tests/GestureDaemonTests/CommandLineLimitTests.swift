@@ -31,6 +31,7 @@ struct CommandLineLimitTests {
         let simulate = try ChildProcess([
             gestured, "simulate", "--record", directory + "/x.evemu", "--speed", speed, "long-press duration=2s",
         ])
+        defer { simulate.send(SIGKILL) }
         #expect(try await simulate.waitForExit() == 64, "\(simulate.lines)")
         #expect(
             simulate.lines.contains { $0.contains("'\(speed)'") && $0.contains("must be \(number)") },
@@ -39,6 +40,7 @@ struct CommandLineLimitTests {
         let run = try ChildProcess([
             gestured, "run", "--socket", directory + "/g.sock", "--replay", Self.recording, "--speed", speed,
         ])
+        defer { run.send(SIGKILL) }  // a run that takes the speed serves until stopped
         #expect(try await run.waitForExit() == 64, "\(run.lines)")
         #expect(
             run.lines.contains { $0.contains("'\(speed)'") && $0.contains("must be 'max' or \(number)") },
@@ -77,6 +79,7 @@ struct CommandLineLimitTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let says = "is \(bytes) bytes long; a Unix socket path may be at most 103 bytes"
         let run = try ChildProcess([gestured, "run", "--socket", path, "--replay", Self.recording])
+        defer { run.send(SIGKILL) }  // a run that binds the path serves until stopped
         #expect(try await run.waitForExit() != 0, "\(run.lines)")
         #expect(run.lines.contains { $0.contains(says) }, "\(run.lines)")
         #expect(!FileManager.default.fileExists(atPath: path), "nothing bound")
