@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureProtocol
 
 // Strict Codable for the actions file, as for the daemon's: unknown keys are errors, every value
 // is checked where it is read, so the loader can point at its line and column.
@@ -11,9 +12,16 @@ extension ActionsConfiguration: Decodable {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the actions file")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         socket = try c.decodeIfPresent(String.self, forKey: .socket)
-        if let socket, !socket.hasPrefix("/") || socket.utf8.count > 107 {
-            throw DecodingError.dataCorruptedError(
-                forKey: .socket, in: c, debugDescription: "expected an absolute path of at most 107 bytes")
+        if let socket {
+            guard socket.hasPrefix("/") else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .socket, in: c, debugDescription: "expected an absolute path")
+            }
+            do {
+                _ = try SocketPath(socket, for: .connect)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .socket, in: c, debugDescription: error.description)
+            }
         }
         commands = try c.decode(.commands, default: commands)
         guard c.contains(.actions), try !c.decodeNil(forKey: .actions) else {

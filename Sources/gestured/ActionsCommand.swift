@@ -42,6 +42,15 @@ struct ActionsCommand: AsyncParsableCommand {
     @Flag(help: "Log every command's end and every reconnection attempt (debug level).")
     var verbose = false
 
+    func validate() throws {
+        guard let socket else { return }
+        do {
+            _ = try SocketPath(socket, for: .connect)
+        } catch {
+            throw ValidationError("--socket: \(error)")
+        }
+    }
+
     /// The file read without --config.
     static func defaultConfigPath(_ environment: [String: String]) -> String {
         let home = environment["HOME"].map { $0 + "/.config" }

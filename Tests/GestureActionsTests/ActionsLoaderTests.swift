@@ -165,6 +165,12 @@ struct ActionsLoaderTests {
                     + "a list of rules such as {on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}"
             ),
             (
+                // The limit of every gestured socket path (SocketPath), said as everywhere else.
+                "socket: /tmp/ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss\nactions: []\n",
+                "actions.yaml:1:9: socket path '/tmp/ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss' is 105 bytes long; "
+                    + "a Unix socket path may be at most 103 bytes"
+            ),
+            (
                 "commands: {max-running: 0}\nactions: []\n",
                 "actions.yaml:1:25: expected a number from 1 to 64 (found '0')"
             ),

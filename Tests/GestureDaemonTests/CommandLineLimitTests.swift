@@ -72,7 +72,8 @@ struct CommandLineLimitTests {
     /// could reach, and after a SIGKILL no restart could probe the stale socket ("File name too
     /// long"). Every command now refuses them with one sentence.
     @Test(
-        "a socket path NIO cannot reach is refused by run, listen and the client library", arguments: [104, 105, 107])
+        "a socket path NIO cannot reach is refused by run, listen, actions and the client library",
+        arguments: [104, 105, 107])
     func socketPathTooLong(bytes: Int) async throws {
         let gestured = try DaemonProcessTests.gestured()
         let (directory, path) = try Self.socketPath(bytes: bytes)
@@ -83,9 +84,12 @@ struct CommandLineLimitTests {
         #expect(try await run.waitForExit() != 0, "\(run.lines)")
         #expect(run.lines.contains { $0.contains(says) }, "\(run.lines)")
         #expect(!FileManager.default.fileExists(atPath: path), "nothing bound")
-        let listen = try ChildProcess([gestured, "listen", "--socket", path])
-        #expect(try await listen.waitForExit() == 64, "\(listen.lines)")
-        #expect(listen.lines.contains { $0.contains(says) }, "\(listen.lines)")
+        for command in ["listen", "actions"] {
+            let client = try ChildProcess([gestured, command, "--socket", path])
+            defer { client.send(SIGKILL) }
+            #expect(try await client.waitForExit() == 64, "\(command): \(client.lines)")
+            #expect(client.lines.contains { $0.contains(says) }, "\(command): \(client.lines)")
+        }
         await #expect(throws: GestureClientError.cannotConnect(path: path, reason: "socket path '\(path)' \(says)")) {
             try await GestureClient.connect(to: path) { _ in }
         }
