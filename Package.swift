@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             // GestureProtocol: the explanations' sentences (ExplainMessage) the golden scenarios check.
             name: "GestureEngineTests", dependencies: ["GestureEngine", "GestureProtocol", "TestSupport"],
-            exclude: ["Scenarios"],
+            exclude: ["Scenarios", "Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TouchInputTests",

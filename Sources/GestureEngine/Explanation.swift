@@ -182,12 +182,21 @@ public enum ParameterKey: String, Sendable, Hashable, CaseIterable {
     case settle = "settle-ms"
     case minDistance = "min-distance-mm"
     case minVelocity = "min-velocity-mm-s"
+    case multiFingerMinVelocity = "multi-finger-min-velocity-mm-s"
     case angleTolerance = "angle-tolerance-deg"
     case band = "band-mm"
     case minScaleChange = "min-scale-change"
     case minRotation = "min-rotation-deg"
     case minScore = "min-score"
     case minSize = "min-size-mm"
+    case circleMinTurn = "circle-min-turn-deg"
+    case circleLoopTurn = "circle-loop-turn-deg"
+    case circleMaxSpread = "circle-max-spread"
+    case circleMaxCorners = "circle-max-corners"
+    case circleMaxSpiral = "circle-max-spiral"
+    case circleMaxOvershoot = "circle-max-overshoot"
+    case circleMinAxisRatio = "circle-min-axis-ratio"
+    case circleStraightRunDeviation = "circle-straight-run-deviation-mm"
 }
 
 /// The checks of the recognizer kinds (docs/RECOGNIZERS.md's tables). Raw values are the
@@ -222,9 +231,12 @@ public enum FailureCheck: String, Sendable, Hashable, CaseIterable {
     /// The stroke did not cover `min-distance-mm` within `max-duration-ms` (mm: the most it
     /// covered in its last `max-duration-ms`).
     case tooSlowToCover = "too-slow-to-cover"
+    /// The same for three fingers or more, within `multi-finger-max-duration-ms`.
+    case multiFingerTooSlowToCover = "multi-finger-too-slow-to-cover"
     /// The stretch that covered the distance was not straight enough (ratio, fixed 0.8).
     case notStraight = "not-straight"
-    /// The stretch was slower than `min-velocity-mm-s` (mm/s).
+    /// The stretch was slower than `min-velocity-mm-s` or, with three fingers or more,
+    /// `multi-finger-min-velocity-mm-s` (mm/s).
     case tooSlow = "too-slow"
     /// Its direction was farther than `angle-tolerance-deg` from every allowed one (degrees).
     case offDirection = "off-direction"
@@ -240,21 +252,22 @@ public enum FailureCheck: String, Sendable, Hashable, CaseIterable {
     case scaleTooSmall = "scale-too-small"
     /// A rotation's fingers lifted before they turned `min-rotation-deg` (degrees).
     case rotationTooSmall = "rotation-too-small"
-    /// A circle-only shape ran straight (mm of path within 1.5 mm of its chord).
+    /// A circle-only shape ran straight: its last `circle-straight-run-mm` of path stayed this
+    /// near its chord (mm, limit `circle-straight-run-deviation-mm`).
     case straightRun = "straight-run"
-    /// The stroke turned less than a loop needs (degrees, fixed 290).
+    /// The loop went round its centre less than `circle-min-turn-deg` or `circle-loop-turn-deg`
+    /// (degrees).
     case turnTooSmall = "turn-too-small"
     /// The shape spanned less than `min-size-mm` (mm).
     case shapeTooSmall = "shape-too-small"
-    /// The loop is not round: the spread of its radius (ratio, fixed).
+    /// The loop is not round: the spread of its radius (ratio, `circle-max-spread`).
     case notRound = "not-round"
-    /// The loop has corners: a harmonic of its radius (ratio, fixed).
+    /// The loop has corners: a harmonic of its radius (ratio, `circle-max-corners`).
     case corners
-    /// The loop's ends are too far apart (diameters, fixed).
-    case notClosed = "not-closed"
-    /// The loop is a spiral: its radius at the ends differs (ratio, fixed).
+    /// The loop is a spiral: its radius at the ends differs (ratio, `circle-max-spiral` or
+    /// `circle-max-overshoot`).
     case spiral
-    /// The loop is flat: short over long axis (ratio, fixed).
+    /// The loop is flat: short over long axis (ratio, `circle-min-axis-ratio`).
     case flat
     /// The best template scored below `min-score`.
     case scoreTooLow = "score-too-low"

@@ -343,6 +343,8 @@ private struct Reason {
             return "lifted \(m) ms after landing, before the finger count settled (\(key) \(l), or 8 mm of travel)"
         case .strokeTooShort: return "stroke \(m) mm < \(key) \(l)"
         case .tooSlowToCover: return "covered \(m) mm in its last max-duration-ms < \(key) \(l)"
+        case .multiFingerTooSlowToCover:
+            return "covered \(m) mm in its last multi-finger-max-duration-ms < \(key) \(l)"
         case .notStraight:
             return "straightness \(rm) < \(rl) (fixed)"
         case .tooSlow: return "speed \(m) mm/s < \(key) \(l)"
@@ -354,14 +356,14 @@ private struct Reason {
         case .scaleTooSmall:
             return "lifted with a scale change of \(rm) < \(key) \(rl)"
         case .rotationTooSmall: return "lifted after turning \(m)° < \(key) \(l)"
-        case .straightRun: return "ran straight for \(m) mm (within \(l) mm of its chord, fixed)"
-        case .turnTooSmall: return "turned \(m)° < \(l)° (fixed)"
+        case .straightRun:
+            return "ran straight over circle-straight-run-mm: \(m) mm from its chord ≤ \(key) \(l)"
+        case .turnTooSmall: return "went round its centre \(m)° < \(key) \(l)"
         case .shapeTooSmall: return "size \(m) mm < \(key) \(l)"
-        case .notRound: return "not round: radius spread \(rm) > \(rl) (fixed)"
-        case .corners: return "corners: radius harmonic \(rm) > \(rl) (fixed)"
-        case .notClosed: return "not closed: ends \(rm) diameters apart > \(rl) (fixed)"
-        case .spiral: return "a spiral: end radii differ by \(rm) > \(rl) (fixed)"
-        case .flat: return "flat: axis ratio \(rm) < \(rl) (fixed)"
+        case .notRound: return "not round: radius spread \(rm) > \(key) \(rl)"
+        case .corners: return "corners: radius harmonic \(rm) > \(key) \(rl)"
+        case .spiral: return "a spiral: end radii differ by \(rm) > \(key) \(rl)"
+        case .flat: return "flat: axis ratio \(rm) < \(key) \(rl)"
         case .scoreTooLow:
             return "score \(rm) < \(key) \(rl)"
         }

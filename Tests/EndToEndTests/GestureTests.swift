@@ -18,16 +18,19 @@ extension EndToEndTests {
             var start: Int64
         }
 
-        /// Starts a daemon (built-in configuration) and a `profile` panel playing `steps`,
-        /// subscribes a client, plays, and waits until `done` holds for the gestures received;
+        /// Starts a daemon (built-in configuration, or `configuration`: YAML recognizers) and a
+        /// `profile` panel playing `steps`, subscribes a client, plays, and waits until `count`
+        /// gestures `match` (`what` names them);
         /// then unplugs the panel and stops the daemon. Checks what every gesture must carry:
         /// the panel's label, the root region, kernel times between the start of the script and
         /// their reception (non-decreasing), increasing `seq`.
         static func play(
-            _ steps: [String], on profile: String, subscription: Subscription = Subscription(),
-            until what: String, count: Int = 1, _ match: @escaping @Sendable (GestureMessage) -> Bool
+            _ steps: [String], on profile: String, configuration: String? = nil,
+            subscription: Subscription = Subscription(), until what: String, count: Int = 1,
+            _ match: @escaping @Sendable (GestureMessage) -> Bool
         ) async throws -> Played {
             try await EndToEndFixture.run { fixture in
+                if let configuration { try fixture.writeConfiguration(configuration) }
                 let daemon = try await fixture.startDaemon()
                 let panel = try await fixture.panel(profile, profile: profile, steps: steps)
                 let client = try await fixture.subscribe(subscription)
@@ -292,5 +295,80 @@ extension EndToEndTests {
             let score = try #require(circle.score)
             #expect(score > 0.5 && score <= 1, "score \(score)")
         }
-    }
+    
+        /// The hooked flick of docs/RECOGNIZERS.md ("swipe"): a 20 mm hook at ~230 mm/s, 90° to
+        /// `side` of the flick, then 100 mm at ~800 mm/s, drawn with the low-level steps on a
+        /// 512 × 287 mm panel, in each of the 8 directions.
+        static func hookedFlicks() -> (steps: [String], directions: [Direction]) {
+            var steps: [String] = []
+            var directions: [Direction] = []
+            let degrees: [Direction: Double] = [
+                .right: 0, .downRight: 45, .down: 90, .downLeft: 135, .left: 180, .upLeft: -135, .up: -90,
+                .upRight: -45,
+            ]
+            for direction in Direction.allCases {
+                for side in [-1.0, 1.0] {
+                    func point(_ degrees: Double, _ mm: Double, from p: (Double, Double)) -> (Double, Double) {
+                        let a = degrees * Double.pi / 180
+                        return (p.0 + mm * cos(a) / 512, p.1 + mm * sin(a) / 287)
+                    }
+                    let start = (0.5, 0.5)
+                    let hook = point(degrees[direction]! + side * 90, 20, from: start)
+                    let end = point(degrees[direction]!, 100, from: hook)
+                    func text(_ p: (Double, Double)) -> String { String(format: "%.4f,%.4f", p.0, p.1) }
+                    steps += [
+                        "down id=1 at=\(text(start))", "move id=1 to=\(text(hook)) duration=87ms",
+                        "move id=1 to=\(text(end)) duration=125ms", "up id=1", "wait 700ms",
+                    ]
+                    directions.append(direction)
+                }
+            }
+            return (steps, directions)
+        }
+
+        @Test(
+            "swipe: a flick that lands with a hook is one swipe in the flick's direction, 8 directions, hooks to either side (built-in set)"
+        )
+        func hookedFlickBuiltIn() async throws {
+            let (steps, directions) = Self.hookedFlicks()
+            let played = try await Self.play(
+                steps, on: "kiosk-10", subscription: Subscription(kinds: [.swipe]), until: "16 swipes",
+                count: directions.count
+            ) { $0.kind == .swipe }
+            let swipes = played.gestures.filter { $0.kind == .swipe }
+            #expect(swipes.map(\.direction) == directions.map { Optional($0) }, "\(Self.summary(played))")
+            #expect(swipes.allSatisfy { $0.fingers == 1 && $0.name == "swipe" })
+        }
+
+        @Test("swipe: the hooked flicks with a user's only recognizer, a swipe in any direction")
+        func hookedFlickOneRecognizer() async throws {
+            let (steps, directions) = Self.hookedFlicks()
+            let played = try await Self.play(
+                steps, on: "kiosk-10", configuration: "recognizers:\n  - {name: flick, kind: swipe}\n",
+                subscription: Subscription(kinds: [.swipe]), until: "16 swipes", count: directions.count
+            ) { $0.kind == .swipe }
+            let swipes = played.gestures.filter { $0.kind == .swipe }
+            #expect(swipes.map(\.direction) == directions.map { Optional($0) }, "\(Self.summary(played))")
+            #expect(swipes.allSatisfy { $0.fingers == 1 && $0.name == "flick" })
+        }
+
+        @Test("swipe: four fingers dragged up at 45 mm/s, landing and lifting over 150 ms, fire a user's four-finger swipe up")
+        func slowFourFingerSwipe() async throws {
+            // 0.16 of the 287 mm height: 46 mm in 1 s.
+            let played = try await Self.play(
+                ["swipe up fingers=4 distance=0.16 duration=1000ms landing=150ms lifting=150ms"], on: "kiosk-10",
+                configuration:
+                    "recognizers:\n  - {name: four-up, kind: swipe, min-fingers: 4, max-fingers: 4, directions: [up]}\n",
+                subscription: Subscription(kinds: [.swipe]), until: "the four-finger swipe"
+            ) { $0.kind == .swipe }
+            let swipes = played.gestures.filter { $0.kind == .swipe }
+            #expect(swipes.map(\.name) == ["four-up"])
+            #expect(swipes.first?.fingers == 4 && swipes.first?.direction == .up)
+        }
+
+        /// What a case received, for a failure's message.
+        static func summary(_ played: Played) -> String {
+            summary(played.gestures.map { .gesture($0) }, since: played.start)
+        }
+}
 }

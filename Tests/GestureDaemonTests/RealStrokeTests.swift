@@ -100,4 +100,17 @@ struct RealStrokeTests {
         let user = try Self.replay(file, recognizers: "{name: two-finger-tap, kind: tap, fingers: 2}")
         #expect(user.map(\.description) == ["two-finger-tap recognized f=2 "], "\(file): \(user)")
     }
+
+    static var recordings: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".evemu.xz") }.map { String($0.dropLast(".evemu.xz".count)) }.sorted()
+    }
+
+    /// Multi-finger swipes are decided by distance and direction alone; none of people's one- and
+    /// two-finger gestures is one.
+    @Test("no labelled recording gives a swipe of three fingers or more (built-in set)", arguments: recordings)
+    func noMultiFingerSwipe(file: String) throws {
+        let swipes = try Self.replay(file).filter { $0.name == "swipe" }
+        #expect(swipes.allSatisfy { $0.fingers <= 2 }, "\(file): \(swipes)")
+    }
 }

@@ -52,13 +52,14 @@ struct DiscreteStrokeRecognizerTests {
         var recognizedAt: Double?
         for k in 1...30 {
             h.wait(10)
-            // 3 mm every 10 ms: 300 mm/s; 20 mm are covered at the seventh frame (21 mm).
-            if case .recognize(let r) = h.move([(1, 100 + 3 * Double(k), 100)]), recognizedAt == nil {
+            // 4.5 mm every 10 ms: 450 mm/s, a flick (over twice min-velocity-mm-s); 20 mm are
+            // covered at the fifth frame (22.5 mm).
+            if case .recognize(let r) = h.move([(1, 100 + 4.5 * Double(k), 100)]), recognizedAt == nil {
                 recognizedAt = Double(k)
                 #expect(r.direction == .right)
             }
         }
-        #expect(recognizedAt == 7)
+        #expect(recognizedAt == 5)
         // It stays one swipe: nothing more, however far it goes; the lift changes nothing.
         #expect(h.move([(1, 300, 100)]).name == "none")
         #expect(h.up([1]).name == "none")

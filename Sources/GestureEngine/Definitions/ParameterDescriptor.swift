@@ -70,10 +70,12 @@ extension ParameterDescriptor {
     /// A key whose value is written as `Written` (milliseconds for a ``TimeSpan``). `check` sees
     /// the written value and the parameters decoded so far (a maximum checks its minimum);
     /// `fallback` gives the default when it depends on other keys (else the stored default).
+    /// `inherits`: an earlier key whose value this one takes when that key is written and this
+    /// one is not (a key split off an older one keeps what a file written for the older one meant).
     static func value<Written: Codable>(
         _ key: String, unit: String, accepts: String, _ meaning: String,
         read: @escaping (Parameters) -> Written, write: @escaping (inout Parameters, Written) -> Void,
-        fallback: ((Parameters) -> Written)? = nil, spell: @escaping (Written) -> String,
+        fallback: ((Parameters) -> Written)? = nil, inherits: String? = nil, spell: @escaping (Written) -> String,
         check: @escaping (Written, Parameters) -> ParameterProblem?
     ) -> Self {
         ParameterDescriptor(
@@ -81,7 +83,10 @@ extension ParameterDescriptor {
             defaultText: { spell(read($0)) },
             decode: { parameters, c in
                 let codingKey = AnyCodingKey(stringValue: key)
-                let value = try c.decodeLocated(Written.self, forKey: codingKey) ?? (fallback ?? read)(parameters)
+                let older = inherits.map { AnyCodingKey(stringValue: $0) }
+                let inherited = older.flatMap { c.contains($0) ? try? c.decode(Written.self, forKey: $0) : nil }
+                let value =
+                    try c.decodeLocated(Written.self, forKey: codingKey) ?? inherited ?? (fallback ?? read)(parameters)
                 if let problem = check(value, parameters) {
                     throw DecodingError.dataCorrupted(
                         DecodingError.Context(
@@ -151,12 +156,12 @@ extension ParameterDescriptor {
     /// A duration, written in whole milliseconds within `range`.
     static func milliseconds(
         _ key: String, _ path: WritableKeyPath<Parameters, TimeSpan>, range: ClosedRange<Int64> = 1...60_000,
-        _ meaning: String
+        inherits: String? = nil, _ meaning: String
     ) -> Self {
         let accepts = "milliseconds from \(range.lowerBound) to \(range.upperBound)"
         return value(
             key, unit: "ms", accepts: accepts, meaning, read: { $0[keyPath: path].microseconds / 1000 },
-            write: { $0[keyPath: path] = .milliseconds($1) }, spell: { "\($0)" },
+            write: { $0[keyPath: path] = .milliseconds($1) }, inherits: inherits, spell: { "\($0)" },
             check: { ms, _ in range.contains(ms) ? nil : ParameterProblem(message: "expected \(accepts)") })
     }
 
@@ -173,12 +178,12 @@ extension ParameterDescriptor {
     /// A length (or, with `unit` "mm/s", a speed) above 0 — or from 0 when `allowZero` — up to 10 m.
     static func millimetres(
         _ key: String, _ path: WritableKeyPath<Parameters, Millimeters>, unit: String = "mm", allowZero: Bool = false,
-        _ meaning: String
+        inherits: String? = nil, _ meaning: String
     ) -> Self {
         let accepts = "millimetres from \(allowZero ? 0 : 0.01) to 10000"
         return value(
             key, unit: unit, accepts: accepts, meaning, read: { $0[keyPath: path].value },
-            write: { $0[keyPath: path] = Millimeters($1) }, spell: spellNumber,
+            write: { $0[keyPath: path] = Millimeters($1) }, inherits: inherits, spell: spellNumber,
             check: { mm, _ in
                 (mm > 0 || (allowZero && mm == 0)) && mm <= 10_000
                     ? nil : ParameterProblem(message: "expected \(accepts)")
@@ -194,6 +199,20 @@ extension ParameterDescriptor {
             key, unit: unit, accepts: accepts, meaning, read: { $0[keyPath: path] },
             write: { $0[keyPath: path] = $1 }, spell: spellNumber,
             check: { v, _ in isValid(v) ? nil : ParameterProblem(message: "expected \(accepts)") })
+    }
+
+    /// An angle in degrees above 0 and at most `upTo`.
+    static func degrees(
+        _ key: String, _ path: WritableKeyPath<Parameters, Double>, upTo limit: Double, _ meaning: String
+    ) -> Self {
+        number(
+            key, path, unit: "°", accepts: "degrees above 0 and at most \(spellNumber(limit))", meaning,
+            where: { $0 > 0 && $0 <= limit })
+    }
+
+    /// A ratio above 0 and at most 1.
+    static func ratio(_ key: String, _ path: WritableKeyPath<Parameters, Double>, _ meaning: String) -> Self {
+        number(key, path, unit: "ratio", accepts: "a ratio above 0 and at most 1", meaning, where: { $0 > 0 && $0 <= 1 })
     }
 
     /// A non-empty set of words (directions, edges), written as a list in declaration order.

@@ -157,10 +157,14 @@ public struct PanParameters: Hashable, Sendable {
     public init() {}
 }
 
-/// `swipe`: a quick straight stroke of `min-fingers`…`max-fingers` fingers (those landing within
-/// `settle-ms` of the first), recognized while it moves: `min-distance-mm` covered within
-/// `max-duration-ms` at `min-velocity-mm-s` or faster, within `angle-tolerance-deg` of one of
-/// `directions`. Discrete.
+/// `swipe`: a straight stroke of `min-fingers`…`max-fingers` fingers (those landing within
+/// `settle-ms` of the first), recognized while it moves: `min-distance-mm` covered within one of
+/// `directions` (give or take `angle-tolerance-deg`). With one or two fingers it must be quick —
+/// covered within `max-duration-ms` at `min-velocity-mm-s` or faster, and a stroke slower than
+/// twice that keeps its direction for `hold-distance-mm` more before it is decided; with three or
+/// more, `multi-finger-max-duration-ms` and `multi-finger-min-velocity-mm-s` apply instead (by
+/// default distance and direction alone, as libinput and Touchégg decide multi-finger swipes).
+/// Discrete.
 public struct SwipeParameters: Hashable, Sendable {
     public var minFingers: Int = 1
     public var maxFingers: Int = 5
@@ -170,6 +174,11 @@ public struct SwipeParameters: Hashable, Sendable {
     public var maxDuration: TimeSpan = .milliseconds(600)
     public var angleTolerance: Double = 22.5
     public var settle: TimeSpan = .milliseconds(150)
+    /// How much farther than `minDistance` a stroke slower than twice its speed limit must keep
+    /// its direction before it is decided.
+    public var holdDistance = Millimeters(10)
+    public var multiFingerMinVelocity = Millimeters(0)
+    public var multiFingerMaxDuration: TimeSpan = .milliseconds(2000)
     public init() {}
 }
 
@@ -204,7 +213,8 @@ public struct RotateParameters: Hashable, Sendable {
 /// `shape`: a stroke of `min-fingers`…`max-fingers` fingers (those landing within `settle-ms` of
 /// the first) matched against `templates`: the built-in circle while the stroke moves, templates
 /// of points when it lifts; recognized with the template's name when its score reaches
-/// `min-score` and the shape spans `min-size-mm`. Discrete.
+/// `min-score` and the shape spans `min-size-mm`. The `circle-…` limits are the built-in circle's
+/// geometric check (docs/RECOGNIZERS.md, "The circle's geometric check"). Discrete.
 public struct ShapeParameters: Hashable, Sendable {
     public var templates: [ShapeTemplate] = [.builtIn(.circle)]
     public var minScore: Double = 0.8
@@ -212,6 +222,24 @@ public struct ShapeParameters: Hashable, Sendable {
     public var minFingers: Int = 1
     public var maxFingers: Int = 1
     public var settle: TimeSpan = .milliseconds(150)
+    /// Degrees a stroke lifted as a whole must go round its centre.
+    public var circleMinTurn: Double = 285
+    /// Degrees a loop of a longer or unfinished stroke must go round its centre.
+    public var circleLoopTurn: Double = 330
+    /// Coefficient of variation of the radius (ratio).
+    public var circleMaxSpread: Double = 0.08
+    /// The 3rd–5th harmonic of the radius over its mean (ratio).
+    public var circleMaxCorners: Double = 0.1
+    /// Difference of the end radii over the mean radius (ratio), for a loop of a longer or
+    /// unfinished stroke.
+    public var circleMaxSpiral: Double = 0.15
+    /// The same for a stroke lifted after going round at most `circleOvershootTurn` degrees.
+    public var circleMaxOvershoot: Double = 0.5
+    public var circleOvershootTurn: Double = 540
+    /// Short over long axis of the fitted ellipse (ratio).
+    public var circleMinAxisRatio: Double = 0.3
+    public var circleStraightRun = Millimeters(100)
+    public var circleStraightRunDeviation = Millimeters(1.5)
     public init() {}
 }
 

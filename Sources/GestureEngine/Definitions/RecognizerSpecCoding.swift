@@ -47,12 +47,22 @@ extension SwipeParameters: DescribedParameters {
             .millimetres("min-distance-mm", \.minDistance, "how far the fingers move to be a swipe"),
             .millimetres(
                 "min-velocity-mm-s", \.minVelocity, unit: "mm/s", allowZero: true,
-                "slowest average speed over that distance"),
-            .milliseconds("max-duration-ms", \.maxDuration, "longest time to cover that distance"),
+                "slowest average speed over that distance (1 or 2 fingers)"),
+            .milliseconds("max-duration-ms", \.maxDuration, "longest time to cover that distance (1 or 2 fingers)"),
             .number(
                 "angle-tolerance-deg", \.angleTolerance, unit: "°", accepts: "degrees above 0 and at most 45",
                 "how far the stroke's angle may be from its direction", where: { $0 > 0 && $0 <= 45 }),
             .settle(\.settle),
+            .millimetres(
+                "hold-distance-mm", \.holdDistance, allowZero: true,
+                "how much farther a stroke slower than twice min-velocity-mm-s keeps its direction before it is decided"),
+            .millimetres(
+                "multi-finger-min-velocity-mm-s", \.multiFingerMinVelocity, unit: "mm/s", allowZero: true,
+                inherits: "min-velocity-mm-s",
+                "slowest average speed over that distance with 3 fingers or more (written alone, min-velocity-mm-s counts)"),
+            .milliseconds(
+                "multi-finger-max-duration-ms", \.multiFingerMaxDuration, inherits: "max-duration-ms",
+                "longest time to cover that distance with 3 fingers or more (written alone, max-duration-ms counts)"),
         ]
     }
 }
@@ -107,6 +117,34 @@ extension ShapeParameters: DescribedParameters {
             .minFingers(\.minFingers, "fewest fingers"),
             .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
             .settle(\.settle),
+            .degrees(
+                "circle-min-turn-deg", \.circleMinTurn, upTo: 360,
+                "circle: how far round its centre a stroke lifted as a whole goes (a loop left open)"),
+            .degrees(
+                "circle-loop-turn-deg", \.circleLoopTurn, upTo: 360,
+                "circle: how far round its centre a loop goes while the stroke moves, or at the end of a longer stroke"),
+            .ratio("circle-max-spread", \.circleMaxSpread, "circle: how much the radius may vary (of its mean)"),
+            .ratio(
+                "circle-max-corners", \.circleMaxCorners,
+                "circle: how strong a 3rd–5th harmonic of the radius may be (triangles, squares, stars)"),
+            .ratio(
+                "circle-max-spiral", \.circleMaxSpiral,
+                "circle: how much the radius at a loop's ends may differ (of its mean)"),
+            .ratio(
+                "circle-max-overshoot", \.circleMaxOvershoot,
+                "circle: the same, for a stroke lifted after going round at most circle-overshoot-turn-deg"),
+            .degrees(
+                "circle-overshoot-turn-deg", \.circleOvershootTurn, upTo: 3600,
+                "circle: how far round a stroke may go and still end past its start by circle-max-overshoot"),
+            .ratio(
+                "circle-min-axis-ratio", \.circleMinAxisRatio,
+                "circle: the least short over long axis of its ellipse (lines and flat zigzags are none)"),
+            .millimetres(
+                "circle-straight-run-mm", \.circleStraightRun,
+                "circle alone: path that, staying within circle-straight-run-deviation-mm of its chord, gives up"),
+            .millimetres(
+                "circle-straight-run-deviation-mm", \.circleStraightRunDeviation,
+                "circle alone: how near its chord that path stays"),
         ]
     }
 }

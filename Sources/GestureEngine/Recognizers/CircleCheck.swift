@@ -3,65 +3,103 @@
 /// the loop must also *be* round. Ellipses count as circles drawn askew: an ellipse is fitted to
 /// the loop (least squares on the conic `Ax² + Bxy + Cy² + Dx + Ey = 1`) and the loop is mapped
 /// through it onto a unit circle, which makes any ellipse round and leaves a square square and a
-/// triangle triangular. Then, with r the distance of each of ``sampleCount`` points (evenly
-/// spaced along the loop) from the centre:
+/// triangle triangular.
 ///
-/// - **roundness**: r varies by at most ``maxSpread`` of its mean (coefficient of variation);
-/// - **no corners**: the 3rd to 5th harmonics of r over the angle stay below ``maxCorners`` of
-///   its mean (a triangle shows in the 3rd, a square in the 4th, a star in the 5th);
-/// - **closure**: the ends are no farther apart than the loop's own turn leaves them (a loop of
-///   300° ends sin 30° = 0.5 diameters apart, one of 380° sin 10°) plus ``maxExtraGap``;
-/// - **not a spiral**: r at the two ends differs by at most ``maxEndRadii`` of the mean for a
-///   full loop, ``maxEndRadiiOpen`` for an open one (300°–360°, whose ends are on different
-///   sides);
-/// - **not a line**: the short axis of the ellipse is at least ``minAxisRatio`` of the long one.
+/// People's circles start with a hook and end past or short of their start, inside or outside it
+/// (docs/RECOGNIZERS.md, "People's strokes"). With r the distance from the ellipse's centre of
+/// ``sampleCount`` points evenly spaced along the mapped loop and θ how far round the centre each
+/// is, each measure against its key of `shape` (``Limits``):
 ///
-/// Tuned on the generated stroke set of the tests (StrokeSetTests; docs/RECOGNIZERS.md has the
-/// table), checked on the real circles of the evemu-devices fixtures. Works in buffers reserved
-/// once: checking a loop does not allocate.
+/// - **not flat**: the short axis of the ellipse is at least `circle-min-axis-ratio` of the long one;
+/// - **turn**: the loop goes round the centre (θ at its end) at least `circle-min-turn-deg` for a
+///   stroke lifted as a whole, `circle-loop-turn-deg` for a loop that is part of a longer stroke or
+///   not yet lifted (a lead-in and an open arc is a question mark);
+/// - **roundness**: r varies by at most `circle-max-spread` of its mean (coefficient of variation
+///   about the straight line that fits r against θ: a steady growth or shrinking is the spiral
+///   check's);
+/// - **no corners**: the 3rd to 5th harmonics of r over the angle stay below `circle-max-corners`
+///   of its mean (a triangle shows in the 3rd, a square in the 4th, a star in the 5th);
+/// - **not a spiral**: r at the two ends differs by at most `circle-max-spiral` of the mean — or
+///   `circle-max-overshoot` for a stroke lifted after going round at most
+///   `circle-overshoot-turn-deg`: one loop whose end overshoots its start is no spiral.
+///
+/// Works in buffers reserved once: checking a loop does not allocate.
 struct CircleCheck {
     static let sampleCount = 64
-    static let maxSpread = 0.05
-    static let maxCorners = 0.06
-    static let maxExtraGap = 0.3
-    static let maxEndRadii = 0.12
-    static let maxEndRadiiOpen = 0.15
-    static let minAxisRatio = 0.3
+
+    /// The limits, from the recognizer's parameters.
+    struct Limits: Hashable, Sendable {
+        var minAxisRatio: Double
+        var maxSpread: Double
+        var maxCorners: Double
+        /// Degrees.
+        var minTurn: Double
+        var loopTurn: Double
+        var maxSpiral: Double
+        var maxOvershoot: Double
+        /// Degrees.
+        var overshootTurn: Double
+
+        init(_ p: ShapeParameters) {
+            minAxisRatio = p.circleMinAxisRatio
+            maxSpread = p.circleMaxSpread
+            maxCorners = p.circleMaxCorners
+            minTurn = p.circleMinTurn
+            loopTurn = p.circleLoopTurn
+            maxSpiral = p.circleMaxSpiral
+            maxOvershoot = p.circleMaxOvershoot
+            overshootTurn = p.circleOvershootTurn
+        }
+    }
+
+    /// Which part of a stroke is checked.
+    enum Candidate {
+        /// The last loop (360° of heading) while the stroke moves: it must close, and a spiral
+        /// may still be coming.
+        case moving
+        /// At the lift, the last loop of a longer stroke; `single`: the whole stroke went round
+        /// at most `circle-overshoot-turn-deg`.
+        case lastLoop(single: Bool)
+        /// At the lift, the whole stroke.
+        case whole(single: Bool)
+    }
 
     /// What was measured of one loop.
     struct Measures {
-        /// Coefficient of variation of r.
+        /// Short over long axis of the fitted ellipse.
+        var axisRatio: Double
+        /// Degrees the loop goes round the ellipse's centre.
+        var turn: Double
+        /// Coefficient of variation of r about its line against θ.
         var spread: Double
         /// The largest of the 3rd, 4th and 5th harmonics of r, over the mean.
         var corners: Double
-        /// Distance of the ends over the diameter.
-        var gap: Double
         /// Difference of r at the ends over the mean.
         var endRadii: Double
-        /// Short over long axis of the fitted ellipse.
-        var axisRatio: Double
 
-        /// Whether a loop that turned `turn` radians is a circle.
-        func isCircle(turn: Double) -> Bool { failure(turn: turn) == nil }
-
-        /// The first check a loop that turned `turn` radians fails, if any (fixed thresholds).
-        func failure(turn: Double) -> Failure? {
-            let miss = abs(2 * Double.pi - turn) / 2
-            let expectedGap = miss - miss * miss * miss / 6  // sin, to 0.4 % at 30°
-            let maxEnds = turn >= 2 * Double.pi ? CircleCheck.maxEndRadii : CircleCheck.maxEndRadiiOpen
-            if axisRatio < CircleCheck.minAxisRatio {
-                return Failure(.flat, nil, measured: axisRatio, limit: CircleCheck.minAxisRatio)
+        /// The first check the loop fails as `candidate`, if any.
+        func failure(as candidate: Candidate, _ limits: Limits) -> Failure? {
+            if axisRatio < limits.minAxisRatio {
+                return Failure(.flat, .circleMinAxisRatio, measured: axisRatio, limit: limits.minAxisRatio)
             }
-            if spread > CircleCheck.maxSpread {
-                return Failure(.notRound, nil, measured: spread, limit: CircleCheck.maxSpread)
+            let (turnKey, minTurn): (ParameterKey, Double) =
+                switch candidate {
+                case .whole: (.circleMinTurn, limits.minTurn)
+                case .moving, .lastLoop: (.circleLoopTurn, limits.loopTurn)
+                }
+            if turn < minTurn { return Failure(.turnTooSmall, turnKey, measured: turn, limit: minTurn) }
+            if spread > limits.maxSpread {
+                return Failure(.notRound, .circleMaxSpread, measured: spread, limit: limits.maxSpread)
             }
-            if corners > CircleCheck.maxCorners {
-                return Failure(.corners, nil, measured: corners, limit: CircleCheck.maxCorners)
+            if corners > limits.maxCorners {
+                return Failure(.corners, .circleMaxCorners, measured: corners, limit: limits.maxCorners)
             }
-            if gap > expectedGap + CircleCheck.maxExtraGap {
-                return Failure(.notClosed, nil, measured: gap, limit: expectedGap + CircleCheck.maxExtraGap)
-            }
-            if endRadii > maxEnds { return Failure(.spiral, nil, measured: endRadii, limit: maxEnds) }
+            let (endKey, maxEnds): (ParameterKey, Double) =
+                switch candidate {
+                case .lastLoop(single: true), .whole(single: true): (.circleMaxOvershoot, limits.maxOvershoot)
+                case .moving, .lastLoop(single: false), .whole(single: false): (.circleMaxSpiral, limits.maxSpiral)
+                }
+            if endRadii > maxEnds { return Failure(.spiral, endKey, measured: endRadii, limit: maxEnds) }
             return nil
         }
     }
@@ -118,18 +156,31 @@ struct CircleCheck {
         let sLarge = (large / k).squareRoot()
         let sSmall = (small / k).squareRoot()
 
-        // Onto the unit circle; r, its mean and spread, and its harmonics 3…5 (powers of e^{iθ}).
-        var sum = 0.0
-        var sumSquares = 0.0
+        // Onto the unit circle; θ (radians, signed) and r at each point, summed for their line.
+        var theta = 0.0
+        var (sumT, sumTT, sumR, sumRR, sumTR) = (0.0, 0.0, 0.0, 0.0, 0.0)
         for i in loop.indices {
             let q = loop[i] - center
             loop[i] = Vec2(x: (q.x * ux + q.y * uy) * sLarge, y: (-q.x * uy + q.y * ux) * sSmall)
+            if i > 0 {
+                let (p, r) = (loop[i - 1], loop[i])
+                theta += atan2Approx(p.x * r.y - p.y * r.x, p.x * r.x + p.y * r.y)
+            }
             let r = loop[i].length
-            sum += r
-            sumSquares += r * r
+            sumT += theta
+            sumTT += theta * theta
+            sumR += r
+            sumRR += r * r
+            sumTR += theta * r
         }
-        let meanRadius = sum / n
+        let meanRadius = sumR / n
         guard meanRadius > 0 else { return nil }
+        // The spread of r about its least-squares line against θ.
+        let varianceT = max(0, sumTT / n - (sumT / n) * (sumT / n))
+        let varianceR = max(0, sumRR / n - meanRadius * meanRadius)
+        let covariance = sumTR / n - (sumT / n) * meanRadius
+        let residual = varianceT > 0 ? max(0, varianceR - covariance * covariance / varianceT) : varianceR
+        // Harmonics 3…5 of r over the angle (powers of e^{iθ}).
         var h3 = Vec2.zero
         var h4 = Vec2.zero
         var h5 = Vec2.zero
@@ -144,14 +195,11 @@ struct CircleCheck {
             h4 = h4 + e4 * dr
             h5 = h5 + e4.times(e1) * dr
         }
-        let corners = 2 * max(h3.length, h4.length, h5.length) / n / meanRadius
-        let variance = max(0, sumSquares / n - meanRadius * meanRadius)
-        let first = loop[0]
-        let last = loop[loop.count - 1]
         return Measures(
-            spread: variance.squareRoot() / meanRadius, corners: corners,
-            gap: (last - first).length / (2 * meanRadius), endRadii: abs(last.length - first.length) / meanRadius,
-            axisRatio: (small / large).squareRoot())
+            axisRatio: (small / large).squareRoot(), turn: abs(theta) * 180 / Double.pi,
+            spread: residual.squareRoot() / meanRadius,
+            corners: 2 * max(h3.length, h4.length, h5.length) / n / meanRadius,
+            endRadii: abs(loop[loop.count - 1].length - loop[0].length) / meanRadius)
     }
 
     /// Least squares for `Ax² + Bxy + Cy² + Dx + Ey = 1` over ``loop``: the normal equations,

@@ -1,18 +1,42 @@
-/// Template matching of one-finger strokes with the $1 unistroke recognizer (Wobbrock, Wilson
-/// and Li, UIST 2007): resample the stroke to ``sampleCount`` equidistant points, rotate it so the
-/// line from its centroid to its first point is at angle zero, scale it into a square, move its
-/// centroid to the origin, then find the rotation within ±45° that brings it closest to each
-/// template (golden-section search). Score = 1 − distance / (half the square's diagonal).
+/// Template matching of strokes, two ways.
 ///
-/// Strokes that are nearly one-dimensional (a line) are scaled uniformly, as $N does, so that a
-/// straight swipe is not stretched into a blob. All work happens in buffers reserved up front:
-/// matching at a lift does not allocate.
+/// **Templates of points** (a user's shapes) are matched the way the $1 unistroke recognizer
+/// (Wobbrock, Wilson and Li, UIST 2007) prepares a stroke, with two changes that make one template
+/// per gesture hold across people (docs/RECOGNIZERS.md has the table, measured on people's
+/// strokes):
+///
+/// 1. **Proportions kept.** The stroke is resampled to ``pointCount`` equidistant points, rotated so
+///    the line from its centroid to its first point is at angle zero (as $1 does) and scaled
+///    *uniformly* until its longer side is ``squareSize`` (as the $N recognizer scales its
+///    one-dimensional gestures, Anthony and Wobbrock, GI 2010), so a tall triangle is not
+///    squashed into the shape of a wide one, nor a curly brace stretched into a square bracket.
+/// 2. **Elastic alignment.** Its distance to a template is dynamic time warping (Myers and
+///    Rabiner 1981; the $1 paper measures DTW beside $1) within a band of ``band`` points, so a
+///    corner drawn a little earlier or later along the stroke still meets the template's corner,
+///    at the rotation within ±45° that brings it closest (golden-section search to 2°, as $1).
+///
+/// A stroke whose principal axes are more than 1 : ``lineRatio`` apart (a line: a swipe or a drag)
+/// is compared only with templates as thin, and the others only with templates that are not:
+/// scaled with its proportions kept, a line lies close to any thin shape. Score = 1 − mean
+/// distance along the warping path / (half the square's diagonal).
+///
+/// **The built-in circle** is matched with $1 as the paper gives it (``sampleCount`` points,
+/// scaled into the square, any rotation) against a drawn circle, after ``CircleCheck`` has mapped
+/// the loop through its ellipse: a circle may start anywhere, which $1's rotation to the
+/// indicative angle ignores.
+///
+/// All work happens in buffers reserved up front: matching at a lift does not allocate.
 struct ShapeMatcher {
+    /// Points of a loop matched against the circle ($1's 64).
     static let sampleCount = 64
+    /// Points of a stroke matched against templates of points: enough for the corners of a star
+    /// (Protractor uses 16).
+    static let pointCount = 32
+    /// How far (points) the warping path may stray from the diagonal: 1/8 of the stroke.
+    static let band = 4
+    /// A stroke whose short principal axis is at most this share of its long one is a line.
+    static let lineRatio = 0.1
     static let squareSize = 250.0
-    /// Below this ratio of the short to the long side a stroke counts as one-dimensional ($N's
-    /// `OneDThreshold`).
-    static let oneDimensionalRatio = 0.25
     static let searchRange = 45.0 * Double.pi / 180
     static let searchPrecision = 2.0 * Double.pi / 180
     static let halfDiagonal = 0.5 * (2 * squareSize * squareSize).squareRoot()
@@ -23,17 +47,35 @@ struct ShapeMatcher {
         var points: [Vec2]
         /// Set for the built-in shape's own templates (the circle's geometric test applies).
         var builtIn: BuiltInShape? = nil
+        /// A template of points that is a line (``lineRatio``).
+        var isLine = false
     }
 
     private var resampled: [Vec2] = []
+    private var rotated: [Vec2] = []
+    /// Two rows of the warping cost and of the path length to each cell.
+    private var previous: [Double] = []
+    private var current: [Double] = []
+    private var previousLength: [Double] = []
+    private var currentLength: [Double] = []
+    /// Whether the stroke last prepared by ``prepareStroke(_:_:)`` is a line.
+    private var strokeIsLine = false
 
-    init() { resampled.reserveCapacity(Self.sampleCount + 1) }
+    init() {
+        resampled.reserveCapacity(Self.sampleCount + 1)
+        rotated.reserveCapacity(Self.pointCount)
+        let row = [Double](repeating: 0, count: Self.pointCount + 1)
+        previous = row
+        current = row
+        previousLength = row
+        currentLength = row
+    }
 
-    /// Prepares a template from its defining points (any scale, any position).
-    static func template(name: String, points: [Vec2], builtIn: BuiltInShape? = nil) -> Template {
+    /// Prepares a template of points from its defining points (any scale, any position).
+    static func template(name: String, points: [Vec2]) -> Template {
         var matcher = ShapeMatcher()
-        matcher.normalize(points, points.indices)
-        return Template(name: name, points: matcher.resampled, builtIn: builtIn)
+        matcher.prepareStroke(points, points.indices)
+        return Template(name: name, points: matcher.resampled, isLine: matcher.strokeIsLine)
     }
 
     /// The built-in templates: a circle drawn either way round, both named after the shape.
@@ -46,10 +88,12 @@ struct ShapeMatcher {
                 let (c, s) = cosSin(2 * Double.pi * Double(i) / Double(n))
                 clockwise.append(Vec2(x: c, y: s))
             }
-            return [
-                template(name: shape.rawValue, points: clockwise, builtIn: shape),
-                template(name: shape.rawValue, points: clockwise.reversed(), builtIn: shape),
-            ]
+            func template(_ points: [Vec2]) -> Template {
+                var matcher = ShapeMatcher()
+                matcher.prepareLoop(points, points.indices)
+                return Template(name: shape.rawValue, points: matcher.resampled, builtIn: shape)
+            }
+            return [template(clockwise), template(clockwise.reversed())]
         }
     }
 
@@ -59,11 +103,12 @@ struct ShapeMatcher {
     mutating func match(
         _ stroke: borrowing [Vec2], _ range: Range<Int>, against templates: borrowing [Template], builtIn: Bool
     ) -> (index: Int, score: Double)? {
-        guard normalize(stroke, range) else { return nil }
+        guard builtIn ? prepareLoop(stroke, range) : prepareStroke(stroke, range) else { return nil }
         var best = -1
         var bestDistance = Double.infinity
         for i in templates.indices where (templates[i].builtIn != nil) == builtIn {
-            let d = distanceAtBestAngle(templates[i].points)
+            guard builtIn || templates[i].isLine == strokeIsLine else { continue }
+            let d = distanceAtBestAngle(templates[i].points, warped: !builtIn)
             if d < bestDistance {
                 bestDistance = d
                 best = i
@@ -73,43 +118,78 @@ struct ShapeMatcher {
         return (best, 1 - bestDistance / Self.halfDiagonal)
     }
 
-    /// Resample, rotate, scale and translate `points[range]` into ``resampled``; false when the
-    /// stroke has no length.
+    /// $1's preparation of a loop: ``sampleCount`` points, rotated to the indicative angle, scaled
+    /// into the square, centroid at the origin. False when it has no length or no extent.
     @discardableResult
-    private mutating func normalize(_ points: borrowing [Vec2], _ range: Range<Int>) -> Bool {
+    private mutating func prepareLoop(_ points: borrowing [Vec2], _ range: Range<Int>) -> Bool {
         guard resamplePath(points, range, count: Self.sampleCount, into: &resampled) else { return false }
+        rotateToIndicativeAngle()
+        guard let (w, h) = extent(), w > 0, h > 0 else { return false }
+        scale(x: Self.squareSize / w, y: Self.squareSize / h)
+        return true
+    }
 
-        // Rotate so the indicative angle (centroid → first point) is zero.
-        var c = centroid()
+    /// A stroke's preparation for templates of points: ``pointCount`` points, whether it is a
+    /// line, rotated to the indicative angle, scaled uniformly to the square, centroid at the
+    /// origin. False when it has no length.
+    @discardableResult
+    private mutating func prepareStroke(_ points: borrowing [Vec2], _ range: Range<Int>) -> Bool {
+        guard resamplePath(points, range, count: Self.pointCount, into: &resampled) else { return false }
+        strokeIsLine = principalAxisRatio() <= Self.lineRatio
+        rotateToIndicativeAngle()
+        guard let (w, h) = extent(), max(w, h) > 0 else { return false }
+        let k = Self.squareSize / max(w, h)
+        scale(x: k, y: k)
+        return true
+    }
+
+    /// The short over the long principal axis of ``resampled`` (square roots of the eigenvalues
+    /// of its covariance): 0 for a straight line, 1 for a circle.
+    private func principalAxisRatio() -> Double {
+        let c = centroid()
+        var xx = 0.0
+        var yy = 0.0
+        var xy = 0.0
+        for p in resampled {
+            let d = p - c
+            xx += d.x * d.x
+            yy += d.y * d.y
+            xy += d.x * d.y
+        }
+        let mean = (xx + yy) / 2
+        let root = (((xx - yy) / 2) * ((xx - yy) / 2) + xy * xy).squareRoot()
+        guard mean + root > 0 else { return 0 }
+        return (max(0, mean - root) / (mean + root)).squareRoot()
+    }
+
+    /// Rotates ``resampled`` about its centroid so the centroid → first point line is at angle
+    /// zero, and moves the centroid to the origin.
+    private mutating func rotateToIndicativeAngle() {
+        let c = centroid()
         let indicative = atan2Approx(c.y - resampled[0].y, c.x - resampled[0].x)
         let (cos, sin) = cosSin(-indicative)
         for j in resampled.indices {
             let p = resampled[j] - c
             resampled[j] = Vec2(x: p.x * cos - p.y * sin, y: p.x * sin + p.y * cos)
         }
+    }
 
-        // Scale into the square (uniformly when one-dimensional), centroid to the origin.
-        var minX = Double.infinity
-        var minY = Double.infinity
-        var maxX = -Double.infinity
-        var maxY = -Double.infinity
+    /// Width and height of ``resampled``'s bounding box.
+    private func extent() -> (Double, Double)? {
+        guard var low = resampled.first else { return nil }
+        var high = low
         for p in resampled {
-            minX = min(minX, p.x)
-            maxX = max(maxX, p.x)
-            minY = min(minY, p.y)
-            maxY = max(maxY, p.y)
+            low = Vec2(x: min(low.x, p.x), y: min(low.y, p.y))
+            high = Vec2(x: max(high.x, p.x), y: max(high.y, p.y))
         }
-        let w = maxX - minX
-        let h = maxY - minY
-        let long = max(w, h)
-        guard long > 0 else { return false }
-        let uniform = min(w, h) / long <= Self.oneDimensionalRatio
-        let sx = Self.squareSize / (uniform ? long : w)
-        let sy = Self.squareSize / (uniform ? long : h)
+        return (high.x - low.x, high.y - low.y)
+    }
+
+    /// Scales ``resampled`` and moves its centroid to the origin.
+    private mutating func scale(x sx: Double, y sy: Double) {
         for j in resampled.indices { resampled[j] = Vec2(x: resampled[j].x * sx, y: resampled[j].y * sy) }
-        c = centroid()
+        let c = centroid()
         for j in resampled.indices { resampled[j] = resampled[j] - c }
-        return true
     }
 
     private func centroid() -> Vec2 {
@@ -118,44 +198,89 @@ struct ShapeMatcher {
         return sum * (1 / Double(resampled.count))
     }
 
-    /// Golden-section search for the rotation of the candidate closest to `template`.
-    private func distanceAtBestAngle(_ template: borrowing [Vec2]) -> Double {
+    /// Golden-section search for the rotation of the candidate closest to `template`, by the
+    /// point-to-point distance ($1) or the warped one.
+    private mutating func distanceAtBestAngle(_ template: borrowing [Vec2], warped: Bool) -> Double {
         let phi = 0.5 * (-1 + 5.0.squareRoot())
         var a = -Self.searchRange
         var b = Self.searchRange
         var x1 = phi * a + (1 - phi) * b
-        var f1 = distance(rotatedBy: x1, template)
+        var f1 = distance(rotatedBy: x1, template, warped: warped)
         var x2 = (1 - phi) * a + phi * b
-        var f2 = distance(rotatedBy: x2, template)
+        var f2 = distance(rotatedBy: x2, template, warped: warped)
         while abs(b - a) > Self.searchPrecision {
             if f1 < f2 {
                 b = x2
                 x2 = x1
                 f2 = f1
                 x1 = phi * a + (1 - phi) * b
-                f1 = distance(rotatedBy: x1, template)
+                f1 = distance(rotatedBy: x1, template, warped: warped)
             } else {
                 a = x1
                 x1 = x2
                 f1 = f2
                 x2 = (1 - phi) * a + phi * b
-                f2 = distance(rotatedBy: x2, template)
+                f2 = distance(rotatedBy: x2, template, warped: warped)
             }
         }
         return min(f1, f2)
     }
 
-    /// Mean distance between the candidate rotated by `angle` and the template, point by point.
-    private func distance(rotatedBy angle: Double, _ template: borrowing [Vec2]) -> Double {
+    private mutating func distance(rotatedBy angle: Double, _ template: borrowing [Vec2], warped: Bool) -> Double {
         let (cos, sin) = cosSin(angle)
-        var sum = 0.0
-        let n = min(resampled.count, template.count)
-        for j in 0..<n {
-            let p = resampled[j]
-            let q = Vec2(x: p.x * cos - p.y * sin, y: p.x * sin + p.y * cos)
-            sum += (q - template[j]).length
+        guard warped else {
+            // Mean distance between the rotated candidate and the template, point by point.
+            var sum = 0.0
+            let n = min(resampled.count, template.count)
+            for j in 0..<n {
+                let p = resampled[j]
+                sum += (Vec2(x: p.x * cos - p.y * sin, y: p.x * sin + p.y * cos) - template[j]).length
+            }
+            return n > 0 ? sum / Double(n) : Double.infinity
         }
-        return n > 0 ? sum / Double(n) : Double.infinity
+        rotated.removeAll(keepingCapacity: true)
+        for p in resampled { rotated.append(Vec2(x: p.x * cos - p.y * sin, y: p.x * sin + p.y * cos)) }
+        return warpedDistance(template)
+    }
+
+    /// Dynamic time warping of ``rotated`` onto `template` within ``band``: the least total
+    /// distance of a monotone path of matched points from both starts to both ends, over the
+    /// path's length (so it reads as $1's mean distance). Two rows of the table at a time.
+    private mutating func warpedDistance(_ template: borrowing [Vec2]) -> Double {
+        let n = min(rotated.count, template.count)
+        guard n > 0 else { return Double.infinity }
+        for j in 0...n {
+            previous[j] = Double.infinity
+            previousLength[j] = 0
+        }
+        previous[0] = 0
+        for i in 1...n {
+            current[0] = Double.infinity
+            currentLength[0] = 0
+            for j in 1...n {
+                guard abs(i - j) <= Self.band else {
+                    current[j] = Double.infinity
+                    currentLength[j] = 0
+                    continue
+                }
+                // The cheapest way in: diagonal first on ties (the path stays short).
+                var cost = previous[j - 1]
+                var length = previousLength[j - 1]
+                if previous[j] < cost {
+                    cost = previous[j]
+                    length = previousLength[j]
+                }
+                if current[j - 1] < cost {
+                    cost = current[j - 1]
+                    length = currentLength[j - 1]
+                }
+                current[j] = cost + (rotated[i - 1] - template[j - 1]).length
+                currentLength[j] = length + 1
+            }
+            swap(&previous, &current)
+            swap(&previousLength, &currentLength)
+        }
+        return previous[n] / previousLength[n]
     }
 }
 

@@ -1,27 +1,29 @@
 /// `shape`: a stroke of `min-fingers`…`max-fingers` fingers (one by default; several draw with
 /// their centroid) matched against templates (discrete; the custom recognizer of UIKit's
-/// "Implementing a custom gesture recognizer" tutorial, with $1 matching, see ``ShapeMatcher``).
-/// Reports the template's name and score.
+/// "Implementing a custom gesture recognizer" tutorial, see ``ShapeMatcher``). Reports the
+/// template's name and score.
 ///
 /// - The built-in **circle** is recognized while the stroke moves, as soon as its last loop — the
 ///   shortest end of the stroke that turns a full 360° — spans `min-size-mm`, passes the
-///   geometric test of ``CircleCheck`` (an ellipse fits it; mapped through that ellipse it is
-///   round, without corners, closed, not a spiral) and, so mapped, scores `min-score` against the
-///   circle templates. So a circle is found where it was drawn, inside a longer stroke too (a
-///   lead-in, more loops), either way round, from any start; a stroke that goes on stays one
-///   circle. A stroke lifted before it turned 360° is checked whole at the lift, from ``minTurn``
-///   (290° on the chords between kept points, which is how a circle drawn 320° may measure).
+///   geometric test of ``CircleCheck`` (an ellipse fits it; mapped through that ellipse it goes
+///   round its centre, is round, without corners and not a spiral) and, so mapped, scores
+///   `min-score` against the circle templates. So a circle is found where it was drawn, inside a
+///   longer stroke too (a lead-in, more loops), either way round, from any start; a stroke that
+///   goes on stays one circle. At the lift the last loop is checked again, as the last loop of
+///   what turned out to be the whole stroke, and so is the whole stroke, which may be a loop left
+///   open (`circle-min-turn-deg`), as people draw them.
 /// - **Templates of points** are matched when the last finger lifts, over the whole stroke: the
 ///   best one scoring `min-score` wins (several templates may share a name).
 /// - A recognizer whose templates are only the circle gives up early on a **straight run**: the
-///   last ``straightRun`` of path stays within ``straightRunDeviation`` of its chord, which no
-///   loop has (the flattest part of a 150 × 60 mm ellipse bows 6.6 mm over 100 mm; the real
-///   circles of the fixtures at least 3.3 mm, their swipes and drags at most 0.9 mm). A swipe
-///   that waits for the circle to fail (R4) is then released while the stroke still moves.
+///   last `circle-straight-run-mm` of path stays within `circle-straight-run-deviation-mm` of its
+///   chord, which no loop has (the flattest part of a 150 × 60 mm ellipse bows 6.6 mm over
+///   100 mm; the real circles of the fixtures at least 3.3 mm, their swipes and drags at most
+///   0.9 mm). A swipe that waits for the circle to fail (R4) is then released while the stroke
+///   still moves.
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | record the point; a loop passes → **recognize**; a straight run (circle only) → fail | follow | a template matches → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; a loop passes → **recognize** |
+/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | record the point; a loop passes → **recognize**; a straight run (circle only) → fail | follow | the last loop or the whole stroke passes, or a template matches → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; a loop passes → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
 ///
 /// The stroke is kept as points ``step`` apart with the turn and path length up to each; the
@@ -34,9 +36,6 @@ struct ShapeRecognizer: Recognizer {
     /// Points closer than this (mm) to the last kept one are not kept: finger jitter of a few
     /// tenths of a millimetre would otherwise turn the heading at every frame.
     static let step = 2.0
-    static let minTurn = 290.0 * Double.pi / 180
-    static let straightRun = 100.0
-    static let straightRunDeviation = 1.5
 
     /// What the recognizer matches against (templates prepared once, at configuration time).
     struct Configuration: Sendable {
@@ -46,6 +45,9 @@ struct ShapeRecognizer: Recognizer {
         var minFingers: Int
         var maxFingers: Int
         var settle: TimeSpan
+        var circle: CircleCheck.Limits
+        var straightRun: Millimeters
+        var straightRunDeviation: Millimeters
         /// Whether the built-in circle is among the templates, and whether anything else is.
         var hasCircle: Bool
         var hasPoints: Bool
@@ -65,6 +67,9 @@ struct ShapeRecognizer: Recognizer {
             minFingers = p.minFingers
             maxFingers = p.maxFingers
             settle = p.settle
+            circle = CircleCheck.Limits(p)
+            straightRun = p.circleStraightRun
+            straightRunDeviation = p.circleStraightRunDeviation
             hasCircle = templates.contains { $0.builtIn == .circle }
             hasPoints = templates.contains { $0.builtIn == nil }
         }
@@ -147,23 +152,37 @@ struct ShapeRecognizer: Recognizer {
             state = .done
             return .recognize(report)
         }
-        if !parameters.hasPoints && isStraightRun() {
-            return fail(Failure(.straightRun, nil, measured: Self.straightRun, limit: Self.straightRunDeviation))
+        if !parameters.hasPoints, let deviation = straightRunDeviation() {
+            return fail(
+                Failure(
+                    .straightRun, .circleStraightRunDeviation, measured: deviation,
+                    limit: parameters.straightRunDeviation.value))
         }
         return .none
     }
 
-    /// The report for the last loop if it is a circle: the last full turn, or, at the lift, the
-    /// whole stroke that turned at least ``minTurn``.
+    /// The report for the stroke if it ends in a circle: while it moves, its last loop (the
+    /// last full 360° of heading); at the lift, that last loop of what is now the whole stroke,
+    /// then the whole stroke.
     private mutating func circleReport(at time: Timestamp, lifted: Bool) -> Report? {
-        let last = points.count - 1
-        var start = last
-        while start > 0 && abs(turns[last] - turns[start]) < 2 * Double.pi { start -= 1 }
-        let turn = abs(turns[last] - turns[start])
-        guard turn >= 2 * Double.pi || (lifted && turn >= Self.minTurn) else { return nil }
-        let range = start..<points.count
+        let start = lastLoopStart()
+        let isLoop = abs(turns[points.count - 1] - turns[start]) >= 2 * Double.pi
+        guard lifted else {
+            return isLoop ? circleReport(at: time, start..<points.count, as: .moving) : nil
+        }
+        let single = wholeTurn() <= parameters.circle.overshootTurn
+        if isLoop && start > 0, let report = circleReport(at: time, start..<points.count, as: .lastLoop(single: single)) {
+            return report
+        }
+        return circleReport(at: time, points.indices, as: .whole(single: single))
+    }
+
+    /// The report for `points[range]` as `candidate` if it is a circle.
+    private mutating func circleReport(
+        at time: Timestamp, _ range: Range<Int>, as candidate: CircleCheck.Candidate
+    ) -> Report? {
         guard let (low, high) = bounds(range), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
-            let measures = circle.measure(points, range), measures.isCircle(turn: turn),
+            let measures = circle.measure(points, range), measures.failure(as: candidate, parameters.circle) == nil,
             let (index, score) = matcher.match(
                 circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true),
             score >= parameters.minScore
@@ -171,20 +190,39 @@ struct ShapeRecognizer: Recognizer {
         return report(at: time, shape: index, score: score, low: low, high: high)
     }
 
-    /// Whether the last ``straightRun`` of the stroke stays near its chord.
-    private func isStraightRun() -> Bool {
+    /// Where the last loop starts: the shortest end of the stroke that turns 360° (the whole
+    /// stroke when it turned less).
+    private func lastLoopStart() -> Int {
         let last = points.count - 1
+        var start = last
+        while start > 0 && abs(turns[last] - turns[start]) < 2 * Double.pi { start -= 1 }
+        return start
+    }
+
+    /// Degrees the whole stroke went round the centre of its ellipse (0 when none fits).
+    private mutating func wholeTurn() -> Double { circle.measure(points, points.indices)?.turn ?? 0 }
+
+    /// How far the last `circle-straight-run-mm` of the stroke strays from its chord (mm), when
+    /// that is within `circle-straight-run-deviation-mm`; nil when it strays farther or the
+    /// stroke is shorter.
+    private func straightRunDeviation() -> Double? {
+        let last = points.count - 1
+        let run = parameters.straightRun.value
         var s = last
-        while s > 0 && paths[last] - paths[s] < Self.straightRun { s -= 1 }
-        guard paths[last] - paths[s] >= Self.straightRun else { return false }
+        while s > 0 && paths[last] - paths[s] < run { s -= 1 }
+        guard paths[last] - paths[s] >= run else { return nil }
         let chord = points[last] - points[s]
         let length = chord.length
-        guard length > 0 else { return false }
+        guard length > 0 else { return nil }
+        let limit = parameters.straightRunDeviation.value * length
+        var farthest = 0.0
         for i in s...last {
             let d = points[i] - points[s]
-            if abs(d.x * chord.y - d.y * chord.x) > Self.straightRunDeviation * length { return false }
+            let off = abs(d.x * chord.y - d.y * chord.x)
+            if off > limit { return nil }
+            farthest = max(farthest, off)
         }
-        return true
+        return farthest / length
     }
 
     /// The last finger lifted: a circle that did not close, then the whole stroke against the
@@ -209,9 +247,11 @@ struct ShapeRecognizer: Recognizer {
             .tooFewFingers, .minFingers, measured: Double(settling.fingers), limit: Double(parameters.minFingers))
     }
 
-    /// No template matched at the lift: the check that stopped the stroke — for a circle its
-    /// turn, its size, its roundness and its score; for templates of points the size and the
-    /// score of the whole stroke (those are tried last, so they give the reason when present).
+    /// No template matched at the lift: the check that stopped the stroke — for a circle, what
+    /// stopped the whole stroke (or, for a stroke that went round more than
+    /// `circle-overshoot-turn-deg`, its last loop): its size, its geometry, its score; for
+    /// templates of points the size and the score of the whole stroke (those are tried last, so
+    /// they give the reason when present).
     mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure {
         guard failure.check == .scoreTooLow, failure.measured == 0 else { return failure }
         let minSize = parameters.minSize.value
@@ -222,21 +262,17 @@ struct ShapeRecognizer: Recognizer {
             let score = matcher.match(points, points.indices, against: parameters.templates, builtIn: false)?.score
             return Failure(.scoreTooLow, .minScore, measured: score ?? 0, limit: parameters.minScore)
         }
-        let last = points.count - 1
-        var start = last
-        while start > 0 && abs(turns[last] - turns[start]) < 2 * Double.pi { start -= 1 }
-        let turn = abs(turns[last] - turns[start])
-        if turn < Self.minTurn {
-            return Failure(.turnTooSmall, nil, measured: turn * 180 / Double.pi, limit: Self.minTurn * 180 / Double.pi)
-        }
+        let single = wholeTurn() <= parameters.circle.overshootTurn
+        let start = single ? 0 : lastLoopStart()
         let range = start..<points.count
+        let candidate: CircleCheck.Candidate = single ? .whole(single: true) : .lastLoop(single: false)
         guard let (low, high) = bounds(range) else { return failure }
         let size = max(high.x - low.x, high.y - low.y)
         if size < minSize { return Failure(.shapeTooSmall, .minSize, measured: size, limit: minSize) }
         guard let measures = circle.measure(points, range) else {
-            return Failure(.flat, nil, measured: 0, limit: CircleCheck.minAxisRatio)
+            return Failure(.flat, .circleMinAxisRatio, measured: 0, limit: parameters.circle.minAxisRatio)
         }
-        if let geometric = measures.failure(turn: turn) { return geometric }
+        if let geometric = measures.failure(as: candidate, parameters.circle) { return geometric }
         let score = matcher.match(circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true)?.score
         return Failure(.scoreTooLow, .minScore, measured: score ?? 0, limit: parameters.minScore)
     }

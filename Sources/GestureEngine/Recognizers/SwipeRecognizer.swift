@@ -1,31 +1,51 @@
-/// `swipe`: a quick, straight stroke of `min-fingers`…`max-fingers` fingers, recognized while it
-/// moves (discrete, like UISwipeGestureRecognizer): lifting is not required, and a stroke that
-/// slows down or stops before the lift still counts.
+/// `swipe`: a straight stroke of `min-fingers`…`max-fingers` fingers, recognized while it moves
+/// (discrete, like UISwipeGestureRecognizer): lifting is not required, and a stroke that slows
+/// down or stops before the lift still counts.
 ///
 /// The stroke is the translation of the fingers' centroid, carried over without jumps when
 /// fingers land or lift (``CentroidTracker``). The fingers are the settled count
-/// (``FingerSettling``: fingers landing within `settle-ms` of the first are one gesture). The
-/// swipe is recognized at the first frame, once the count has settled within `min`…`max`, at
-/// which the stroke has covered `min-distance-mm`:
-/// - from the most recent earlier point of the stroke that is at least `min-distance-mm` behind,
-///   reached within `max-duration-ms` (the limit applies to covering the distance, so a finger
-///   that rested first, or a long stroke, is measured on its quick part);
-/// - at an average speed of at least `min-velocity-mm-s` over that stretch;
-/// - straight over that stretch (its length at least ``minStraightness`` of the path);
+/// (``FingerSettling``: fingers landing within `settle-ms` of the first are one gesture). Once the
+/// count has settled within `min`…`max`, the swipe is recognized at the first frame at which the
+/// stroke's **stretch** — from the most recent earlier point at least `min-distance-mm` behind —
+/// passes:
+/// - it was covered within the time limit (the limit applies to covering the distance, so a
+///   finger that rested first, or a long stroke, is measured on its quick part);
+/// - at an average speed of at least the speed limit;
+/// - straight (its length at least ``minStraightness`` of the path);
 /// - within `angle-tolerance-deg` of an allowed direction (the nearest one is reported).
+///
+/// The limits depend on the fingers: one or two fingers must be quick
+/// (`max-duration-ms`, `min-velocity-mm-s`), so that a pan is no swipe; three or more are decided
+/// by distance and direction (`multi-finger-max-duration-ms`, `multi-finger-min-velocity-mm-s`,
+/// none by default), as libinput and Touchégg decide multi-finger swipes.
+///
+/// **Main motion.** A stroke whose newest step (the last ring interval, 20–40 ms) goes the
+/// stretch's way at twice the speed limit or faster is being flicked: decided there. Otherwise
+/// the stretch may be a landing hook (people's strokes start with one: a finger lands, slides
+/// 20 mm one way at a few hundred mm/s, then flicks another way) or a slow start: it is decided
+/// only once the stroke has kept its direction for `hold-distance-mm` more, that is on the stretch
+/// back to the most recent point `min-distance-mm` + `hold-distance-mm` behind, which must pass
+/// the same checks — or at the lift, when no more stroke is coming. A hook that turns before it
+/// is that long cannot pass: the stretch around its turn is not straight.
 ///
 /// A stroke that keeps going after it was recognized stays **one** swipe: the recognizer is done
 /// until every finger has lifted (R2), however far or often the stroke turns afterwards.
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled and the checks pass → **recognize** | follow (commits the count) | checks pass → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; checks pass → **recognize** |
+/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled, the stretch passes and is a flick, or the longer stretch passes → **recognize** | follow (commits the count) | the stretch passes → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; as on a move → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
 struct SwipeRecognizer: Recognizer {
     enum State { case tracking, done }
 
     /// A semicircle is 0.64 as long as its arc; a jittery straight line is above 0.95.
     static let minStraightness = 0.8
+    /// Fingers from which a stroke is a multi-finger swipe (libinput: two fingers scroll, three
+    /// and more swipe).
+    static let multiFinger = 3
+    /// A stretch this many times the speed limit is a flick, decided without waiting for
+    /// `hold-distance-mm`.
+    static let flick = 2.0
 
     let parameters: SwipeParameters
     let scale: MeasuringScale
@@ -34,14 +54,28 @@ struct SwipeRecognizer: Recognizer {
     private var anyLifted = false
     private var settling: FingerSettling
     private var tracker = CentroidTracker()
+    /// The stroke's recent part for one or two fingers (`max-duration-ms`) and for three and more
+    /// (`multi-finger-max-duration-ms`).
     private var window: StrokeWindow
+    private var multiFingerWindow: StrokeWindow
     private var velocity = VelocityTracker()
+    /// cos(`angle-tolerance-deg`).
+    private let toleranceCosine: Double
 
     init(_ parameters: SwipeParameters, scale: MeasuringScale) {
         self.parameters = parameters
         self.scale = scale
+        toleranceCosine = cosSin(parameters.angleTolerance * Double.pi / 180).cos
         settling = FingerSettling(window: parameters.settle, maxFingers: parameters.maxFingers)
         window = StrokeWindow(span: parameters.maxDuration)
+        multiFingerWindow = StrokeWindow(span: parameters.multiFingerMaxDuration)
+    }
+
+    /// Whether the settled count makes a multi-finger swipe.
+    private var isMultiFinger: Bool { settling.fingers >= Self.multiFinger }
+
+    private var minVelocity: Double {
+        isMultiFinger ? parameters.multiFingerMinVelocity.value : parameters.minVelocity.value
     }
 
     var deadline: Timestamp? { state == .tracking ? settling.deadline : nil }
@@ -67,9 +101,10 @@ struct SwipeRecognizer: Recognizer {
                     limit: Double(parameters.maxFingers)))
         }
         window.add(input.time, mm)
+        if parameters.maxFingers >= Self.multiFinger { multiFingerWindow.add(input.time, mm) }
         velocity.add(input.time, x: t.dx, y: t.dy)
 
-        let proposal = decide(touches)
+        let proposal = decide(touches, lifted: input.live == 0)
         if case .none = proposal, input.live == 0 {
             // The checks did not pass by the lift. The stroke's length is the first reason;
             // ``explain(_:_:)`` measures the others when asked.
@@ -81,11 +116,12 @@ struct SwipeRecognizer: Recognizer {
 
     mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
         settling.timerFired(at: time)
-        return decide(touches)
+        return decide(touches, lifted: false)
     }
 
-    /// The checks, once the count has settled: recognize, fail, or wait for more stroke.
-    private mutating func decide(_ touches: borrowing TouchTable) -> Proposal {
+    /// The checks, once the count has settled: recognize, fail, or wait for more stroke (or, when
+    /// the last finger `lifted`, for nothing more).
+    private mutating func decide(_ touches: borrowing TouchTable, lifted: Bool) -> Proposal {
         guard settling.isSettled else { return .none }
         // Too few fingers: final once the count is committed; until then another may still land.
         guard settling.fingers >= parameters.minFingers else {
@@ -95,10 +131,19 @@ struct SwipeRecognizer: Recognizer {
                     .tooFewFingers, .minFingers, measured: Double(settling.fingers),
                     limit: Double(parameters.minFingers)))
         }
-        guard let (d, elapsed) = window.covered(parameters.minDistance.value, straightness: Self.minStraightness),
-            d.length >= parameters.minVelocity.value * elapsed.seconds,
-            let direction = direction(of: d)
+        let distance = parameters.minDistance.value
+        let slowest = minVelocity
+        guard let (d, elapsed) = covered(distance),
+            d.length >= slowest * elapsed.seconds, var direction = direction(of: d)
         else { return .none }
+        if !lifted && parameters.holdDistance.value > 0 && !isFlick(along: d, limit: slowest) {
+            // Not clearly flicked: the stroke's main motion must keep this way for hold-distance-mm more.
+            guard
+                let (longer, time) = covered(distance + parameters.holdDistance.value),
+                longer.length >= slowest * time.seconds, let held = self.direction(of: longer)
+            else { return .none }
+            direction = held
+        }
         state = .done
         var r = Report(time: window.newestTime, fingers: settling.fingers, position: tracker.centroid)
         r.translation = tracker.translation
@@ -106,6 +151,24 @@ struct SwipeRecognizer: Recognizer {
         r.velocity = SurfaceVector(dx: v.x, dy: v.y)
         r.direction = direction
         return .recognize(r)
+    }
+
+    /// Whether the stroke is flicked along `d`: its newest step goes that way (within
+    /// `angle-tolerance-deg`) at ``flick`` times the speed limit `limit` or faster.
+    private func isFlick(along d: Vec2, limit: Double) -> Bool {
+        guard let (step, time) = isMultiFinger ? multiFingerWindow.lastStep : window.lastStep else { return false }
+        let length = step.length
+        guard length > 0, length >= Self.flick * limit * time.seconds else { return false }
+        let cos = (step.x * d.x + step.y * d.y) / (length * d.length)
+        return cos >= toleranceCosine
+    }
+
+    /// The stretch back to the most recent point `distance` behind, in the window of the finger
+    /// count, if it is straight.
+    private func covered(_ distance: Double) -> (Vec2, TimeSpan)? {
+        isMultiFinger
+            ? multiFingerWindow.covered(distance, straightness: Self.minStraightness)
+            : window.covered(distance, straightness: Self.minStraightness)
     }
 
     /// The allowed direction nearest to `d` (millimetres, y down), if within the tolerance.
@@ -134,15 +197,22 @@ struct SwipeRecognizer: Recognizer {
     mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure {
         let distance = parameters.minDistance.value
         guard failure.check == .strokeTooShort, failure.measured >= distance else { return failure }
-        switch window.shortfall(distance, straightness: Self.minStraightness) {
+        let multi = isMultiFinger
+        let reach =
+            multi
+            ? multiFingerWindow.shortfall(distance, straightness: Self.minStraightness)
+            : window.shortfall(distance, straightness: Self.minStraightness)
+        switch reach {
         case .notCovered(let covered):
-            return Failure(.tooSlowToCover, .minDistance, measured: covered, limit: distance)
+            return Failure(
+                multi ? .multiFingerTooSlowToCover : .tooSlowToCover, .minDistance, measured: covered, limit: distance)
         case .notStraight(let ratio):
             return Failure(.notStraight, nil, measured: ratio, limit: Self.minStraightness)
         case .covered(let d, let elapsed):
             let speed = d.length / max(elapsed.seconds, 1e-6)
-            if speed < parameters.minVelocity.value {
-                return Failure(.tooSlow, .minVelocity, measured: speed, limit: parameters.minVelocity.value)
+            if speed < minVelocity {
+                return Failure(
+                    .tooSlow, multi ? .multiFingerMinVelocity : .minVelocity, measured: speed, limit: minVelocity)
             }
             return Failure(
                 .offDirection, .angleTolerance, measured: nearestDirection(of: d).1, limit: parameters.angleTolerance)
@@ -168,6 +238,7 @@ struct SwipeRecognizer: Recognizer {
         settling.reset()
         tracker.reset()
         window.reset()
+        multiFingerWindow.reset()
         velocity.reset()
     }
 }
@@ -200,6 +271,14 @@ private struct StrokeWindow {
     }
 
     var newestTime: Timestamp { samples[head].time }
+
+    /// The newest step of the stroke: the displacement from the sample before the newest (one
+    /// ring spacing or more earlier) and the time it took; nil before there are two samples.
+    var lastStep: (Vec2, TimeSpan)? {
+        guard count > 1 else { return nil }
+        let previous = samples[(head &- 1) & Self.mask]
+        return (samples[head].position - previous.position, samples[head].time - previous.time)
+    }
 
     mutating func add(_ time: Timestamp, _ position: Vec2) {
         guard count > 0 else {
