@@ -15,8 +15,8 @@
 ///   stroke lifted as a whole, `circle-loop-turn-deg` for a loop that is part of a longer stroke or
 ///   not yet lifted (a lead-in and an open arc is a question mark);
 /// - **roundness**: r varies by at most `circle-max-spread` of its mean (coefficient of variation
-///   about the straight line that fits r against θ: a steady growth or shrinking is the spiral
-///   check's);
+///   about the straight line that fits r along the loop: a steady growth or shrinking is the
+///   spiral check's);
 /// - **no corners**: the 3rd to 5th harmonics of r over the angle stay below `circle-max-corners`
 ///   of its mean (a triangle shows in the 3rd, a square in the 4th, a star in the 5th);
 /// - **not a spiral**: r at the two ends differs by at most `circle-max-spiral` of the mean — or
@@ -70,7 +70,7 @@ struct CircleCheck {
         var axisRatio: Double
         /// Degrees the loop goes round the ellipse's centre.
         var turn: Double
-        /// Coefficient of variation of r about its line against θ.
+        /// Coefficient of variation of r about its line along the loop.
         var spread: Double
         /// The largest of the 3rd, 4th and 5th harmonics of r, over the mean.
         var corners: Double
@@ -156,30 +156,41 @@ struct CircleCheck {
         let sLarge = (large / k).squareRoot()
         let sSmall = (small / k).squareRoot()
 
-        // Onto the unit circle; θ (radians, signed) and r at each point, summed for their line.
-        var theta = 0.0
-        var (sumT, sumTT, sumR, sumRR, sumTR) = (0.0, 0.0, 0.0, 0.0, 0.0)
+        // Onto the unit circle. How far round the centre the loop goes: the angle from its first
+        // point to its last plus a full turn for each crossing of the negative x axis (the cut of
+        // atan2), either way — the sum of its steps without an atan2 for each. And r at each point
+        // against the point's index (the points are evenly spaced along the loop), summed for
+        // their least-squares line.
+        var crossings = 0
+        var (sumI, sumII, sumR, sumRR, sumIR) = (0.0, 0.0, 0.0, 0.0, 0.0)
         for i in loop.indices {
             let q = loop[i] - center
             loop[i] = Vec2(x: (q.x * ux + q.y * uy) * sLarge, y: (-q.x * uy + q.y * ux) * sSmall)
             if i > 0 {
                 let (p, r) = (loop[i - 1], loop[i])
-                theta += atan2Approx(p.x * r.y - p.y * r.x, p.x * r.x + p.y * r.y)
+                if (p.y >= 0) != (r.y >= 0) && p.x - p.y * (r.x - p.x) / (r.y - p.y) < 0 {
+                    crossings += p.y >= 0 ? 1 : -1
+                }
             }
             let r = loop[i].length
-            sumT += theta
-            sumTT += theta * theta
+            let t = Double(i)
+            sumI += t
+            sumII += t * t
             sumR += r
             sumRR += r * r
-            sumTR += theta * r
+            sumIR += t * r
         }
+        let first = loop[0]
+        let last = loop[loop.count - 1]
+        let theta =
+            atan2Approx(last.y, last.x) - atan2Approx(first.y, first.x) + 2 * Double.pi * Double(crossings)
         let meanRadius = sumR / n
         guard meanRadius > 0 else { return nil }
-        // The spread of r about its least-squares line against θ.
-        let varianceT = max(0, sumTT / n - (sumT / n) * (sumT / n))
+        // The spread of r about its least-squares line along the loop.
+        let varianceI = max(0, sumII / n - (sumI / n) * (sumI / n))
         let varianceR = max(0, sumRR / n - meanRadius * meanRadius)
-        let covariance = sumTR / n - (sumT / n) * meanRadius
-        let residual = varianceT > 0 ? max(0, varianceR - covariance * covariance / varianceT) : varianceR
+        let covariance = sumIR / n - (sumI / n) * meanRadius
+        let residual = varianceI > 0 ? max(0, varianceR - covariance * covariance / varianceI) : varianceR
         // Harmonics 3…5 of r over the angle (powers of e^{iθ}).
         var h3 = Vec2.zero
         var h4 = Vec2.zero

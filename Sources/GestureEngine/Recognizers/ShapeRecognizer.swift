@@ -162,19 +162,36 @@ struct ShapeRecognizer: Recognizer {
     }
 
     /// The report for the stroke if it ends in a circle: while it moves, its last loop (the
-    /// last full 360° of heading); at the lift, that last loop of what is now the whole stroke,
-    /// then the whole stroke.
+    /// last full 360° of heading); at the lift, the whole stroke, then the last loop of it.
     private mutating func circleReport(at time: Timestamp, lifted: Bool) -> Report? {
         let start = lastLoopStart()
         let isLoop = abs(turns[points.count - 1] - turns[start]) >= 2 * Double.pi
         guard lifted else {
             return isLoop ? circleReport(at: time, start..<points.count, as: .moving) : nil
         }
-        let single = wholeTurn() <= parameters.circle.overshootTurn
-        if isLoop && start > 0, let report = circleReport(at: time, start..<points.count, as: .lastLoop(single: single)) {
+        // Every candidate lies within the whole stroke: nothing to measure when it is too small.
+        guard let (low, high) = bounds(points.indices), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
+            let whole = circle.measure(points, points.indices)
+        else { return nil }
+        let single = whole.turn <= parameters.circle.overshootTurn
+        if whole.failure(as: .whole(single: single), parameters.circle) == nil,
+            let report = circleReport(at: time, low: low, high: high)
+        {
             return report
         }
-        return circleReport(at: time, points.indices, as: .whole(single: single))
+        guard isLoop && start > 0 else { return nil }
+        return circleReport(at: time, start..<points.count, as: .lastLoop(single: single))
+    }
+
+    /// The report for the loop ``circle`` measured last (spanning `low`…`high`) if it scores
+    /// `min-score` against the circle templates.
+    private mutating func circleReport(at time: Timestamp, low: Vec2, high: Vec2) -> Report? {
+        guard
+            let (index, score) = matcher.match(
+                circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true),
+            score >= parameters.minScore
+        else { return nil }
+        return report(at: time, shape: index, score: score, low: low, high: high)
     }
 
     /// The report for `points[range]` as `candidate` if it is a circle.
@@ -182,12 +199,9 @@ struct ShapeRecognizer: Recognizer {
         at time: Timestamp, _ range: Range<Int>, as candidate: CircleCheck.Candidate
     ) -> Report? {
         guard let (low, high) = bounds(range), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
-            let measures = circle.measure(points, range), measures.failure(as: candidate, parameters.circle) == nil,
-            let (index, score) = matcher.match(
-                circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true),
-            score >= parameters.minScore
+            let measures = circle.measure(points, range), measures.failure(as: candidate, parameters.circle) == nil
         else { return nil }
-        return report(at: time, shape: index, score: score, low: low, high: high)
+        return circleReport(at: time, low: low, high: high)
     }
 
     /// Where the last loop starts: the shortest end of the stroke that turns 360° (the whole

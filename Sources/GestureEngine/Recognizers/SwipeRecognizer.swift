@@ -101,7 +101,12 @@ struct SwipeRecognizer: Recognizer {
                     limit: Double(parameters.maxFingers)))
         }
         window.add(input.time, mm)
-        if parameters.maxFingers >= Self.multiFinger { multiFingerWindow.add(input.time, mm) }
+        // The multi-finger window only while the stroke may be one: before the count has
+        // settled, or with three fingers or more (a late finger joining a settled count starts
+        // the window again from where the hand still rests, within 8 mm of its start).
+        if parameters.maxFingers >= Self.multiFinger && (isMultiFinger || !settling.isSettled) {
+            multiFingerWindow.add(input.time, mm)
+        }
         velocity.add(input.time, x: t.dx, y: t.dy)
 
         let proposal = decide(touches, lifted: input.live == 0)
@@ -280,7 +285,7 @@ private struct StrokeWindow {
         return (samples[head].position - previous.position, samples[head].time - previous.time)
     }
 
-    mutating func add(_ time: Timestamp, _ position: Vec2) {
+    @inline(__always) mutating func add(_ time: Timestamp, _ position: Vec2) {
         guard count > 0 else {
             samples[head] = Sample(time: time, position: position, path: 0)
             count = 1
