@@ -295,7 +295,7 @@ extension EndToEndTests {
             let score = try #require(circle.score)
             #expect(score > 0.5 && score <= 1, "score \(score)")
         }
-    
+
         /// The hooked flick of docs/RECOGNIZERS.md ("swipe"): a 20 mm hook at ~230 mm/s, 90° to
         /// `side` of the flick, then 100 mm at ~800 mm/s, drawn with the low-level steps on a
         /// 512 × 287 mm panel, in each of the 8 directions.
@@ -352,7 +352,7 @@ extension EndToEndTests {
             #expect(swipes.allSatisfy { $0.fingers == 1 && $0.name == "flick" })
         }
 
-        @Test("swipe: four fingers dragged up at 45 mm/s, landing and lifting over 150 ms, fire a user's four-finger swipe up")
+        @Test("swipe: four fingers up at 45 mm/s, landing and lifting over 150 ms: a user's four-finger swipe up")
         func slowFourFingerSwipe() async throws {
             // 0.16 of the 287 mm height: 46 mm in 1 s.
             let played = try await Self.play(
@@ -370,5 +370,5 @@ extension EndToEndTests {
         static func summary(_ played: Played) -> String {
             summary(played.gestures.map { .gesture($0) }, since: played.start)
         }
-}
+    }
 }

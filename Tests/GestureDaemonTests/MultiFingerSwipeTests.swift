@@ -112,10 +112,9 @@ struct MultiFingerSwipeTests {
         directions.enumerated().flatMap { i, direction in
             speeds.enumerated().map { j, speed in
                 let spread = spreads[(i + j) % spreads.count]
-                let diagonal = direction.contains("-")
-                let (dx, dy) =
-                    (direction.contains("right") || direction.contains("left") ? (diagonal ? 0.5.squareRoot() : 1) : 0,
-                    direction.contains("up") || direction.contains("down") ? (diagonal ? 0.5.squareRoot() : 1) : 0)
+                let component = direction.contains("-") ? 0.5.squareRoot() : 1
+                let dx = direction.contains("right") || direction.contains("left") ? component : 0
+                let dy = direction.contains("up") || direction.contains("down") ? component : 0
                 // Surface units along the script's unit direction that make 45 mm on this panel.
                 let distance = 45 / ((dx * width) * (dx * width) + (dy * height) * (dy * height)).squareRoot()
                 let ms = Int((45 / speed * 1000).rounded())
@@ -144,7 +143,7 @@ struct MultiFingerSwipeTests {
         }
     }
 
-    @Test("the built-in set: each slow 3-finger drag is one swipe; one- and two-finger drags at 30–60 mm/s are pans, no swipe")
+    @Test("the built-in set: each slow 3-finger drag is one swipe; 1- and 2-finger drags at 30–60 mm/s are pans")
     func slowDragsBuiltIn() async throws {
         let (profile, width, height) = Self.panels[0]
         let three = Self.slowDrags(fingers: 3, width: width, height: height)
@@ -158,7 +157,7 @@ struct MultiFingerSwipeTests {
         }
     }
 
-    @Test("quick taps, two- to four-finger taps and pinches of two to four fingers give no multi-finger swipe (built-in set)")
+    @Test("quick taps, 2- to 4-finger taps and pinches of 2 to 4 fingers give no multi-finger swipe (built-in set)")
     func noMultiFingerSwipe() async throws {
         let script = [
             "tap at=0.3,0.3", "tap at=0.6,0.3 duration=30ms", "tap at=0.5,0.5 fingers=2", "tap at=0.5,0.6 fingers=3",

@@ -88,7 +88,8 @@ struct HumanStrokeTests {
         let names = HumanStrokeSet.names
         var parameters = ShapeParameters()
         parameters.templates = names.map { name in
-            .points(name: name, points: HumanStrokeSet.pilotTemplate(name).points.map { SurfacePoint(x: $0.x, y: $0.y) })
+            .points(
+                name: name, points: HumanStrokeSet.pilotTemplate(name).points.map { SurfacePoint(x: $0.x, y: $0.y) })
         }
         var reference = DollarOneReference()
         for name in names { reference.add(name, HumanStrokeSet.pilotTemplate(name).points.map { (x: $0.x, y: $0.y) }) }
@@ -144,14 +145,14 @@ struct HumanStrokeTests {
     /// Each limit of the circle's check one step tighter and one step looser than its default.
     static var steps: [(key: String, path: WritableKeyPath<ShapeParameters, Double>, tighter: Double, looser: Double)] {
         [
-        ("circle-min-axis-ratio", \.circleMinAxisRatio, 0.4, 0.2),
-        ("circle-min-turn-deg", \.circleMinTurn, 300, 270),
-        ("circle-loop-turn-deg", \.circleLoopTurn, 345, 315),
-        ("circle-max-spread", \.circleMaxSpread, 0.07, 0.09),
-        ("circle-max-corners", \.circleMaxCorners, 0.08, 0.12),
-        ("circle-max-spiral", \.circleMaxSpiral, 0.1, 0.2),
-        ("circle-max-overshoot", \.circleMaxOvershoot, 0.4, 0.6),
-        ("circle-overshoot-turn-deg", \.circleOvershootTurn, 450, 630),
+            ("circle-min-axis-ratio", \.circleMinAxisRatio, 0.4, 0.2),
+            ("circle-min-turn-deg", \.circleMinTurn, 300, 270),
+            ("circle-loop-turn-deg", \.circleLoopTurn, 345, 315),
+            ("circle-max-spread", \.circleMaxSpread, 0.07, 0.09),
+            ("circle-max-corners", \.circleMaxCorners, 0.08, 0.12),
+            ("circle-max-spiral", \.circleMaxSpiral, 0.1, 0.2),
+            ("circle-max-overshoot", \.circleMaxOvershoot, 0.4, 0.6),
+            ("circle-overshoot-turn-deg", \.circleOvershootTurn, 450, 630),
         ]
     }
 

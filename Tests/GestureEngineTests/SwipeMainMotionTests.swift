@@ -28,7 +28,9 @@ struct SwipeMainMotionTests {
 
     /// Draws `legs` one after the other with one finger at `hz` frames per second, then lifts;
     /// the first decision and the frame time (ms after landing) it came at.
-    static func draw(_ legs: [Leg], parameters: SwipeParameters = SwipeParameters(), hz: Double = 120) -> (
+    static func draw(
+        _ legs: [Leg], parameters: SwipeParameters = SwipeParameters(), hz: Double = 120
+    ) -> (
         Proposal, Double?
     ) {
         var h = Swipe(parameters)
@@ -82,7 +84,9 @@ struct SwipeMainMotionTests {
         }
     }
 
-    @Test("a user's swipe that allows only the flick's direction fires on the hooked flick", arguments: Direction.allCases)
+    @Test(
+        "a user's swipe that allows only the flick's direction fires on the hooked flick", arguments: Direction.allCases
+    )
     func hookedFlickOneDirection(direction: Direction) {
         var p = SwipeParameters()
         p.directions = [direction]

@@ -86,7 +86,8 @@ extension ParameterDescriptor {
                 let older = inherits.map { AnyCodingKey(stringValue: $0) }
                 let inherited = older.flatMap { c.contains($0) ? try? c.decode(Written.self, forKey: $0) : nil }
                 let value =
-                    try c.decodeLocated(Written.self, forKey: codingKey) ?? inherited ?? (fallback ?? read)(parameters)
+                    try c.decodeLocated(Written.self, forKey: codingKey) ?? inherited
+                    ?? (fallback ?? read)(parameters)
                 if let problem = check(value, parameters) {
                     throw DecodingError.dataCorrupted(
                         DecodingError.Context(
@@ -212,7 +213,8 @@ extension ParameterDescriptor {
 
     /// A ratio above 0 and at most 1.
     static func ratio(_ key: String, _ path: WritableKeyPath<Parameters, Double>, _ meaning: String) -> Self {
-        number(key, path, unit: "ratio", accepts: "a ratio above 0 and at most 1", meaning, where: { $0 > 0 && $0 <= 1 })
+        number(
+            key, path, unit: "ratio", accepts: "a ratio above 0 and at most 1", meaning, where: { $0 > 0 && $0 <= 1 })
     }
 
     /// A non-empty set of words (directions, edges), written as a list in declaration order.

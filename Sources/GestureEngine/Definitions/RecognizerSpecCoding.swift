@@ -55,11 +55,13 @@ extension SwipeParameters: DescribedParameters {
             .settle(\.settle),
             .millimetres(
                 "hold-distance-mm", \.holdDistance, allowZero: true,
-                "how much farther a stroke slower than twice min-velocity-mm-s keeps its direction before it is decided"),
+                "how much farther a stroke slower than twice min-velocity-mm-s keeps its direction before it is decided"
+            ),
             .millimetres(
                 "multi-finger-min-velocity-mm-s", \.multiFingerMinVelocity, unit: "mm/s", allowZero: true,
                 inherits: "min-velocity-mm-s",
-                "slowest average speed over that distance with 3 fingers or more (written alone, min-velocity-mm-s counts)"),
+                "slowest average speed over that distance with 3 fingers or more (written alone, min-velocity-mm-s counts)"
+            ),
             .milliseconds(
                 "multi-finger-max-duration-ms", \.multiFingerMaxDuration, inherits: "max-duration-ms",
                 "longest time to cover that distance with 3 fingers or more (written alone, max-duration-ms counts)"),
