@@ -133,6 +133,30 @@ struct ParameterDescriptorTests {
         #expect(try JSONDecoder().decode(RecognizerSpec.self, from: data) == spec)
     }
 
+    @Test(
+        "the multi-finger swipe keys take the older keys' values when only those are written",
+        arguments: [
+            (#"{"name":"r","kind":"swipe"}"#, 0.0, Int64(2000)),
+            (#"{"name":"r","kind":"swipe","min-velocity-mm-s":300,"max-duration-ms":450}"#, 300.0, Int64(450)),
+            (
+                #"{"name":"r","kind":"swipe","min-velocity-mm-s":300,"multi-finger-min-velocity-mm-s":40}"#,
+                40.0, Int64(2000)
+            ),
+            (#"{"name":"r","kind":"swipe","multi-finger-max-duration-ms":900}"#, 0.0, Int64(900)),
+        ])
+    func multiFingerKeysInherit(json: String, velocity: Double, duration: Int64) throws {
+        let spec = try JSONDecoder().decode(RecognizerSpec.self, from: Data(json.utf8))
+        guard case .swipe(let p) = spec.parameters else {
+            Issue.record("not a swipe: \(spec)")
+            return
+        }
+        #expect(p.multiFingerMinVelocity == Millimeters(velocity))
+        #expect(p.multiFingerMaxDuration == .milliseconds(duration))
+        // Written back, both keys are there: the file reads the same again.
+        let again = try JSONDecoder().decode(RecognizerSpec.self, from: try JSONEncoder().encode(spec))
+        #expect(again == spec)
+    }
+
     // MARK: - The reference table in docs/CONFIGURATION.md
 
     static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
