@@ -183,6 +183,7 @@ public enum ParameterKey: String, Sendable, Hashable, CaseIterable {
     case minDistance = "min-distance-mm"
     case minVelocity = "min-velocity-mm-s"
     case multiFingerMinVelocity = "multi-finger-min-velocity-mm-s"
+    case minStraightness = "min-straightness"
     case angleTolerance = "angle-tolerance-deg"
     case band = "band-mm"
     case minScaleChange = "min-scale-change"
@@ -233,7 +234,7 @@ public enum FailureCheck: String, Sendable, Hashable, CaseIterable {
     case tooSlowToCover = "too-slow-to-cover"
     /// The same for three fingers or more, within `multi-finger-max-duration-ms`.
     case multiFingerTooSlowToCover = "multi-finger-too-slow-to-cover"
-    /// The stretch that covered the distance was not straight enough (ratio, fixed 0.8).
+    /// The stretch that covered the distance was not straight enough (ratio, `min-straightness`).
     case notStraight = "not-straight"
     /// The stretch was slower than `min-velocity-mm-s` or, with three fingers or more,
     /// `multi-finger-min-velocity-mm-s` (mm/s).

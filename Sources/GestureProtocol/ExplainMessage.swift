@@ -346,7 +346,7 @@ private struct Reason {
         case .multiFingerTooSlowToCover:
             return "covered \(m) mm in its last multi-finger-max-duration-ms < \(key) \(l)"
         case .notStraight:
-            return "straightness \(rm) < \(rl) (fixed)"
+            return "straightness \(rm) < \(key) \(rl)"
         case .tooSlow: return "speed \(m) mm/s < \(key) \(l)"
         case .offDirection: return "\(m)° off the nearest allowed direction > \(key) \(l)"
         case .outsideBand: return "landed \(m) mm from the nearest allowed edge > \(key) \(l)"

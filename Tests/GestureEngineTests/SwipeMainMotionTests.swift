@@ -1,3 +1,5 @@
+import Foundation
+import TestSupport
 import Testing
 
 @testable import GestureEngine
@@ -19,25 +21,38 @@ struct SwipeMainMotionTests {
 
     /// The hooked flick in `direction`: a 20 mm hook `side` × `hookAngle` degrees off it at
     /// 230 mm/s, then 100 mm in the direction at 800 mm/s.
-    static func hookedFlick(_ direction: Direction, side: Double, hookAngle: Double = 90) -> [Leg] {
+    /// `pause`: ms the finger rests at the turn (a person's hook slows down where it turns).
+    static func hookedFlick(_ direction: Direction, side: Double, hookAngle: Double = 90, pause: Double = 0) -> [Leg] {
         [
             Leg(degrees: direction.degrees + side * hookAngle, length: 20, ms: 87),
+            Leg(degrees: direction.degrees, length: 0, ms: pause),
             Leg(degrees: direction.degrees, length: 100, ms: 125),
         ]
     }
 
-    /// Draws `legs` one after the other with one finger at `hz` frames per second, then lifts;
-    /// the first decision and the frame time (ms after landing) it came at.
+    /// Draws `legs` one after the other with one finger at `hz` frames per second (each period
+    /// ±1 ms at random when `jitter` is given, as a real panel's), then lifts; the first decision
+    /// and the frame time (ms after landing) it came at.
     static func draw(
-        _ legs: [Leg], parameters: SwipeParameters = SwipeParameters(), hz: Double = 120
-    ) -> (
-        Proposal, Double?
-    ) {
+        _ legs: [Leg], parameters: SwipeParameters = SwipeParameters(), hz: Double = 120,
+        jitter: UInt64? = nil
+    ) -> (Proposal, Double?) {
         var h = Swipe(parameters)
         let start = h.time
-        var x = 170.0
-        var y = 100.0
-        var decision = h.down([(1, x, y)])
+        let origin = (x: 170.0, y: 100.0)
+        /// Where the finger is `ms` after landing.
+        func position(at ms: Double) -> (Double, Double) {
+            var (x, y) = origin
+            var left = ms
+            for leg in legs {
+                let (c, s) = cosSin(leg.degrees * Double.pi / 180)
+                let part = leg.ms > 0 ? min(max(left, 0), leg.ms) / leg.ms : 1
+                (x, y) = (x + leg.length * part * c, y + leg.length * part * s)
+                left -= leg.ms
+            }
+            return (x, y)
+        }
+        var decision = h.down([(1, origin.x, origin.y)])
         var at: Double?
         func note(_ p: Proposal) {
             guard case .none = decision else { return }
@@ -45,23 +60,23 @@ struct SwipeMainMotionTests {
             decision = p
             at = Double((h.time - start).microseconds) / 1000
         }
-        let period = 1000 / hz
-        var carry = 0.0
-        for leg in legs {
-            let (c, s) = cosSin(leg.degrees * Double.pi / 180)
-            let (x0, y0) = (x, y)
-            var t = period - carry
-            while t <= leg.ms + 1e-9 {
-                h.wait(period)
-                let d = leg.length * t / leg.ms
-                (x, y) = (x0 + d * c, y0 + d * s)
-                note(h.move([(1, x, y)]))
-                t += period
-            }
-            carry = leg.ms - (t - period)
-            (x, y) = (x0 + leg.length * c, y0 + leg.length * s)
+        var random = jitter.map { SplitMix64(seed: $0) }
+        func period() -> Double {
+            guard var r = random else { return 1000 / hz }
+            defer { random = r }
+            return 1000 / hz + Double(r.next() % 2001) / 1000 - 1
         }
-        h.wait(period)
+        let total = legs.reduce(0) { $0 + $1.ms }
+        var now = 0.0
+        while true {
+            let p = period()
+            guard now + p <= total + 1e-9 else { break }
+            now += p
+            h.wait(p)
+            let (x, y) = position(at: now)
+            note(h.move([(1, x, y)]))
+        }
+        h.wait(1000 / hz)
         note(h.up([1]))
         return (decision, at)
     }
@@ -70,16 +85,19 @@ struct SwipeMainMotionTests {
         "a hooked flick is one swipe in the flick's direction, hooks to either side, at 60–120 Hz",
         arguments: Direction.allCases, [-1.0, 1.0])
     func hookedFlick(direction: Direction, side: Double) {
-        for hz in [60.0, 90.0, 120.0] {
+        for hz in [60.0, 90.0, 100.0, 120.0] {
             for hookAngle in [90.0, 60.0] {
-                let (decision, at) = Self.draw(Self.hookedFlick(direction, side: side, hookAngle: hookAngle), hz: hz)
-                #expect(decision.name == "recognize", "\(hz) Hz, hook \(side * hookAngle)°")
-                #expect(
-                    decision.report?.direction == direction,
-                    "\(hz) Hz, hook \(side * hookAngle)°: \(decision.report?.direction.map(\.rawValue) ?? "none") at \(at ?? -1) ms"
-                )
-                // Decided on the flick, before the finger lifts.
-                #expect((at ?? .infinity) < 212, "\(hz) Hz: at \(at ?? -1) ms")
+                for pause in [0.0, 20.0] {
+                    let legs = Self.hookedFlick(direction, side: side, hookAngle: hookAngle, pause: pause)
+                    let (decision, at) = Self.draw(legs, hz: hz)
+                    let what = "\(hz) Hz, hook \(side * hookAngle)°, resting \(pause) ms at the turn"
+                    #expect(decision.name == "recognize", "\(what)")
+                    #expect(
+                        decision.report?.direction == direction,
+                        "\(what): \(decision.report?.direction.map(\.rawValue) ?? "none") at \(at ?? -1) ms")
+                    // Decided on the flick, before the finger lifts.
+                    #expect((at ?? .infinity) < 212 + pause, "\(what): at \(at ?? -1) ms")
+                }
             }
         }
     }
@@ -93,6 +111,45 @@ struct SwipeMainMotionTests {
         for side in [-1.0, 1.0] {
             let (decision, _) = Self.draw(Self.hookedFlick(direction, side: side), parameters: p)
             #expect(decision.name == "recognize" && decision.report?.direction == direction, "hook side \(side)")
+        }
+    }
+
+    @Test(
+        "any hooked flick is one swipe in the flick's direction: hooks of 10–20 mm at 150–290 mm/s, 60–90° to either side, resting up to 30 ms at the turn, flicks up to 10° askew, 60–125 Hz with jitter (random cases)"
+    )
+    func hookedFlickProperty() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let single = environment["GESTURED_HOOK_SEED"].flatMap { UInt64($0, radix: 16) }
+        var seeds = SplitMix64(seed: 0x2025_1126)
+        for _ in 0..<(single == nil ? 2000 : 1) {
+            let seed = single ?? seeds.next()
+            var r = SplitMix64(seed: seed)
+            let direction = Direction.allCases.randomElement(using: &r)!
+            let flick = direction.degrees + Double.random(in: -10...10, using: &r)
+            let side = Bool.random(using: &r) ? 1.0 : -1.0
+            let hook = (
+                degrees: flick + side * Double.random(in: 60...90, using: &r),
+                length: Double.random(in: 10...20, using: &r), speed: Double.random(in: 150...290, using: &r)
+            )
+            let rest = Double.random(in: 0...30, using: &r)
+            let length = Double.random(in: 80...120, using: &r)
+            let speed = Double.random(in: 600...1000, using: &r)
+            let hz = Double.random(in: 60...125, using: &r)
+            let legs = [
+                Leg(degrees: hook.degrees, length: hook.length, ms: hook.length / hook.speed * 1000),
+                Leg(degrees: flick, length: 0, ms: rest),
+                Leg(degrees: flick, length: length, ms: length / speed * 1000),
+            ]
+            let (decision, at) = Self.draw(legs, hz: hz, jitter: r.next())
+            guard decision.name != "recognize" || decision.report?.direction != direction else { continue }
+            let got = decision.report?.direction.map(\.rawValue) ?? decision.name
+            Issue.record(
+                """
+                \(got) at \(at ?? -1) ms for a flick \(direction.rawValue) (\(flick)°), hook \(hook), resting \(rest) ms, \
+                \(length) mm at \(speed) mm/s, \(hz) Hz
+                replay: GESTURED_HOOK_SEED=\(String(seed, radix: 16)) swift test --filter hookedFlickProperty
+                """)
+            return
         }
     }
 

@@ -179,6 +179,9 @@ public struct SwipeParameters: Hashable, Sendable {
     public var holdDistance = Millimeters(10)
     public var multiFingerMinVelocity = Millimeters(0)
     public var multiFingerMaxDuration: TimeSpan = .milliseconds(2000)
+    /// The least displacement over path of the stretch that covers `minDistance` (a semicircle is
+    /// 0.64 as long as its arc; a jittery straight line is above 0.95).
+    public var minStraightness: Double = 0.8
     public init() {}
 }
 

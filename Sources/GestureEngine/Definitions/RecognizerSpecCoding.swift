@@ -65,6 +65,9 @@ extension SwipeParameters: DescribedParameters {
             .milliseconds(
                 "multi-finger-max-duration-ms", \.multiFingerMaxDuration, inherits: "max-duration-ms",
                 "longest time to cover that distance with 3 fingers or more (written alone, max-duration-ms counts)"),
+            .ratio(
+                "min-straightness", \.minStraightness,
+                "how straight that distance is covered: displacement over path (a half circle is 0.64)"),
         ]
     }
 }

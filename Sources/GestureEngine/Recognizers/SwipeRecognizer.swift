@@ -11,7 +11,7 @@
 /// - it was covered within the time limit (the limit applies to covering the distance, so a
 ///   finger that rested first, or a long stroke, is measured on its quick part);
 /// - at an average speed of at least the speed limit;
-/// - straight (its length at least ``minStraightness`` of the path);
+/// - straight (its length at least `min-straightness` of the path);
 /// - within `angle-tolerance-deg` of an allowed direction (the nearest one is reported).
 ///
 /// The limits depend on the fingers: one or two fingers must be quick
@@ -26,20 +26,20 @@
 /// only once the stroke has kept its direction for `hold-distance-mm` more, that is on the stretch
 /// back to the most recent point `min-distance-mm` + `hold-distance-mm` behind, which must pass
 /// the same checks — or at the lift, when no more stroke is coming. A hook that turns before it
-/// is that long cannot pass: the stretch around its turn is not straight.
+/// is that long cannot pass: the stretch around its turn is not straight. Either way the newest
+/// step must go the direction decided on: just after a hook's turn the stretch across it points
+/// between the hook and the flick, while the newest step already goes the flick's way.
 ///
 /// A stroke that keeps going after it was recognized stays **one** swipe: the recognizer is done
 /// until every finger has lifted (R2), however far or often the stroke turns afterwards.
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled, the stretch passes and is a flick, or the longer stretch passes → **recognize** | follow (commits the count) | the stretch passes → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; as on a move → **recognize** |
+/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled, the stretch passes and is a flick, or the longer stretch passes, and the newest step goes its direction → **recognize** | follow (commits the count) | the stretch passes → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; as on a move → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
 struct SwipeRecognizer: Recognizer {
     enum State { case tracking, done }
 
-    /// A semicircle is 0.64 as long as its arc; a jittery straight line is above 0.95.
-    static let minStraightness = 0.8
     /// Fingers from which a stroke is a multi-finger swipe (libinput: two fingers scroll, three
     /// and more swipe).
     static let multiFinger = 3
@@ -141,13 +141,20 @@ struct SwipeRecognizer: Recognizer {
         guard let (d, elapsed) = covered(distance),
             d.length >= slowest * elapsed.seconds, var direction = direction(of: d)
         else { return .none }
-        if !lifted && parameters.holdDistance.value > 0 && !isFlick(along: d, limit: slowest) {
-            // Not clearly flicked: the stroke's main motion must keep this way for hold-distance-mm more.
-            guard
-                let (longer, time) = covered(distance + parameters.holdDistance.value),
-                longer.length >= slowest * time.seconds, let held = self.direction(of: longer)
-            else { return .none }
-            direction = held
+        let hold = parameters.holdDistance.value
+        if !lifted && hold > 0 {
+            if !isFlick(along: d, limit: slowest) {
+                // Not clearly flicked: the stroke's main motion must keep this way for
+                // hold-distance-mm more.
+                guard
+                    let (longer, time) = covered(distance + hold),
+                    longer.length >= slowest * time.seconds, let held = self.direction(of: longer)
+                else { return .none }
+                direction = held
+            }
+            // And its newest step goes that way: a stretch across the turn after a hook is not the
+            // main motion yet.
+            guard let (step, _) = lastStep, self.direction(of: step) == direction else { return .none }
         }
         state = .done
         var r = Report(time: window.newestTime, fingers: settling.fingers, position: tracker.centroid)
@@ -158,10 +165,13 @@ struct SwipeRecognizer: Recognizer {
         return .recognize(r)
     }
 
+    /// The stroke's newest step (one ring interval) and its time, in the window of the finger count.
+    private var lastStep: (Vec2, TimeSpan)? { isMultiFinger ? multiFingerWindow.lastStep : window.lastStep }
+
     /// Whether the stroke is flicked along `d`: its newest step goes that way (within
     /// `angle-tolerance-deg`) at ``flick`` times the speed limit `limit` or faster.
     private func isFlick(along d: Vec2, limit: Double) -> Bool {
-        guard let (step, time) = isMultiFinger ? multiFingerWindow.lastStep : window.lastStep else { return false }
+        guard let (step, time) = lastStep else { return false }
         let length = step.length
         guard length > 0, length >= Self.flick * limit * time.seconds else { return false }
         let cos = (step.x * d.x + step.y * d.y) / (length * d.length)
@@ -172,8 +182,8 @@ struct SwipeRecognizer: Recognizer {
     /// count, if it is straight.
     private func covered(_ distance: Double) -> (Vec2, TimeSpan)? {
         isMultiFinger
-            ? multiFingerWindow.covered(distance, straightness: Self.minStraightness)
-            : window.covered(distance, straightness: Self.minStraightness)
+            ? multiFingerWindow.covered(distance, straightness: parameters.minStraightness)
+            : window.covered(distance, straightness: parameters.minStraightness)
     }
 
     /// The allowed direction nearest to `d` (millimetres, y down), if within the tolerance.
@@ -205,14 +215,14 @@ struct SwipeRecognizer: Recognizer {
         let multi = isMultiFinger
         let reach =
             multi
-            ? multiFingerWindow.shortfall(distance, straightness: Self.minStraightness)
-            : window.shortfall(distance, straightness: Self.minStraightness)
+            ? multiFingerWindow.shortfall(distance, straightness: parameters.minStraightness)
+            : window.shortfall(distance, straightness: parameters.minStraightness)
         switch reach {
         case .notCovered(let covered):
             return Failure(
                 multi ? .multiFingerTooSlowToCover : .tooSlowToCover, .minDistance, measured: covered, limit: distance)
         case .notStraight(let ratio):
-            return Failure(.notStraight, nil, measured: ratio, limit: Self.minStraightness)
+            return Failure(.notStraight, .minStraightness, measured: ratio, limit: parameters.minStraightness)
         case .covered(let d, let elapsed):
             let speed = d.length / max(elapsed.seconds, 1e-6)
             if speed < minVelocity {
