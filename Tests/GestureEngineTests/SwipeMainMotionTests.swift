@@ -31,11 +31,11 @@ struct SwipeMainMotionTests {
     }
 
     /// Draws `legs` one after the other with one finger at `hz` frames per second (each period
-    /// ±1 ms at random when `jitter` is given, as a real panel's), then lifts; the first decision
-    /// and the frame time (ms after landing) it came at.
+    /// ± `jitterMs` at random when `jitter` seeds it: a real panel's, or a loaded machine's), then
+    /// lifts; the first decision and the frame time (ms after landing) it came at.
     static func draw(
         _ legs: [Leg], parameters: SwipeParameters = SwipeParameters(), hz: Double = 120,
-        jitter: UInt64? = nil
+        jitter: UInt64? = nil, jitterMs: Double = 1
     ) -> (Proposal, Double?) {
         var h = Swipe(parameters)
         let start = h.time
@@ -64,7 +64,7 @@ struct SwipeMainMotionTests {
         func period() -> Double {
             guard var r = random else { return 1000 / hz }
             defer { random = r }
-            return 1000 / hz + Double(r.next() % 2001) / 1000 - 1
+            return 1000 / hz + (Double(r.next() % 2001) / 1000 - 1) * jitterMs
         }
         let total = legs.reduce(0) { $0 + $1.ms }
         var now = 0.0
@@ -115,7 +115,7 @@ struct SwipeMainMotionTests {
     }
 
     @Test(
-        "any hooked flick is one swipe in the flick's direction: hooks of 10–20 mm at 150–290 mm/s, 60–90° to either side, resting up to 30 ms at the turn, flicks up to 10° askew, 60–125 Hz with jitter (random cases)"
+        "any hooked flick is one swipe in the flick's direction: hooks of 10–20 mm at 150–290 mm/s, 60–90° to either side, resting up to 30 ms at the turn, flicks up to 10° askew, 60–125 Hz, frames up to 3 ms early or late (random cases)"
     )
     func hookedFlickProperty() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -135,18 +135,19 @@ struct SwipeMainMotionTests {
             let length = Double.random(in: 80...120, using: &r)
             let speed = Double.random(in: 600...1000, using: &r)
             let hz = Double.random(in: 60...125, using: &r)
+            let jitterMs = Double.random(in: 0...3, using: &r)
             let legs = [
                 Leg(degrees: hook.degrees, length: hook.length, ms: hook.length / hook.speed * 1000),
                 Leg(degrees: flick, length: 0, ms: rest),
                 Leg(degrees: flick, length: length, ms: length / speed * 1000),
             ]
-            let (decision, at) = Self.draw(legs, hz: hz, jitter: r.next())
+            let (decision, at) = Self.draw(legs, hz: hz, jitter: r.next(), jitterMs: jitterMs)
             guard decision.name != "recognize" || decision.report?.direction != direction else { continue }
             let got = decision.report?.direction.map(\.rawValue) ?? decision.name
             Issue.record(
                 """
                 \(got) at \(at ?? -1) ms for a flick \(direction.rawValue) (\(flick)°), hook \(hook), resting \(rest) ms, \
-                \(length) mm at \(speed) mm/s, \(hz) Hz
+                \(length) mm at \(speed) mm/s, \(hz) Hz ± \(jitterMs) ms
                 replay: GESTURED_HOOK_SEED=\(String(seed, radix: 16)) swift test --filter hookedFlickProperty
                 """)
             return

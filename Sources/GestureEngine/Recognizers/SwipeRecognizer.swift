@@ -19,23 +19,23 @@
 /// by distance and direction (`multi-finger-max-duration-ms`, `multi-finger-min-velocity-mm-s`,
 /// none by default), as libinput and Touchégg decide multi-finger swipes.
 ///
-/// **Main motion.** A stroke whose newest step (the last ring interval, 20–40 ms) goes the
-/// stretch's way at twice the speed limit or faster is being flicked: decided there. Otherwise
+/// **Main motion.** A stroke whose recent motion (back one ring spacing or more, 20–40 ms) goes
+/// the stretch's way at twice the speed limit or faster is being flicked: decided there. Otherwise
 /// the stretch may be a landing hook (people's strokes start with one: a finger lands, slides
 /// 20 mm one way at a few hundred mm/s, then flicks another way) or a slow start: it is decided
 /// only once the stroke has kept its direction for `hold-distance-mm` more, that is on the stretch
 /// back to the most recent point `min-distance-mm` + `hold-distance-mm` behind, which must pass
 /// the same checks — or at the lift, when no more stroke is coming. A hook that turns before it
 /// is that long cannot pass: the stretch around its turn is not straight. Either way the newest
-/// step must go the direction decided on: just after a hook's turn the stretch across it points
-/// between the hook and the flick, while the newest step already goes the flick's way.
+/// frame must go the direction decided on: just after a hook's turn the stretch across it points
+/// between the hook and the flick, while the newest frame already goes the flick's way.
 ///
 /// A stroke that keeps going after it was recognized stays **one** swipe: the recognizer is done
 /// until every finger has lifted (R2), however far or often the stroke turns afterwards.
 ///
 /// | state \ input | fingers land | fingers move | a finger lifts, others stay | the last finger lifts | deadline (landing window closes) |
 /// |---|---|---|---|---|---|
-/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled, the stretch passes and is a flick, or the longer stretch passes, and the newest step goes its direction → **recognize** | follow (commits the count) | the stretch passes → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; as on a move → **recognize** |
+/// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled, the stretch passes and is a flick, or the longer stretch passes, and the newest frame goes its direction → **recognize** | follow (commits the count) | the stretch passes → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; as on a move → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
 struct SwipeRecognizer: Recognizer {
     enum State { case tracking, done }
@@ -59,6 +59,9 @@ struct SwipeRecognizer: Recognizer {
     private var window: StrokeWindow
     private var multiFingerWindow: StrokeWindow
     private var velocity = VelocityTracker()
+    /// The translation at the frame before (mm) and the step from it to this frame's.
+    private var previousTranslation = Vec2.zero
+    private var frameStep = Vec2.zero
     /// cos(`angle-tolerance-deg`).
     private let toleranceCosine: Double
 
@@ -100,6 +103,8 @@ struct SwipeRecognizer: Recognizer {
                     .tooManyFingers, .maxFingers, measured: Double(settling.fingers),
                     limit: Double(parameters.maxFingers)))
         }
+        frameStep = mm - previousTranslation
+        previousTranslation = mm
         window.add(input.time, mm)
         // The multi-finger window only while the stroke may be one: before the count has
         // settled, or with three fingers or more (a late finger joining a settled count starts
@@ -152,9 +157,9 @@ struct SwipeRecognizer: Recognizer {
                 else { return .none }
                 direction = held
             }
-            // And its newest step goes that way: a stretch across the turn after a hook is not the
-            // main motion yet.
-            guard let (step, _) = lastStep, self.direction(of: step) == direction else { return .none }
+            // And its newest frame goes that way: a stretch across the turn after a hook is not
+            // the main motion yet.
+            guard goes(frameStep, direction) else { return .none }
         }
         state = .done
         var r = Report(time: window.newestTime, fingers: settling.fingers, position: tracker.centroid)
@@ -165,17 +170,21 @@ struct SwipeRecognizer: Recognizer {
         return .recognize(r)
     }
 
-    /// The stroke's newest step (one ring interval) and its time, in the window of the finger count.
-    private var lastStep: (Vec2, TimeSpan)? { isMultiFinger ? multiFingerWindow.lastStep : window.lastStep }
-
-    /// Whether the stroke is flicked along `d`: its newest step goes that way (within
-    /// `angle-tolerance-deg`) at ``flick`` times the speed limit `limit` or faster.
+    /// Whether the stroke is flicked along `d`: its recent motion (one ring spacing or more) goes
+    /// that way (within `angle-tolerance-deg`) at ``flick`` times the speed limit `limit` or faster.
     private func isFlick(along d: Vec2, limit: Double) -> Bool {
-        guard let (step, time) = lastStep else { return false }
+        guard let (step, time) = isMultiFinger ? multiFingerWindow.recentStep : window.recentStep else { return false }
         let length = step.length
         guard length > 0, length >= Self.flick * limit * time.seconds else { return false }
         let cos = (step.x * d.x + step.y * d.y) / (length * d.length)
         return cos >= toleranceCosine
+    }
+
+    /// Whether `step` goes within `angle-tolerance-deg` of `direction` (a step of 0 goes nowhere).
+    private func goes(_ step: Vec2, _ direction: Direction) -> Bool {
+        let (cos, sin) = cosSin(direction.degrees * Double.pi / 180)
+        let length = step.length
+        return length > 0 && step.x * cos + step.y * sin >= toleranceCosine * length
     }
 
     /// The stretch back to the most recent point `distance` behind, in the window of the finger
@@ -255,6 +264,8 @@ struct SwipeRecognizer: Recognizer {
         window.reset()
         multiFingerWindow.reset()
         velocity.reset()
+        previousTranslation = .zero
+        frameStep = .zero
     }
 }
 
@@ -287,12 +298,18 @@ private struct StrokeWindow {
 
     var newestTime: Timestamp { samples[head].time }
 
-    /// The newest step of the stroke: the displacement from the sample before the newest (one
-    /// ring spacing or more earlier) and the time it took; nil before there are two samples.
-    var lastStep: (Vec2, TimeSpan)? {
+    /// The stroke's recent motion: the displacement from the most recent sample at least one ring
+    /// spacing before the newest (or the oldest) and the time it took. A speed over a spacing or
+    /// more holds when single frames come early or late (a frame's step at 230 mm/s, 2 ms late,
+    /// reads 290 mm/s).
+    var recentStep: (Vec2, TimeSpan)? {
         guard count > 1 else { return nil }
-        let previous = samples[(head &- 1) & Self.mask]
-        return (samples[head].position - previous.position, samples[head].time - previous.time)
+        let newest = samples[head]
+        var previous = samples[(head &- 1) & Self.mask]
+        if count > 2 && (newest.time - previous.time).microseconds < spacing {
+            previous = samples[(head &- 2) & Self.mask]
+        }
+        return (newest.position - previous.position, newest.time - previous.time)
     }
 
     @inline(__always) mutating func add(_ time: Timestamp, _ position: Vec2) {
