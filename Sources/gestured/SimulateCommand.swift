@@ -226,6 +226,21 @@ struct SimulateCommand: ParsableCommand {
         say("unplugged")
     }
 
+    /// How late a frame may go out before the rest of the script moves later.
+    static let lateness = TimeSpan.milliseconds(2)
+
+    /// A frame that goes out more than ``lateness`` after it was `due` (this process was held up:
+    /// a loaded machine, a slow VM) moves the rest of the script as late, as a pause does. The
+    /// frames keep their spacing, as a real panel's do; catching up would send the late frames
+    /// at once, and the kernel stamps each with the time it was written, so a reader would see a
+    /// finger that jumped (a hook of 230 mm/s read as a flick).
+    static func keepSpacing(due: Timestamp, start: inout Timestamp, unplugAt: inout Timestamp?) {
+        let late = now() - due
+        guard late > lateness else { return }
+        start = start + late
+        unplugAt = unplugAt.map { $0 + late }
+    }
+
     /// When `step` is due: its offset scaled by the speed.
     private func deadline(_ start: Timestamp, _ offset: TimeSpan) -> Timestamp {
         start + speed.scaled(offset)
@@ -247,6 +262,7 @@ struct SimulateCommand: ParsableCommand {
                 return false
             }
             if signals.wait(for: [], until: due) != nil { return true }
+            Self.keepSpacing(due: due, start: &start, unplugAt: &unplugAt)
             switch step {
             case .frame(_, let contacts):
                 try send { () throws(InputError) in try touchscreen.send(contacts) }
@@ -274,6 +290,8 @@ struct SimulateCommand: ParsableCommand {
     ) throws -> Bool {
         var reader = recording.events()
         var first: Timestamp?
+        var start = start
+        var unplugAt = unplugAt
         do {
             while let event = try reader.next() {
                 // SYN_DROPPED in a recording marks a loss on the recording machine; it is not an event to replay.
@@ -287,6 +305,7 @@ struct SimulateCommand: ParsableCommand {
                     return false
                 }
                 if signals.wait(for: [], until: due) != nil { return true }
+                Self.keepSpacing(due: due, start: &start, unplugAt: &unplugAt)
                 try send { () throws(InputError) in
                     try touchscreen.write(RawEvent(event.type, event.code, event.value))
                 }
