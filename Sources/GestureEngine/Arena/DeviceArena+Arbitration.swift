@@ -14,7 +14,7 @@ extension DeviceArena {
         case .none:
             return
         case .fail(let failure):
-            if explaining { explainFailure(r, failure, timer: timer, at: time, c, into: &events) }
+            explain(.failed(r, failure, timer: timer), at: time, c, into: &events)
             let phase = instances[r].phase
             switch phase {
             case .possible, .held: fail(r, at: time, c, into: &events)
@@ -56,12 +56,12 @@ extension DeviceArena {
         _ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         if let gate = gateCheck(r, report, c) {
-            if explaining { explain(r, .gate(gate), at: time, c, into: &events) }
+            explain(.decision(r, .gate(gate)), at: time, c, into: &events)
             fail(r, at: time, c, into: &events)
             return
         }
         if let blocker = activeBlocker(r, c) {
-            if explaining { explain(r, Decision.blocked(by:), naming: blocker, at: time, c, into: &events) }
+            explain(.naming(r, Decision.blocked(by:), other: blocker), at: time, c, into: &events)
             fail(r, at: time, c, into: &events)
             return
         }
@@ -71,9 +71,9 @@ extension DeviceArena {
         case .waiting(let b):
             instances[r].phase = .held
             held[r] = Held(first: report)
-            if explaining { explain(r, Decision.waits(for:), naming: b, at: time, c, into: &events) }
+            explain(.naming(r, Decision.waits(for:), other: b), at: time, c, into: &events)
         case .refused(let b):
-            if explaining { explain(r, Decision.requirementSucceeded, naming: b, at: time, c, into: &events) }
+            explain(.naming(r, Decision.requirementSucceeded, other: b), at: time, c, into: &events)
             fail(r, at: time, c, into: &events)
         }
     }
@@ -150,51 +150,32 @@ extension DeviceArena {
         // fails (held ones too); active ones are cancelled only if this one preempts them. One
         // that preempts this one keeps watching: it may still take over.
         let seen = instances[r].seen
-        if explaining { explainCompanions(r, seen, at: time, c, into: &events) }
+        explain(.companions(r, seen), at: time, c, into: &events)
         for o in c.order where o != r && instances[o].seen & seen != 0 && !c.isSimultaneous(r, o) {
             if c.doesPreempt(o, r) { continue }
             switch instances[o].phase {
             case .possible, .held:
-                if explaining { explain(o, Decision.excluded(by:), naming: r, at: time, c, into: &events) }
+                explain(.naming(o, Decision.excluded(by:), other: r), at: time, c, into: &events)
                 fail(o, at: time, c, into: &events)
             case .active:
                 if c.doesPreempt(r, o) {
-                    if explaining { explain(o, Decision.preempted(by:), naming: r, at: time, c, into: &events) }
+                    explain(.naming(o, Decision.preempted(by:), other: r), at: time, c, into: &events)
                     cancel(o, at: time, c, into: &events)
                 }
             case .recognized, .ended, .cancelled, .failed: break
             }
         }
         for o in c.dependents[r] where instances[o].seen & seen != 0 && instances[o].phase.isUndecided {
-            if explaining { explain(o, Decision.requirementSucceeded, naming: r, at: time, c, into: &events) }
+            explain(.naming(o, Decision.requirementSucceeded, other: r), at: time, c, into: &events)
             fail(o, at: time, c, into: &events)
         }
 
         let flags = c.flags[r]
         if flags.contains(.cancelsTouches) {
-            if explaining { explainClaim(r, seen, at: time, c, into: &events) }
+            explain(.claim(r, seen), at: time, c, into: &events)
             cancelViews(seen, at: time, c, into: &events)
         } else if flags.contains(.delaysTouchesBegan) {
             dropDelayedViews(seen, into: &events)
-        }
-    }
-
-    /// R5, R6: the recognizers on `r`'s touches that carry on when it begins or is recognized —
-    /// simultaneous ones, and undecided ones that preempt it.
-    @inline(never)
-    private mutating func explainCompanions(
-        _ r: Int, _ seen: UInt64, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
-    ) {
-        for o in c.order where o != r && instances[o].seen & seen != 0 && c.meet(r, o) {
-            switch instances[o].phase {
-            case .possible, .held, .active:
-                if c.isSimultaneous(r, o) {
-                    explain(o, Decision.simultaneous(with:), naming: r, at: time, c, into: &events)
-                } else if c.doesPreempt(o, r) {
-                    explain(o, Decision.keepsWatching, naming: r, at: time, c, into: &events)
-                }
-            case .recognized, .ended, .cancelled, .failed: break
-            }
         }
     }
 
@@ -208,15 +189,15 @@ extension DeviceArena {
             case .waiting:
                 continue
             case .refused(let b):
-                if explaining { explain(o, Decision.requirementSucceeded, naming: b, at: time, c, into: &events) }
+                explain(.naming(o, Decision.requirementSucceeded, other: b), at: time, c, into: &events)
                 fail(o, at: time, c, into: &events)
             case .clear:
                 guard let waiting = held[o] else { continue }
                 if let blocker = activeBlocker(o, c) {
-                    if explaining { explain(o, Decision.blocked(by:), naming: blocker, at: time, c, into: &events) }
+                    explain(.naming(o, Decision.blocked(by:), other: blocker), at: time, c, into: &events)
                     fail(o, at: time, c, into: &events)
                 } else {
-                    if explaining { explain(o, Decision.released(by:), naming: r, at: time, c, into: &events) }
+                    explain(.naming(o, Decision.released(by:), other: r), at: time, c, into: &events)
                     // Emitted now, with the time and position it had when it was decided.
                     commit(o, waiting.first, at: time, c, into: &events)
                 }

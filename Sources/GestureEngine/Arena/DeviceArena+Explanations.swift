@@ -1,49 +1,136 @@
-// Explanations (issue 14): the arena's decisions as `.explanation` events, made only while
-// ``DeviceArena/explaining`` is on. Every call site checks the flag first, so an engine that does
-// not explain runs none of this; these functions are kept out of line so the frame path's code
-// does not grow either.
+// Explanations: the arena's decisions as `.explanation` events (``GestureEngine/explains``).
+//
+// Where a rule decides, it says so in one line — `explain(.excluded(o, by: r), at: time, c, into:
+// &events)` — and this file is the one switch behind every such line: ``explain(_:at:_:into:)``
+// tests ``DeviceArena/explaining`` and only then builds the diagnostic (an autoclosure) and turns
+// it into an ``Explanation`` out of line. Off, a diagnostic costs a load and a branch where it
+// stands; the rules never test the flag themselves.
 
 extension DeviceArena {
-    /// Appends an explanation of a decision about recognizer `r`.
-    @inline(never)
-    mutating func explain(
-        _ r: Int, _ decision: Decision, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
-    ) {
-        events.append(
-            .explanation(
-                Explanation(
-                    name: c.names[r], kind: c.kinds[r], owner: c.owners[r], device: device.id,
-                    region: c.regionNames[c.regionOf[r]], time: time, decision: decision)))
+    /// One thing the arena can explain, as the rule that decided it sees it: recognizer indices,
+    /// slots and masks; ``record(_:at:_:into:)`` looks up the names and turns it into
+    /// explanations.
+    enum Diagnostic {
+        /// A decision about `r` that names no other recognizer.
+        case decision(Int, Decision)
+        /// A decision about `r` that names recognizer `other` (R4–R6).
+        case naming(Int, (String) -> Decision, other: Int)
+        /// `r`'s own check failed: its machine completes the reason (it has not reset yet).
+        case failed(Int, Failure, timer: Bool)
+        /// R9: a fault stops `r`.
+        case fault(Int, Fault)
+        /// R9: a fault stops every recognizer of the device.
+        case faults(Fault)
+        /// R9: touches of `r` in the mask were cancelled.
+        case touchesCancelled(Int, UInt64)
+        /// R1: what became of the touch in the slot offered to `r` (``deliver(_:to:_:)``).
+        case delivery(Int, slot: Int, Delivery)
+        /// R5, R6: the recognizers on these touches of `r` that carry on as it begins or is
+        /// recognized.
+        case companions(Int, UInt64)
+        /// R8: `r`'s claim takes these touches from the views.
+        case claim(Int, UInt64)
+        /// R8: the recognizer with the flag holds the slot's touch (its events, or its end) back
+        /// from the views.
+        case holds(slot: Int, CompiledSet.Flags)
+        /// R8: as `holds` with delays-touches-ended, for an end already queued (explained at its
+        /// own time).
+        case holdsQueuedEnd(slot: Int)
     }
 
-    /// Appends an explanation of a decision about recognizer `r` that names recognizer `other`.
-    @inline(never)
+    /// The one switch: explains `diagnostic` when decisions are explained, else does nothing (the
+    /// diagnostic is not even made).
+    @inline(__always)
     mutating func explain(
-        _ r: Int, _ decision: (String) -> Decision, naming other: Int, at time: Timestamp, _ c: CompiledSet,
+        _ diagnostic: @autoclosure () -> Diagnostic, at time: Timestamp, _ c: CompiledSet,
+        into events: inout [EngineEvent]
+    ) {
+        if explaining { record(diagnostic(), at: time, c, into: &events) }
+    }
+
+    @inline(never)
+    private mutating func record(
+        _ diagnostic: Diagnostic, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+    ) {
+        switch diagnostic {
+        case .decision(let r, let decision):
+            append(r, decision, at: time, c, into: &events)
+        case .naming(let r, let decision, let other):
+            append(r, decision(c.names[other]), naming: other, at: time, c, into: &events)
+        case .failed(let r, let failure, let timer):
+            let full = explainMachine(r, c.kinds[r], failure)
+            append(r, .failed(full, timer: timer), at: time, c, into: &events)
+        case .fault(let r, let fault):
+            appendFault(r, fault, at: time, c, into: &events)
+        case .faults(let fault):
+            for r in c.order { appendFault(r, fault, at: time, c, into: &events) }
+        case .touchesCancelled(let r, let cancelled):
+            let touch = table.lastTouch[(instances[r].seen & cancelled).trailingZeroBitCount].id
+            appendFault(r, .touchCancelled(touch), at: time, c, into: &events)
+        case .delivery(let r, let slot, let delivery):
+            let touch = table.lastTouch[slot]
+            switch delivery {
+            case .taken:
+                return
+            case .takenWhileActive:
+                if c.flags[r].contains(.cancelsTouches) {
+                    append(r, .claimsTouch(touch.id), at: time, c, into: &events)
+                }
+            case .refused:
+                append(r, .refused(touch.id, refusal(touch, r)), at: time, c, into: &events)
+            case .full:
+                append(r, .full(touch.id, fingers: mostFingers[r]), at: time, c, into: &events)
+            case .decided:
+                append(r, .ignored(touch.id, held: instances[r].phase == .held), at: time, c, into: &events)
+            }
+        case .companions(let r, let seen):
+            for o in c.order where o != r && instances[o].seen & seen != 0 && c.meet(r, o) {
+                switch instances[o].phase {
+                case .possible, .held, .active:
+                    if c.isSimultaneous(r, o) {
+                        append(o, .simultaneous(with: c.names[r]), naming: r, at: time, c, into: &events)
+                    } else if c.doesPreempt(o, r) {
+                        append(o, .keepsWatching(c.names[r]), naming: r, at: time, c, into: &events)
+                    }
+                case .recognized, .ended, .cancelled, .failed: break
+                }
+            }
+        case .claim(let r, let mask):
+            for slot in SlotBits(mask & table.allocated) {
+                switch table.views[slot] {
+                case .delayed, .shown, .ending:
+                    append(r, .claimsTouch(table.ids[slot]), at: time, c, into: &events)
+                case .untold, .finished:
+                    continue
+                }
+            }
+        case .holds(let slot, let flag):
+            guard let r = holder(slot, flag, c) else { return }
+            let id = table.ids[slot]
+            append(r, flag == .delaysTouchesBegan ? .delaysTouch(id) : .holdsTouchEnd(id), at: time, c, into: &events)
+        case .holdsQueuedEnd(let slot):
+            guard let r = holder(slot, .delaysTouchesEnded, c), let end = queuedEnd(slot) else { return }
+            append(r, .holdsTouchEnd(end.touch.id), at: end.time, c, into: &events)
+        }
+    }
+
+    /// Appends an explanation of a decision about recognizer `r`, naming recognizer `other` if
+    /// the decision does.
+    private func append(
+        _ r: Int, _ decision: Decision, naming other: Int? = nil, at time: Timestamp, _ c: CompiledSet,
         into events: inout [EngineEvent]
     ) {
         events.append(
             .explanation(
                 Explanation(
                     name: c.names[r], kind: c.kinds[r], owner: c.owners[r], device: device.id,
-                    region: c.regionNames[c.regionOf[r]], time: time, decision: decision(c.names[other]),
-                    otherOwner: c.owners[other])))
-    }
-
-    /// A recognizer's own check failed: its machine completes the reason (it has not reset yet).
-    @inline(never)
-    mutating func explainFailure(
-        _ r: Int, _ failure: Failure, timer: Bool, at time: Timestamp, _ c: CompiledSet,
-        into events: inout [EngineEvent]
-    ) {
-        let full = explainMachine(r, c.kinds[r], failure)
-        explain(r, .failed(full, timer: timer), at: time, c, into: &events)
+                    region: c.regionNames[c.regionOf[r]], time: time, decision: decision,
+                    otherOwner: other.map { c.owners[$0] })))
     }
 
     /// R9: a fault stops `r`: explained when it is doing something (undecided with touches, held
     /// or active); a recognizer that has decided or never saw a touch has nothing to lose.
-    @inline(never)
-    mutating func explainFault(
+    private func appendFault(
         _ r: Int, _ fault: Fault, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         switch instances[r].phase {
@@ -51,64 +138,23 @@ extension DeviceArena {
         case .held, .active: break
         case .recognized, .ended, .cancelled, .failed: return
         }
-        explain(r, .fault(fault), at: time, c, into: &events)
+        append(r, .fault(fault), at: time, c, into: &events)
     }
 
-    /// R1 as ``deliver(_:to:_:)``, saying why a recognizer does not take the touch (and that an
-    /// active one takes it from the views, R8).
-    @inline(never)
-    mutating func deliverExplaining(
-        _ slot: Int, to r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
-    ) {
-        let touch = table.lastTouch[slot]
-        if acceptedTools[r] == 0 {
-            explain(r, .refused(touch.id, .device), at: time, c, into: &events)
-        } else if acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) == 0 {
-            explain(r, .refused(touch.id, .tool(touch.tool)), at: time, c, into: &events)
-        } else if let size = touch.contactSize?.value, size > maxContactSize[r] {
-            explain(r, .refused(touch.id, .contactSize(size, limit: maxContactSize[r])), at: time, c, into: &events)
-        } else {
-            switch instances[r].phase {
-            case .possible:
-                deliver(slot, to: r, c)
-            case .active:
-                guard hasRoom(r) else {
-                    explain(r, .full(touch.id, fingers: mostFingers[r]), at: time, c, into: &events)
-                    return
-                }
-                deliver(slot, to: r, c)
-                if c.flags[r].contains(.cancelsTouches) {
-                    explain(r, .claimsTouch(touch.id), at: time, c, into: &events)
-                }
-            case .held: explain(r, .ignored(touch.id, held: true), at: time, c, into: &events)
-            case .recognized, .ended, .cancelled, .failed:
-                explain(r, .ignored(touch.id, held: false), at: time, c, into: &events)
-            }
-        }
+    /// R1: which part of `r`'s filter refused the touch (``deliver(_:to:_:)`` said that one did).
+    private func refusal(_ touch: Touch, _ r: Int) -> Refusal {
+        if acceptedTools[r] == 0 { return .device }
+        if acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) == 0 { return .tool(touch.tool) }
+        return .contactSize(touch.contactSize?.value ?? 0, limit: maxContactSize[r])
     }
 
     /// R8: the recognizer that holds a touch's view events back with `flag`, if any.
-    func holder(_ slot: Int, _ flag: CompiledSet.Flags, _ c: CompiledSet) -> Int? {
+    private func holder(_ slot: Int, _ flag: CompiledSet.Flags, _ c: CompiledSet) -> Int? {
         let bit = UInt64.bit(slot)
         for r in c.order
         where instances[r].seen & bit != 0 && instances[r].phase.isUndecided && c.flags[r].contains(flag) {
             return r
         }
         return nil
-    }
-
-    /// R8: explains that `r`'s claim takes these touches from the views.
-    @inline(never)
-    mutating func explainClaim(
-        _ r: Int, _ mask: UInt64, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
-    ) {
-        for slot in SlotBits(mask & table.allocated) {
-            switch table.views[slot] {
-            case .delayed, .shown, .ending:
-                explain(r, .claimsTouch(table.ids[slot]), at: time, c, into: &events)
-            case .untold, .finished:
-                continue
-            }
-        }
     }
 }

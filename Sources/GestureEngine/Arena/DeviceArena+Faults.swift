@@ -10,7 +10,7 @@ extension DeviceArena {
         _ fault: Fault, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         if time > now { now = time }
-        if explaining { for r in c.order { explainFault(r, fault, at: now, c, into: &events) } }
+        explain(.faults(fault), at: now, c, into: &events)
         for r in c.order {
             switch instances[r].phase {
             case .active: cancel(r, at: now, c, into: &events)
@@ -61,7 +61,7 @@ extension DeviceArena {
     mutating func retire(_ removed: [Int], at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         if time > now { now = time }
         for r in removed {
-            if explaining { explainFault(r, .definitionsRemoved, at: now, c, into: &events) }
+            explain(.fault(r, .definitionsRemoved), at: now, c, into: &events)
             switch instances[r].phase {
             case .active: cancel(r, at: now, c, into: &events)
             case .possible, .held:

@@ -73,9 +73,7 @@ extension DeviceArena {
             if undecided(slot, .delaysTouchesBegan, c) {
                 table.views[slot] = .delayed
                 enqueue(slot, viewTouch(slot, .began, at: time, c))
-                if explaining, let r = holder(slot, .delaysTouchesBegan, c) {
-                    explain(r, .delaysTouch(table.ids[slot]), at: time, c, into: &events)
-                }
+                explain(.holds(slot: slot, .delaysTouchesBegan), at: time, c, into: &events)
             } else {
                 table.views[slot] = .shown
                 show(slot, .began, at: time, c, into: &events)
@@ -118,9 +116,7 @@ extension DeviceArena {
         if undecided(slot, .delaysTouchesEnded, c) {
             table.views[slot] = .ending
             enqueue(slot, viewTouch(slot, .ended, at: time, c))
-            if explaining, let r = holder(slot, .delaysTouchesEnded, c) {
-                explain(r, .holdsTouchEnd(table.ids[slot]), at: time, c, into: &events)
-            }
+            explain(.holds(slot: slot, .delaysTouchesEnded), at: time, c, into: &events)
         } else {
             table.views[slot] = .finished
             show(slot, .ended, at: time, c, into: &events)
@@ -142,9 +138,7 @@ extension DeviceArena {
                 // It lifted while delayed: its end is queued, and now held or final.
                 if undecided(slot, .delaysTouchesEnded, c) {
                     table.views[slot] = .ending
-                    if explaining, let r = holder(slot, .delaysTouchesEnded, c), let end = queuedEnd(slot) {
-                        explain(r, .holdsTouchEnd(end.touch.id), at: end.time, c, into: &events)
-                    }
+                    explain(.holdsQueuedEnd(slot: slot), at: time, c, into: &events)
                 } else {
                     table.views[slot] = .finished
                 }
@@ -181,7 +175,7 @@ extension DeviceArena {
     }
 
     /// The end of a touch, in the queue.
-    private func queuedEnd(_ slot: Int) -> ViewTouchEvent? {
+    func queuedEnd(_ slot: Int) -> ViewTouchEvent? {
         viewQueue.last { $0.slot == slot && $0.event.touch.phase == .ended }?.event
     }
 

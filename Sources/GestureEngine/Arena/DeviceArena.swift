@@ -207,10 +207,7 @@ struct DeviceArena {
         // R9: a cancelled touch (palm, lost contact) cancels what it took part in.
         if cancelled != 0 {
             for r in c.order where instances[r].seen & cancelled != 0 {
-                if explaining {
-                    let touch = table.lastTouch[(instances[r].seen & cancelled).trailingZeroBitCount].id
-                    explainFault(r, .touchCancelled(touch), at: time, c, into: &events)
-                }
+                explain(.touchesCancelled(r, cancelled), at: time, c, into: &events)
                 abort(r, at: time, c, into: &events)
             }
         }
@@ -290,41 +287,57 @@ struct DeviceArena {
         return slot
     }
 
-    /// R1: ``deliver(_:to:_:)``, or ``deliverExplaining(_:to:at:_:into:)`` while explaining.
+    /// R1: ``deliver(_:to:_:)``, explained.
     @inline(__always) private mutating func offer(
         _ slot: Int, to r: Int, at time: Timestamp, _ c: CompiledSet, _ events: inout [EngineEvent]
     ) {
-        if explaining {
-            deliverExplaining(slot, to: r, at: time, c, into: &events)
-        } else {
-            deliver(slot, to: r, c)
-        }
+        let delivery = deliver(slot, to: r, c)
+        explain(.delivery(r, slot: slot, delivery), at: time, c, into: &events)
+    }
+
+    /// What became of a touch offered to a recognizer (R1).
+    enum Delivery {
+        /// It is possible: it took the touch.
+        case taken
+        /// It is active with room for one more finger: it took the touch, and from the views if
+        /// it claims or delays its touches (R8).
+        case takenWhileActive
+        /// Its `accepts` filter refused the touch.
+        case refused
+        /// It is active with as many fingers as it may have.
+        case full
+        /// It has decided (final) or waits for a failure requirement (held).
+        case decided
     }
 
     /// R1: gives the touch in `slot` to recognizer `r` if its filter accepts it and it is
     /// listening: possible, or active with room for one more finger (a held or finished
     /// recognizer has decided). An active one takes the touch from the views at once (R8): they
     /// have not been told of it yet.
-    mutating func deliver(_ slot: Int, to r: Int, _ c: CompiledSet) {
+    @discardableResult
+    mutating func deliver(_ slot: Int, to r: Int, _ c: CompiledSet) -> Delivery {
         let touch = table.lastTouch[slot]
         guard acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) != 0,
             touch.contactSize?.value ?? 0 <= maxContactSize[r]
-        else { return }
+        else { return .refused }
+        let delivery: Delivery
         switch instances[r].phase {
         case .possible:
-            break
+            delivery = .taken
         case .active:
-            guard hasRoom(r) else { return }
+            guard hasRoom(r) else { return .full }
             let flags = c.flags[r]
             if flags.contains(.cancelsTouches) || flags.contains(.delaysTouchesBegan) {
                 table.views[slot] = .finished
             }
+            delivery = .takenWhileActive
         case .held, .recognized, .ended, .cancelled, .failed:
-            return
+            return .decided
         }
         instances[r].seen |= .bit(slot)
         instances[r].added |= .bit(slot)
         instances[r].touchIDs.append(touch.id)
+        return delivery
     }
 
     /// Whether active recognizer `r` has fewer fingers down than it may have (R1).
@@ -339,7 +352,7 @@ struct DeviceArena {
         for r in c.order where instances[r].phase == .possible {
             let seen = instances[r].seen
             if seen != 0 && seen & table.live == 0 && deadlines[r] == Int64.max {
-                if explaining { explain(r, .stranded, at: time, c, into: &events) }
+                explain(.decision(r, .stranded), at: time, c, into: &events)
                 fail(r, at: time, c, into: &events)
             }
         }
