@@ -36,6 +36,8 @@ let package = Package(
     products: [
         .executable(name: "gestured", targets: ["gestured"]),
         .library(name: "GestureEngine", targets: ["GestureEngine"]),
+        // The touch values alone, for a tool that reads panels (TouchInput) without the engine.
+        .library(name: "TouchValues", targets: ["TouchValues"]),
         .library(name: "GestureProtocol", targets: ["GestureProtocol"]),
         .library(name: "GestureClient", targets: ["GestureClient"]),
         // For the Benchmarks package (ServerBenchmarks) and for embedding the server elsewhere.
@@ -86,14 +88,21 @@ let package = Package(
         .target(name: "CLinuxSupport"),
 
         // MARK: Swift targets
+        // Touches, frames, time and geometry: the values the input side produces and the engine
+        // consumes, so that the input side does not depend on the engine (which re-exports them).
+        .target(
+            name: "TouchValues",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GestureEngine",
+            dependencies: ["TouchValues"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "TouchInput",
             dependencies: [
-                "GestureEngine", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport",
+                "TouchValues", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -114,7 +123,7 @@ let package = Package(
         .target(
             name: "GestureServer",
             dependencies: [
-                "GestureProtocol", "CLinuxSupport",
+                "GestureProtocol", "GestureEngine", "CLinuxSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The WebSocket endpoint for browsers (WebSocketListener.swift): swift-nio's own.
@@ -127,7 +136,7 @@ let package = Package(
         .target(
             name: "GestureClient",
             dependencies: [
-                "GestureProtocol",
+                "GestureProtocol", "GestureEngine",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -191,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "TouchInputTests",
             dependencies: [
-                "TouchInput", "CEvdev", "CLinuxSupport", "TestSupport",
+                // GestureEngine: the mirror's tests run the engine's claims (MirrorEncoderTests).
+                "TouchInput", "TouchValues", "GestureEngine", "CEvdev", "CLinuxSupport", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],

@@ -4,7 +4,7 @@
 # usage: scripts/fuzz-evemu.sh [RUNS] [extra libFuzzer flags...]
 #   RUNS defaults to 1000000 inputs. The corpus starts from the committed fixtures and is kept
 #   in scripts/cache/fuzz-corpus (git-ignored); crashes are written to scripts/cache/fuzz-crashes.
-# Builds with `swiftc -O -sanitize=fuzzer` (the toolchain's libFuzzer): GestureEngine as a static
+# Builds with `swiftc -O -sanitize=fuzzer` (the toolchain's libFuzzer): TouchValues as a static
 # library, then TouchInput's C-free sources plus scripts/fuzz/EvemuFuzzTarget.swift as one module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,9 +13,9 @@ OUT=scripts/cache/fuzz
 mkdir -p "$OUT" scripts/cache/fuzz-corpus scripts/cache/fuzz-crashes
 SWIFTC=${SWIFTC:-swiftc}
 
-"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name GestureEngine -emit-module \
-  -emit-module-path "$OUT/GestureEngine.swiftmodule" -emit-library -static -o "$OUT/libGestureEngine.a" \
-  $(find Sources/GestureEngine -name '*.swift' | sort)  # in folders; the paths have no spaces
+"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name TouchValues -emit-module \
+  -emit-module-path "$OUT/TouchValues.swiftmodule" -emit-library -static -o "$OUT/libTouchValues.a" \
+  Sources/TouchValues/*.swift
 
 # The parts of TouchInput a recording goes through (no libevdev/libudev/logging).
 SOURCES=()
@@ -25,7 +25,7 @@ for f in LineError Frames/InputEvent Devices/DeviceCapabilities Devices/DeviceCl
   SOURCES+=("Sources/TouchInput/$f.swift")
 done
 "$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name EvemuFuzz -I "$OUT" -I Sources/CMtdev \
-  "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lGestureEngine -lmtdev -lm -o "$OUT/fuzz-evemu"
+  "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lTouchValues -lmtdev -lm -o "$OUT/fuzz-evemu"
 
 cp -n Tests/TouchInputTests/Fixtures/*.event scripts/cache/fuzz-corpus/ 2>/dev/null || true
 { xz -dc Tests/TouchInputTests/Fixtures/3m.event.xz || true; } | head -c 20000 > scripts/cache/fuzz-corpus/3m-head.event

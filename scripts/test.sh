@@ -1,11 +1,12 @@
 #!/bin/bash
-# The tests in one command (what CI runs): installs the Debian packages the tests need, builds
-# with warnings as errors, runs the host tests, compiles the benchmarks (a separate package, run
-# by hand: a change that breaks them shows here), runs the browser test and the WebSocket
-# conformance run (Autobahn), checks the systemd units, builds the Debian package twice
-# (byte-identical) and installs, upgrades, removes and purges it (as root), and runs the
-# real-kernel suites in a qemu VM (or natively where /dev/uinput exists), the end-to-end one with
-# the package's binary. Prints each stage's duration.
+# The tests in one command (what CI runs): installs the Debian packages the tests need, checks
+# that every import is declared in Package.swift, builds with warnings as errors, runs the host
+# tests, compiles the benchmarks (a separate package, run by hand: a change that breaks them
+# shows here), runs the browser test and the WebSocket conformance run (Autobahn), checks the
+# systemd units, builds the Debian package twice (byte-identical) and installs, upgrades, removes
+# and purges it (as root), and runs the real-kernel suites in a qemu VM (or natively where
+# /dev/uinput exists), the end-to-end one with the package's binary. Prints each stage's
+# duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -14,6 +15,9 @@ stage() { echo "== $1 ($(( $(date +%s) - start )) s so far)"; }
 stage "setup"
 scripts/setup-debian.sh --test
 export GESTURED_STRICT=1
+
+stage "declared edges (every import is a dependency in Package.swift)"
+scripts/check-imports.sh
 
 stage "build (warnings are errors)"
 swift build --build-tests

@@ -53,7 +53,7 @@ struct PassthroughRouter {
         guard !mirrors.isEmpty else { return }
         for event in events {
             guard case .touch(let touch) = event, let mirror = mirrors[touch.device] else { continue }
-            mirror.add(touch)
+            mirror.add(touch.touch, at: touch.time)
             if !written.contains(touch.device) { written.append(touch.device) }
         }
         for id in written {

@@ -1,5 +1,5 @@
 import Foundation
-import GestureEngine
+import TouchValues
 import TestSupport
 import Testing
 

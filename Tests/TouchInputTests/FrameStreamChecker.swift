@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import TouchInput
 
 /// Checks the frame-stream contract of docs/INPUT.md on any sequence of frames: touch ids are

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Testing
 
 @testable import TouchInput

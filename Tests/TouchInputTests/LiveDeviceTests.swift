@@ -1,5 +1,5 @@
 import CLinuxSupport
-import GestureEngine
+import TouchValues
 import Glibc
 import Logging
 import Testing

@@ -48,7 +48,7 @@ import Testing
         /// mirror assembles from them.
         mutating func mirrored(_ views: [ViewTouchEvent]) -> (events: [RawEvent], frames: [TouchFrame]) {
             var raw: [RawEvent] = []
-            for view in views { mirror.encode(view, into: &raw) }
+            for view in views { mirror.encode(view.touch, at: view.time, into: &raw) }
             mirror.finish(into: &raw)
             var frames = TouchFrameBuffer()
             for r in raw {

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Glibc
 import Testing
 
@@ -48,7 +48,7 @@ extension LiveDeviceTests {
             Self.read(panel, into: &frames, outcomes: &outcomes) { !$0.isEmpty }
             for frame in frames {
                 for touch in frame.touches where touch.phase != .stationary {
-                    mirror.add(ViewTouchEvent(device: frame.device, region: "root", touch: touch, time: frame.time))
+                    mirror.add(touch, at: frame.time)
                 }
             }
             try mirror.flush()

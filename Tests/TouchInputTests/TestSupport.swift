@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 @testable import TouchInput
 

@@ -60,7 +60,7 @@ final class ViewFeed: @unchecked Sendable {
 
     /// Encodes (and writes) the next frame of the cycle.
     @inline(__always) func step() {
-        for view in cycle[index] { encoder.encode(view, into: &events) }
+        for view in cycle[index] { encoder.encode(view.touch, at: view.time, into: &events) }
         encoder.finish(into: &events)
         if let pipe {
             try! writer!.write(events)

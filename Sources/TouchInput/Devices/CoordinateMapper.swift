@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// A clockwise rotation of the panel, applied after calibration.
 ///

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Logging
 
 /// A candidate event node and the verdict on it.

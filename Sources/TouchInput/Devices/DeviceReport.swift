@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Logging
 
 /// What `gestured devices` prints: the touchscreens found, with what was decided about them, and

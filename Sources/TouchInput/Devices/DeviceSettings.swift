@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Glibc
 
 /// Per-device settings from the configuration file; the daemon's config loader fills them.

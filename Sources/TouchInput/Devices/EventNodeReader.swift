@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Glibc
 
 /// Reads any event node through libevdev, event by event, with CLOCK_MONOTONIC timestamps: what

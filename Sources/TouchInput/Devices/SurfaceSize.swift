@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// Where a device's physical size came from.
 public enum SizeSource: String, Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import CLinuxSupport
-import GestureEngine
+import TouchValues
 import Glibc
 import Logging
 
@@ -14,7 +14,7 @@ public final class TouchDevice {
     public let model: TouchscreenModel
     /// The configuration's settings for it (the first matching rule's).
     public let settings: DeviceSettings
-    /// What the engine gets (``GestureEngine/addDevice(_:)``).
+    /// What the engine gets (`GestureEngine.addDevice(_:)`).
     public let descriptor: DeviceDescriptor
     public private(set) var isGrabbed = false
     /// Whether the device is still open (false after ``close()``).

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// What udev knows about a device beyond its capabilities (all nil without udevd).
 public struct UdevHints: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// Counts of the irregularities the assembler absorbed, for logs and the corpus test. None of
 /// them is an error: each is a quirk of some real panel, handled by a documented rule

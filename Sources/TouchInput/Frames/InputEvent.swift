@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// One evdev event as the kernel delivers it (`struct input_event`), from a live device or a
 /// recording: the same value feeds the same ``FrameAssembler`` either way.

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// A caller-owned list of frames that keeps its storage, including every frame's touch array,
 /// between uses: ``removeAll()`` only resets the count, so steady-state reading and replay

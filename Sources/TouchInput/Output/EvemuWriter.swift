@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// Writes evemu 1.3 text (`N:/I:/P:/B:/A:` then `E:` lines), the form `evemu-record` writes and
 /// ``EvemuRecording`` reads: used to generate fixtures and benchmark recordings and to save

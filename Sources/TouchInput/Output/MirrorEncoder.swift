@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// What a ``MirrorEncoder`` could not forward, for logs.
 public struct MirrorDiagnostics: Hashable, Sendable {
@@ -164,12 +164,13 @@ public struct MirrorEncoder {
 
     // MARK: - Encoding
 
-    /// Appends the events for one view event; a frame may stay open for more events of the same
-    /// time until ``finish(into:)``.
-    public mutating func encode(_ event: ViewTouchEvent, into events: inout [RawEvent]) {
+    /// Appends the events for one view event — the touch as the views see it, at the time of
+    /// the frame it came from; a frame may stay open for more events of the same time until
+    /// ``finish(into:)``.
+    public mutating func encode(_ touch: Touch, at time: Timestamp, into events: inout [RawEvent]) {
         switch layout {
-        case .slots: encodeSlot(event, into: &events)
-        case .singleTouch(let button): encodeSingle(event, button: button, into: &events)
+        case .slots: encodeSlot(touch, at: time, into: &events)
+        case .singleTouch(let button): encodeSingle(touch, at: time, button: button, into: &events)
         }
     }
 
@@ -208,8 +209,7 @@ public struct MirrorEncoder {
         frameSlots.removeAll(keepingCapacity: true)
     }
 
-    private mutating func encodeSlot(_ event: ViewTouchEvent, into events: inout [RawEvent]) {
-        let touch = event.touch
+    private mutating func encodeSlot(_ touch: Touch, at time: Timestamp, into events: inout [RawEvent]) {
         switch touch.phase {
         case .began:
             guard slot(of: touch.id) == nil, let raw = touch.raw else {
@@ -220,7 +220,7 @@ public struct MirrorEncoder {
                 diagnostics.droppedTouches += 1
                 return
             }
-            enter(slot, at: event.time, into: &events)
+            enter(slot, at: time, into: &events)
             events.append(RawEvent(EventCode.evAbs, EventCode.absMTSlot, Int32(slot)))
             let tool = Self.toolValue(touch.tool)
             if slotTools[slot] != tool {
@@ -245,7 +245,7 @@ public struct MirrorEncoder {
             let lifted = touch.phase == .ended
             let changed = raw != contact.raw || tool != contact.tool
             guard changed || lifted else { return }
-            enter(slot, at: event.time, into: &events)
+            enter(slot, at: time, into: &events)
             events.append(RawEvent(EventCode.evAbs, EventCode.absMTSlot, Int32(slot)))
             if tool != contact.tool {
                 events.append(RawEvent(EventCode.evAbs, EventCode.absMTToolType, tool))
@@ -275,13 +275,13 @@ public struct MirrorEncoder {
                 diagnostics.untrackedEvents += 1
                 return
             }
-            enter(slot, at: event.time, into: &events)
+            enter(slot, at: time, into: &events)
             events.append(RawEvent(EventCode.evAbs, EventCode.absMTSlot, Int32(slot)))
             events.append(RawEvent(EventCode.evAbs, EventCode.absMTToolType, EventCode.mtToolPalm))
             slotTools[slot] = EventCode.mtToolPalm
             // The palm gets its own frame (entering the slot again closes it): the reader must see
             // the touch down as a palm before it sees the lift.
-            enter(slot, at: event.time, into: &events)
+            enter(slot, at: time, into: &events)
             events.append(RawEvent(EventCode.evAbs, EventCode.absMTSlot, Int32(slot)))
             events.append(RawEvent(EventCode.evAbs, EventCode.absMTTrackingID, -1))
             contacts[slot] = nil
@@ -314,8 +314,9 @@ public struct MirrorEncoder {
         pointer = raw
     }
 
-    private mutating func encodeSingle(_ event: ViewTouchEvent, button: UInt16, into events: inout [RawEvent]) {
-        let touch = event.touch
+    private mutating func encodeSingle(
+        _ touch: Touch, at time: Timestamp, button: UInt16, into events: inout [RawEvent]
+    ) {
         let current = contacts[0]
         switch touch.phase {
         case .began:
@@ -327,7 +328,7 @@ public struct MirrorEncoder {
                 diagnostics.droppedTouches += 1
                 return
             }
-            enter(0, at: event.time, into: &events)
+            enter(0, at: time, into: &events)
             appendSingleValues(raw, changedFrom: pointer, into: &events)
             events.append(RawEvent(EventCode.evKey, button, 1))
             landings += 1
@@ -340,7 +341,7 @@ public struct MirrorEncoder {
             let raw = touch.raw ?? contact.raw
             let lifted = touch.phase != .moved
             guard raw != contact.raw || lifted else { return }
-            enter(0, at: event.time, into: &events)
+            enter(0, at: time, into: &events)
             appendSingleValues(raw, changedFrom: contact.raw, into: &events)
             if lifted {
                 if touch.phase == .cancelled { diagnostics.cancelsSentAsLifts += 1 }

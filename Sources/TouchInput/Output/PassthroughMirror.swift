@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Glibc
 
 /// Touch ownership for one touchscreen (docs/PASSTHROUGH.md): the panel is grabbed (EVIOCGRAB),
@@ -63,9 +63,10 @@ public final class PassthroughMirror {
         events.reserveCapacity(64)
     }
 
-    /// Encodes one view event of the panel (nothing is written until ``flush()``).
-    public func add(_ event: ViewTouchEvent) {
-        encoder.encode(event, into: &events)
+    /// Encodes one view event of the panel — the touch as the views see it, at its frame's time
+    /// (nothing is written until ``flush()``).
+    public func add(_ touch: Touch, at time: Timestamp) {
+        encoder.encode(touch, at: time, into: &events)
     }
 
     /// Ends the open frame and writes everything added since the last flush, in one write(2).

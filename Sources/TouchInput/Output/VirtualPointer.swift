@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Glibc
 
 /// A pointer made through uinput for the clicks and scrolling of `gestured actions`.

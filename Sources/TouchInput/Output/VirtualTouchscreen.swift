@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Glibc
 
 /// A touchscreen made through uinput: the basis of `gestured simulate` and the real-kernel tests.

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// An evemu recording or device description (`evemu-record` / `evemu-describe`, format 1.x).
 ///

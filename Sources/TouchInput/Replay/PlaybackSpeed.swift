@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// How fast a recording or a gesture script plays: a factor of real time, or as fast as the
 /// engine goes (`max`, where the command offers it).

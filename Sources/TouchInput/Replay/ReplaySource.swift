@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// Plays an evemu recording through the same ``FrameAssembler`` a live device uses, with the
 /// recording's own clock: the frames are those the device would have produced.

@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 
 /// One finger (or palm, or pen) of a simulated touch, in surface coordinates.
 public struct SimulatedContact: Hashable, Sendable {

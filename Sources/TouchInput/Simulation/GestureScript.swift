@@ -1,4 +1,4 @@
-import GestureEngine
+import TouchValues
 import Glibc
 
 /// One moment of a simulated session.

@@ -1,6 +1,6 @@
 import CEvdev
 import CLinuxSupport
-import GestureEngine
+import TouchValues
 import Glibc
 
 /// An error from a system or library call of this module.

@@ -1,5 +1,5 @@
 import CMtdev
-import GestureEngine
+import TouchValues
 
 /// The wrapper around libmtdev: every mtdev call of the module is in this file.
 ///

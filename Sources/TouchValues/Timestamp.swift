@@ -2,7 +2,7 @@
 /// `libevdev_set_clock_id(CLOCK_MONOTONIC)` is set, or a recording's own clock during replay.
 ///
 /// The engine never reads a clock: time only moves when a frame arrives or the caller calls
-/// ``GestureEngine/advance(to:)``.
+/// `GestureEngine.advance(to:into:)`.
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Microseconds since an arbitrary origin (boot for CLOCK_MONOTONIC).
     public var microseconds: Int64

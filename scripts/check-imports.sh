@@ -1,0 +1,42 @@
+#!/bin/bash
+# Declared edges: every module a target's Swift files import is declared as that target's
+# dependency in Package.swift (a local target by name, or a package's product), so the graph
+# Package.swift shows is the graph the code has. A module reached only through another target's
+# dependencies builds today and breaks the day that other edge goes. The toolchain's own modules
+# (Foundation, Glibc, Testing, …) need no declaration. Prints every undeclared import as
+# FILE:LINE and exits 1 if there is one. Run by scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The toolchain's modules: always there, never declared.
+system='^(Swift|_Concurrency|Foundation|FoundationEssentials|FoundationInternationalization|FoundationXML|Glibc|Musl|Darwin|Dispatch|Synchronization|Testing|XCTest)$'
+
+# One line a target: NAME PATH DEPENDENCY… (products by their name, which is their module's here).
+targets=$(swift package dump-package | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["targets"]:
+    if t["type"] in ("system", "plugin"):
+        continue
+    path = t.get("path") or ("Tests/" if t["type"] == "test" else "Sources/") + t["name"]
+    deps = [next(iter(d.values()))[0] for d in t["dependencies"]]
+    print(" ".join([t["name"], path] + deps))
+')
+
+status=0
+while read -r name path deps; do
+    declared=" $deps "
+    # `import X`, `@testable import X`, `import struct X.Y`: the module X, with its line. Swift's
+    # imports start their line (an indented `import` is another language's, in a string literal).
+    while IFS=: read -r file line module; do
+        [[ $module =~ $system ]] && continue
+        [[ $module == "$name" ]] && continue
+        if [[ $declared != *" $module "* ]]; then
+            echo "$file:$line: $name imports $module, which Package.swift does not declare for it"
+            status=1
+        fi
+    done < <(grep -rnE --include='*.swift' '^(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*import[[:space:]]' "$path" \
+        | sed -E 's/^([^:]+):([0-9]+):(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*import[[:space:]]+((struct|class|enum|func|protocol|var|let|typealias)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\1:\2:\7/')
+done <<< "$targets"
+
+if [ "$status" -eq 0 ]; then echo "every import is declared in Package.swift"; fi
+exit "$status"
