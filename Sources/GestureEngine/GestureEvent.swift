@@ -1,18 +1,3 @@
-/// The recognizer kinds. Raw values are the spellings of the config file and the protocol.
-public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
-    case tap
-    case longPress = "long-press"
-    case pan
-    case swipe
-    case edgeSwipe = "edge-swipe"
-    case pinch
-    case rotate
-    case shape
-
-    /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
-    public var isContinuous: Bool { visit(IsContinuous()) }
-}
-
 /// A state a recognizer reports. Raw values are the protocol's spellings.
 public enum GestureState: String, Hashable, Sendable, CaseIterable, Codable {
     case began

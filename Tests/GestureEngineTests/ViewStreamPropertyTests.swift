@@ -118,6 +118,7 @@ struct ViewStreamPropertyTests {
         var events: [EngineEvent] = []
         func record(_ at: Timestamp) {
             for event in events {
+                if let problem = RegistryTests.unlisted(event) { Issue.record("\(problem)") }
                 if case .explanation = event { continue }
                 log.append(Emitted(at: at, event: event))
             }

@@ -1,3 +1,49 @@
+// The registry of recognizer kinds: a kind is registered here — its spelling (``GestureKind``),
+// its parameters (``RecognizerParameters``), its line in the one dispatch over kinds
+// (``GestureKind/visit(_:_:)``) and its machines' bank (``MachineBanks``). The rest of a kind is in
+// its file under Recognizers/: parameters and descriptors, machine, definition and the table of
+// its failures (CONTRIBUTING.md, "Adding a recognizer kind").
+
+/// The recognizer kinds. Raw values are the spellings of the config file and the protocol.
+public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
+    case tap
+    case longPress = "long-press"
+    case pan
+    case swipe
+    case edgeSwipe = "edge-swipe"
+    case pinch
+    case rotate
+    case shape
+
+    /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
+    public var isContinuous: Bool { visit(IsContinuous()) }
+}
+
+/// The kind of a recognizer and the parameters of that kind.
+public enum RecognizerParameters: Hashable, Sendable {
+    case tap(TapParameters)
+    case longPress(LongPressParameters)
+    case pan(PanParameters)
+    case swipe(SwipeParameters)
+    case edgeSwipe(EdgeSwipeParameters)
+    case pinch(PinchParameters)
+    case rotate(RotateParameters)
+    case shape(ShapeParameters)
+
+    public var kind: GestureKind {
+        switch self {
+        case .tap: .tap
+        case .longPress: .longPress
+        case .pan: .pan
+        case .swipe: .swipe
+        case .edgeSwipe: .edgeSwipe
+        case .pinch: .pinch
+        case .rotate: .rotate
+        case .shape: .shape
+        }
+    }
+}
+
 /// A recognizer kind as the engine knows it: its parameters (whose descriptors decode, encode,
 /// validate and document them), its machine, and where a device's arena keeps its machines.
 /// Each kind's file declares one (``TapKind`` and the rest); ``GestureKind/visit(_:_:)`` is the
@@ -17,6 +63,10 @@ protocol KindDefinition {
     /// The most fingers it takes: more fail it before it begins, and once it began it takes no
     /// touch beyond them (R1).
     static func mostFingers(_ parameters: Parameters) -> Int
+    /// Every check its machine fails with and the key whose limit it measures against (nil: a
+    /// fixed limit): what explanations may say of the kind. A failure not in the table, a key
+    /// that is not one of the kind's own, or a check without a sentence fails RegistryTests.
+    static var failures: [(check: FailureCheck, key: ParameterKey?)] { get }
 }
 
 extension KindDefinition where Machine.Parameters == Parameters {
@@ -36,10 +86,10 @@ protocol KindVisitor {
 }
 
 extension GestureKind {
-    /// The list of kinds. A new kind is its own file (parameters with descriptors, machine,
-    /// definition), a case of ``GestureKind`` and of ``RecognizerParameters``, and a line here
-    /// and in ``MachineBanks``.
-    @inline(__always) func visit<V: KindVisitor>(_ visitor: V, _ subject: inout V.Subject) throws(V.Failure) -> V.Result {
+    /// The list of kinds: a new kind's line goes here, with its cases of ``GestureKind`` and
+    /// ``RecognizerParameters`` and its bank in ``MachineBanks`` (this file).
+    @inline(__always) func visit<V: KindVisitor>(_ visitor: V, _ subject: inout V.Subject) throws(V.Failure) -> V.Result
+    {
         switch self {
         case .tap: try visitor.visit(TapKind.self, &subject)
         case .longPress: try visitor.visit(LongPressKind.self, &subject)
@@ -73,4 +123,22 @@ struct MachineBanks {
 
 struct IsContinuous: KindVisitor {
     func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Bool { Kind.isContinuous }
+}
+
+extension GestureKind {
+    /// The kind's table of failures (``KindDefinition/failures``).
+    var failures: [(check: FailureCheck, key: ParameterKey?)] { visit(KindFailures()) }
+
+    /// The keys of the kind's own parameters (their descriptors).
+    var parameterKeys: [String] { visit(KindKeys()) }
+}
+
+private struct KindFailures: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [(check: FailureCheck, key: ParameterKey?)] {
+        Kind.failures
+    }
+}
+
+private struct KindKeys: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [String] { Kind.Parameters.keyNames }
 }

@@ -142,6 +142,12 @@ enum TrackingDecision {
     case wait, begin
     case fail(Failure)
 
+    /// The failures of ``fingerRange(_:down:peak:minFingers:maxFingers:reached:shortfall:)``
+    /// besides the kind's shortfall.
+    static let fingerRangeFailures: [(check: FailureCheck, key: ParameterKey?)] = [
+        (.tooManyFingers, .maxFingers), (.tooFewFingers, .minFingers),
+    ]
+
     /// The rule of the kinds with a finger range (pan, pinch, rotate): more than `maxFingers`
     /// fingers, or none, fail; a move with at least `minFingers` down that has `reached` the
     /// kind's threshold begins; anything else waits. When the last finger lifts first, the

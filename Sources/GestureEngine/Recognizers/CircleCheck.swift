@@ -280,3 +280,12 @@ extension Vec2 {
     /// The complex product (rotations and powers of unit vectors).
     @inline(__always) fileprivate func times(_ o: Vec2) -> Vec2 { Vec2(x: x * o.x - y * o.y, y: x * o.y + y * o.x) }
 }
+
+extension CircleCheck {
+    /// The circle's checks and the key of each limit (the shape kind's built-in circle).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] = [
+        (.flat, .circleMinAxisRatio), (.turnTooSmall, .circleMinTurn), (.turnTooSmall, .circleLoopTurn),
+        (.notRound, .circleMaxSpread), (.corners, .circleMaxCorners), (.spiral, .circleMaxOvershoot),
+        (.spiral, .circleMaxSpiral),
+    ]
+}

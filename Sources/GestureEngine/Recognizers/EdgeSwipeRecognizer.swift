@@ -1,3 +1,24 @@
+/// `edge-swipe`: `fingers` fingers landing within `band-mm` of one of `edges` and moving
+/// `min-distance-mm` away from it. Continuous, like UIScreenEdgePanGestureRecognizer.
+public struct EdgeSwipeParameters: Hashable, Sendable {
+    public var edges: Set<Edge> = Set(Edge.allCases)
+    public var fingers: Int = 1
+    public var band = Millimeters(8)
+    public var minDistance = Millimeters(10)
+    public init() {}
+}
+
+extension EdgeSwipeParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .choices("edges", \.edges, noun: "edge", "edges it starts from"),
+            .fingers("fingers", \.fingers, "fingers"),
+            .millimetres("band-mm", \.band, "how near an edge the fingers must land"),
+            .millimetres("min-distance-mm", \.minDistance, "how far they move away from it before it begins"),
+        ]
+    }
+}
+
 /// `edge-swipe`: `fingers` fingers that land within `band-mm` of one of `edges` and move
 /// `min-distance-mm` away from it, more across the edge than along it
 /// (UIScreenEdgePanGestureRecognizer). Continuous; reports the edge.
@@ -114,4 +135,12 @@ enum EdgeSwipeKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [EdgeSwipeRecognizer]> { \.edgeSwipes }
     static func mostFingers(_ parameters: EdgeSwipeParameters) -> Int { parameters.fingers }
+}
+
+extension EdgeSwipeKind {
+    /// The checks an edge swipe fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] = [
+        (.outsideBand, .band), (.otherEdge, nil), (.tooManyFingers, .fingers), (.liftedBeforeEdgeSwipe, .minDistance),
+        (.alongEdge, .minDistance),
+    ]
 }

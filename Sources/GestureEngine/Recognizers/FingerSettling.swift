@@ -133,3 +133,10 @@ struct FingerSettling {
         pendingCount = 0
     }
 }
+
+extension FingerSettling {
+    /// The failures of a kind that lets its fingers settle (pan, swipe, shape).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] = [
+        (.landedAfterSettling, .settle), (.liftedBeforeSettling, .settle), (.landedAfterLift, nil),
+    ]
+}

@@ -1,3 +1,23 @@
+/// `long-press`: `fingers` fingers held `min-duration-ms` without moving more than `slop-mm`
+/// before it begins. Continuous (like UILongPressGestureRecognizer): began, changed as the
+/// fingers move, ended when they lift.
+public struct LongPressParameters: Hashable, Sendable {
+    public var fingers: Int = 1
+    public var minDuration: TimeSpan = .milliseconds(500)
+    public var slop = Millimeters(3)
+    public init() {}
+}
+
+extension LongPressParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .fingers("fingers", \.fingers, "fingers held"),
+            .milliseconds("min-duration-ms", \.minDuration, "how long they are held before it begins"),
+            .millimetres("slop-mm", \.slop, "how far a finger may move before it begins"),
+        ]
+    }
+}
+
 /// `long-press`: `fingers` fingers held for `min-duration-ms` without moving more than `slop-mm`
 /// (UILongPressGestureRecognizer). Continuous: began when the time is up, changed as the fingers
 /// move, ended when fewer than `fingers` remain.
@@ -114,4 +134,11 @@ enum LongPressKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [LongPressRecognizer]> { \.longPresses }
     static func mostFingers(_ parameters: LongPressParameters) -> Int { parameters.fingers }
+}
+
+extension LongPressKind {
+    /// The checks a long press fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] = [
+        (.tooManyFingers, .fingers), (.liftedTooSoon, .minDuration), (.moved, .slop),
+    ]
 }

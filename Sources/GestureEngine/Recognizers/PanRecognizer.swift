@@ -1,3 +1,25 @@
+/// `pan`: `min-fingers`…`max-fingers` fingers whose centroid moves `start-distance-mm`, once
+/// the fingers landing within `settle-ms` of the first have settled. Continuous.
+public struct PanParameters: Hashable, Sendable {
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    public var startDistance = Millimeters(3)
+    public var settle: TimeSpan = .milliseconds(150)
+    public init() {}
+}
+
+extension PanParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .millimetres(
+                "start-distance-mm", \.startDistance, allowZero: true, "how far the centroid moves before it begins"),
+            .settle(\.settle),
+        ]
+    }
+}
+
 /// `pan`: `min-fingers`…`max-fingers` fingers whose centroid moves `start-distance-mm`
 /// (UIPanGestureRecognizer). Continuous; fingers may land and lift while it runs without the
 /// translation jumping. It begins only once the finger count has settled (``FingerSettling``:
@@ -50,4 +72,10 @@ enum PanKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [PanRecognizer]> { \.pans }
     static func mostFingers(_ parameters: PanParameters) -> Int { parameters.maxFingers }
+}
+
+extension PanKind {
+    /// The checks a pan fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] =
+        TrackingDecision.fingerRangeFailures + FingerSettling.failures + [(.notFarEnough, .startDistance)]
 }

@@ -1,3 +1,24 @@
+/// `pinch`: `min-fingers`…`max-fingers` fingers whose spread changes by `min-scale-change`
+/// (a ratio, 0.1 = 10 %). Continuous; reports scale and its velocity.
+public struct PinchParameters: Hashable, Sendable {
+    public var minFingers: Int = 2
+    public var maxFingers: Int = 5
+    public var minScaleChange: Double = 0.1
+    public init() {}
+}
+
+extension PinchParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, least: 2, for: "a pinch", "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .number(
+                "min-scale-change", \.minScaleChange, unit: "ratio", accepts: "a ratio above 0 and below 1",
+                "how much the spread changes before it begins (0.1 = 10 %)", where: { $0 > 0 && $0 < 1 }),
+        ]
+    }
+}
+
 /// `pinch`: `min-fingers`…`max-fingers` fingers whose spread (mean distance from their centroid)
 /// changes by `min-scale-change` (UIPinchGestureRecognizer). Continuous; reports the scale since
 /// the first finger landed and its velocity per second. Fingers may land and lift while it runs:
@@ -88,4 +109,10 @@ enum PinchKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [PinchRecognizer]> { \.pinches }
     static func mostFingers(_ parameters: PinchParameters) -> Int { parameters.maxFingers }
+}
+
+extension PinchKind {
+    /// The checks a pinch fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] =
+        TrackingDecision.fingerRangeFailures + [(.scaleTooSmall, .minScaleChange)]
 }

@@ -1,3 +1,24 @@
+/// `rotate`: `min-fingers`…`max-fingers` fingers turning by `min-rotation-deg`. Continuous;
+/// reports radians and their velocity.
+public struct RotateParameters: Hashable, Sendable {
+    public var minFingers: Int = 2
+    public var maxFingers: Int = 5
+    public var minRotation: Double = 15
+    public init() {}
+}
+
+extension RotateParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, least: 2, for: "a rotation", "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .number(
+                "min-rotation-deg", \.minRotation, unit: "°", accepts: "degrees above 0 and below 180",
+                "how far the fingers turn before it begins", where: { $0 > 0 && $0 < 180 }),
+        ]
+    }
+}
+
 /// `rotate`: `min-fingers`…`max-fingers` fingers turning about their centroid by
 /// `min-rotation-deg` (UIRotationGestureRecognizer). Continuous; reports radians since the first
 /// finger landed (positive clockwise on the surface) and radians per second.
@@ -94,4 +115,10 @@ enum RotateKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [RotateRecognizer]> { \.rotations }
     static func mostFingers(_ parameters: RotateParameters) -> Int { parameters.maxFingers }
+}
+
+extension RotateKind {
+    /// The checks a rotation fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] =
+        TrackingDecision.fingerRangeFailures + [(.rotationTooSmall, .minRotation)]
 }

@@ -1,3 +1,172 @@
+/// `shape`: a stroke of `min-fingers`…`max-fingers` fingers (those landing within `settle-ms` of
+/// the first) matched against `templates`: the built-in circle while the stroke moves, templates
+/// of points when it lifts; recognized with the template's name when its score reaches
+/// `min-score` and the shape spans `min-size-mm`. The `circle-…` limits are the built-in circle's
+/// geometric check (docs/RECOGNIZERS.md, "The circle's geometric check"). Discrete.
+public struct ShapeParameters: Hashable, Sendable {
+    public var templates: [ShapeTemplate] = [.builtIn(.circle)]
+    public var minScore: Double = 0.8
+    public var minSize = Millimeters(20)
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 1
+    public var settle: TimeSpan = .milliseconds(150)
+    /// Degrees a stroke lifted as a whole must go round its centre.
+    public var circleMinTurn: Double = 285
+    /// Degrees a loop of a longer or unfinished stroke must go round its centre.
+    public var circleLoopTurn: Double = 330
+    /// Coefficient of variation of the radius (ratio).
+    public var circleMaxSpread: Double = 0.08
+    /// The 3rd–5th harmonic of the radius over its mean (ratio).
+    public var circleMaxCorners: Double = 0.1
+    /// Difference of the end radii over the mean radius (ratio), for a loop of a longer or
+    /// unfinished stroke.
+    public var circleMaxSpiral: Double = 0.15
+    /// The same for a stroke lifted after going round at most `circleOvershootTurn` degrees.
+    public var circleMaxOvershoot: Double = 0.5
+    public var circleOvershootTurn: Double = 540
+    /// Short over long axis of the fitted ellipse (ratio).
+    public var circleMinAxisRatio: Double = 0.3
+    public var circleStraightRun = Millimeters(100)
+    public var circleStraightRunDeviation = Millimeters(1.5)
+    public init() {}
+}
+
+extension ShapeParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .value(
+                "templates", unit: "list", accepts: "at least one template",
+                "built-in shapes by name, or `{name, points: [[x, y], …]}`", read: { $0.templates },
+                write: { $0.templates = $1 }, spell: { $0.map(\.name).joined(separator: ", ") },
+                check: { templates, _ in ShapeTemplate.problem(in: templates) }),
+            .number(
+                "min-score", \.minScore, unit: "score", accepts: "a score from 0 to 1",
+                "lowest match score recognized (1 = the template exactly)", where: { (0...1).contains($0) }),
+            .millimetres("min-size-mm", \.minSize, "smallest stroke (the longer side of its bounding box)"),
+            .minFingers(\.minFingers, "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .settle(\.settle),
+            .degrees(
+                "circle-min-turn-deg", \.circleMinTurn, upTo: 360,
+                "circle: how far round its centre a stroke lifted as a whole goes (a loop left open)"),
+            .degrees(
+                "circle-loop-turn-deg", \.circleLoopTurn, upTo: 360,
+                "circle: how far round its centre a loop goes while the stroke moves, or at the end of a longer stroke"),
+            .ratio("circle-max-spread", \.circleMaxSpread, "circle: how much the radius may vary (of its mean)"),
+            .ratio(
+                "circle-max-corners", \.circleMaxCorners,
+                "circle: how strong a 3rd–5th harmonic of the radius may be (triangles, squares, stars)"),
+            .ratio(
+                "circle-max-spiral", \.circleMaxSpiral,
+                "circle: how much the radius at a loop's ends may differ (of its mean)"),
+            .ratio(
+                "circle-max-overshoot", \.circleMaxOvershoot,
+                "circle: the same, for a stroke lifted after going round at most circle-overshoot-turn-deg"),
+            .degrees(
+                "circle-overshoot-turn-deg", \.circleOvershootTurn, upTo: 3600,
+                "circle: how far round a stroke may go and still end past its start by circle-max-overshoot"),
+            .ratio(
+                "circle-min-axis-ratio", \.circleMinAxisRatio,
+                "circle: the least short over long axis of its ellipse (lines and flat zigzags are none)"),
+            .millimetres(
+                "circle-straight-run-mm", \.circleStraightRun,
+                "circle alone: path that, staying within circle-straight-run-deviation-mm of its chord, gives up"),
+            .millimetres(
+                "circle-straight-run-deviation-mm", \.circleStraightRunDeviation,
+                "circle alone: how near its chord that path stays"),
+        ]
+    }
+}
+
+/// A shape to match: a built-in one by name, or a named list of points (any scale; only the
+/// shape and the drawing order matter).
+public enum ShapeTemplate: Hashable, Sendable {
+    case builtIn(BuiltInShape)
+    case points(name: String, points: [SurfacePoint])
+
+    public var name: String {
+        switch self {
+        case .builtIn(let shape): shape.rawValue
+        case .points(let name, _): name
+        }
+    }
+}
+
+/// Templates that ship with the engine.
+public enum BuiltInShape: String, Hashable, Sendable, CaseIterable, Codable {
+    case circle
+}
+
+extension ShapeTemplate: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, points }
+
+    /// A string names a built-in template; a mapping `{name, points: [[x, y], …]}` defines one.
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self) {
+            guard let shape = BuiltInShape(rawValue: name) else {
+                let known = BuiltInShape.allCases.map(\.rawValue).joined(separator: ", ")
+                throw DecodingError.dataCorruptedError(
+                    in: single, debugDescription: "unknown built-in shape '\(name)' (known: \(known))")
+            }
+            self = .builtIn(shape)
+            return
+        }
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a shape template")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try c.decode(String.self, forKey: .name)
+        guard RegionSpec.isValidName(name) else {
+            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: RegionSpec.nameExpectation)
+        }
+        let pairs = try c.decode([[Double]].self, forKey: .points)
+        let points = pairs.map { $0.count == 2 ? SurfacePoint(x: $0[0], y: $0[1]) : SurfacePoint(x: .nan, y: .nan) }
+        if let message = Self.pointsProblem(points) {
+            throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription: message)
+        }
+        self = .points(name: name, points: points)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .builtIn(let shape):
+            var c = encoder.singleValueContainer()
+            try c.encode(shape.rawValue)
+        case .points(let name, let points):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(points.map { [$0.x, $0.y] }, forKey: .points)
+        }
+    }
+
+    /// A drawn template's points: 3 to 1000 of them, each a pair of finite numbers (a point that
+    /// is not a pair arrives here as not finite), not all in one place.
+    static func pointsProblem(_ points: [SurfacePoint]) -> String? {
+        guard (3...1000).contains(points.count), points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+            return "expected 3 to 1000 points, each [x, y]"
+        }
+        let xs = points.map(\.x)
+        let ys = points.map(\.y)
+        let extent = max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+        return extent > 0 ? nil : "the points of a template must not all be the same"
+    }
+
+    /// The rules of a template list: at least one, drawn ones well formed. Several may share a
+    /// name: more examples of one gesture match better (the $1 paper, Wobbrock et al. 2007,
+    /// measures accuracy rising with the number of templates per gesture).
+    static func problem(in templates: [ShapeTemplate]) -> ParameterProblem? {
+        guard !templates.isEmpty else { return ParameterProblem(message: "expected at least one template") }
+        for (i, template) in templates.enumerated() {
+            guard case .points(let name, let points) = template else { continue }
+            if !RegionSpec.isValidName(name) {
+                return ParameterProblem(path: [.index(i), .key("name")], message: RegionSpec.nameExpectation)
+            }
+            if let message = pointsProblem(points) {
+                return ParameterProblem(path: [.index(i), .key("points")], message: message)
+            }
+        }
+        return nil
+    }
+}
+
 /// `shape`: a stroke of `min-fingers`…`max-fingers` fingers (one by default; several draw with
 /// their centroid) matched against templates (discrete; the custom recognizer of UIKit's
 /// "Implementing a custom gesture recognizer" tutorial, see ``ShapeMatcher``). Reports the
@@ -383,4 +552,13 @@ enum ShapeKind: KindDefinition {
     static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> ShapeRecognizer {
         ShapeRecognizer(c.shapes[r]!, scale: scale)
     }
+}
+
+extension ShapeKind {
+    /// The checks a shape fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] =
+        [
+            (.tooManyFingers, .maxFingers), (.tooFewFingers, .minFingers),
+            (.straightRun, .circleStraightRunDeviation), (.shapeTooSmall, .minSize), (.scoreTooLow, .minScore),
+        ] + CircleCheck.failures + FingerSettling.failures
 }

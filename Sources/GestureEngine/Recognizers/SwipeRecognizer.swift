@@ -1,3 +1,65 @@
+/// `swipe`: a straight stroke of `min-fingers`…`max-fingers` fingers (those landing within
+/// `settle-ms` of the first), recognized while it moves: `min-distance-mm` covered within one of
+/// `directions` (give or take `angle-tolerance-deg`). With one or two fingers it must be quick —
+/// covered within `max-duration-ms` at `min-velocity-mm-s` or faster, and a stroke slower than
+/// twice that keeps its direction for `hold-distance-mm` more before it is decided; with three or
+/// more, `multi-finger-max-duration-ms` and `multi-finger-min-velocity-mm-s` apply instead (by
+/// default distance and direction alone, as libinput and Touchégg decide multi-finger swipes).
+/// Discrete.
+public struct SwipeParameters: Hashable, Sendable {
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    public var directions: Set<Direction> = Set(Direction.allCases)
+    public var minDistance = Millimeters(20)
+    public var minVelocity = Millimeters(150)
+    public var maxDuration: TimeSpan = .milliseconds(600)
+    public var angleTolerance: Double = 22.5
+    public var settle: TimeSpan = .milliseconds(150)
+    /// How much farther than `minDistance` a stroke slower than twice its speed limit must keep
+    /// its direction before it is decided.
+    public var holdDistance = Millimeters(10)
+    public var multiFingerMinVelocity = Millimeters(0)
+    public var multiFingerMaxDuration: TimeSpan = .milliseconds(2000)
+    /// The least displacement over path of the stretch that covers `minDistance` (a semicircle is
+    /// 0.64 as long as its arc; a jittery straight line is above 0.95).
+    public var minStraightness: Double = 0.8
+    public init() {}
+}
+
+extension SwipeParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .minFingers(\.minFingers, "fewest fingers"),
+            .maxFingers(\.maxFingers, atLeast: \.minFingers, "most fingers"),
+            .choices("directions", \.directions, noun: "direction", "directions recognized (8, diagonals included)"),
+            .millimetres("min-distance-mm", \.minDistance, "how far the fingers move to be a swipe"),
+            .millimetres(
+                "min-velocity-mm-s", \.minVelocity, unit: "mm/s", allowZero: true,
+                "slowest average speed over that distance (1 or 2 fingers)"),
+            .milliseconds("max-duration-ms", \.maxDuration, "longest time to cover that distance (1 or 2 fingers)"),
+            .number(
+                "angle-tolerance-deg", \.angleTolerance, unit: "°", accepts: "degrees above 0 and at most 45",
+                "how far the stroke's angle may be from its direction", where: { $0 > 0 && $0 <= 45 }),
+            .settle(\.settle),
+            .millimetres(
+                "hold-distance-mm", \.holdDistance, allowZero: true,
+                "how much farther a stroke slower than twice min-velocity-mm-s keeps its direction before it is decided"
+            ),
+            .millimetres(
+                "multi-finger-min-velocity-mm-s", \.multiFingerMinVelocity, unit: "mm/s", allowZero: true,
+                inherits: "min-velocity-mm-s",
+                "slowest average speed over that distance with 3 fingers or more (written alone, min-velocity-mm-s counts)"
+            ),
+            .milliseconds(
+                "multi-finger-max-duration-ms", \.multiFingerMaxDuration, inherits: "max-duration-ms",
+                "longest time to cover that distance with 3 fingers or more (written alone, max-duration-ms counts)"),
+            .ratio(
+                "min-straightness", \.minStraightness,
+                "how straight that distance is covered: displacement over path (a half circle is 0.64)"),
+        ]
+    }
+}
+
 /// `swipe`: a straight stroke of `min-fingers`…`max-fingers` fingers, recognized while it moves
 /// (discrete, like UISwipeGestureRecognizer): lifting is not required, and a stroke that slows
 /// down or stops before the lift still counts.
@@ -416,4 +478,15 @@ enum SwipeKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [SwipeRecognizer]> { \.swipes }
     static func mostFingers(_ parameters: SwipeParameters) -> Int { parameters.maxFingers }
+}
+
+extension SwipeKind {
+    /// The checks a swipe fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] =
+        [
+            (.tooManyFingers, .maxFingers), (.tooFewFingers, .minFingers), (.strokeTooShort, .minDistance),
+            (.tooSlowToCover, .minDistance), (.multiFingerTooSlowToCover, .minDistance),
+            (.notStraight, .minStraightness), (.tooSlow, .minVelocity), (.tooSlow, .multiFingerMinVelocity),
+            (.offDirection, .angleTolerance),
+        ] + FingerSettling.failures
 }

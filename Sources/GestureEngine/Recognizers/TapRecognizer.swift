@@ -1,3 +1,29 @@
+/// `tap`: `taps` taps of `fingers` fingers, each down at most `max-duration-ms`, taps at most
+/// `max-gap-ms` apart and within `max-tap-distance-mm` of the first, no finger moving more than
+/// `slop-mm`. Discrete.
+public struct TapParameters: Hashable, Sendable {
+    public var taps: Int = 1
+    public var fingers: Int = 1
+    public var maxDuration: TimeSpan = .milliseconds(500)
+    public var maxGap: TimeSpan = .milliseconds(300)
+    public var slop = Millimeters(3)
+    public var maxTapDistance = Millimeters(16)
+    public init() {}
+}
+
+extension TapParameters: DescribedParameters {
+    static var descriptors: [ParameterDescriptor<Self>] {
+        [
+            .count("taps", \.taps, 1...5, noun: "a tap count", "taps in a row"),
+            .fingers("fingers", \.fingers, "fingers of each tap"),
+            .milliseconds("max-duration-ms", \.maxDuration, "the longest a tap's fingers stay down"),
+            .milliseconds("max-gap-ms", \.maxGap, "the longest pause between taps"),
+            .millimetres("slop-mm", \.slop, "how far a finger may move and still tap"),
+            .millimetres("max-tap-distance-mm", \.maxTapDistance, "how far a later tap may land from the first"),
+        ]
+    }
+}
+
 /// `tap`: `taps` taps of `fingers` fingers (UITapGestureRecognizer's numberOfTapsRequired and
 /// numberOfTouchesRequired). Discrete.
 ///
@@ -115,4 +141,12 @@ enum TapKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [TapRecognizer]> { \.taps }
     static func mostFingers(_ parameters: TapParameters) -> Int { parameters.fingers }
+}
+
+extension TapKind {
+    /// The checks a tap fails with and the key each names (the registry's table).
+    static let failures: [(check: FailureCheck, key: ParameterKey?)] = [
+        (.tooManyFingers, .fingers), (.tooFewFingers, .fingers), (.moved, .slop), (.heldTooLong, .maxDuration),
+        (.gapTooLong, .maxGap), (.tapTooFar, .maxTapDistance),
+    ]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GestureProtocol
+import Testing
 
 @testable import GestureEngine
 
@@ -39,7 +40,10 @@ enum ScenarioRunner {
         var events: [EngineEvent] = []
 
         func record(_ at: Timestamp) {
-            for event in events { log.append(Emitted(at: at, event: event)) }
+            for event in events {
+                if let problem = RegistryTests.unlisted(event) { Issue.record("\(problem)") }
+                log.append(Emitted(at: at, event: event))
+            }
             events.removeAll(keepingCapacity: true)
         }
         // Step through deadlines one by one, so each event's emission time is known.

@@ -1,0 +1,59 @@
+import GestureProtocol
+import Testing
+
+@testable import GestureEngine
+
+/// The registry's tables (Definitions/GestureKinds.swift, each kind's `failures`): every failure a
+/// kind's machine makes is in its table, names one of the kind's own keys, and has a sentence
+/// that says the key. The scenarios and the R8 property test check every failure they see
+/// against the tables (``unlisted(_:)``).
+@Suite("Registry of kinds")
+struct RegistryTests {
+    /// Why a failure explanation is not in its kind's table, if it is not.
+    static func unlisted(_ event: EngineEvent) -> String? {
+        guard case .explanation(let e) = event, case .failed(let failure, _) = e.decision else { return nil }
+        guard e.kind.failures.contains(where: { $0.check == failure.check && $0.key == failure.key }) else {
+            return "\(e.kind.rawValue) failed with \(failure.check.rawValue) (key \(failure.key?.rawValue ?? "none")), "
+                + "which its table of failures does not list"
+        }
+        return nil
+    }
+
+    @Test("every key a kind's failure names is one of the kind's own keys", arguments: GestureKind.allCases)
+    func keysAreTheKinds(kind: GestureKind) {
+        for (check, key) in kind.failures {
+            guard let key else { continue }
+            #expect(
+                kind.parameterKeys.contains(key.rawValue),
+                "\(kind.rawValue): \(check.rawValue) names \(key.rawValue), which is not one of its keys")
+        }
+    }
+
+    @Test("every check is in some kind's table, and every key a failure can name is some kind's")
+    func nothingUnlisted() {
+        let checks = Set(GestureKind.allCases.flatMap { $0.failures.map(\.check) })
+        for check in FailureCheck.allCases {
+            #expect(checks.contains(check), "\(check.rawValue) is in no kind's table of failures")
+        }
+        let keys = Set(GestureKind.allCases.flatMap(\.parameterKeys))
+        for key in ParameterKey.allCases {
+            #expect(keys.contains(key.rawValue), "\(key.rawValue) is no kind's key")
+        }
+    }
+
+    @Test("every failure in the tables has a sentence, and it says the key", arguments: GestureKind.allCases)
+    func sentences(kind: GestureKind) {
+        for (check, key) in kind.failures {
+            let explanation = Explanation(
+                name: "r", kind: kind, owner: .configuration, device: DeviceID(1), region: "root",
+                time: Timestamp(microseconds: 0),
+                decision: .failed(Failure(check, key, measured: 1.25, limit: 2.5), timer: false))
+            let text = ExplainMessage(explanation, deviceLabel: "panel").text
+            let sentence = text.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? ""
+            #expect(!sentence.isEmpty && !sentence.contains("  "), "\(check.rawValue): \"\(text)\"")
+            if let key {
+                #expect(sentence.contains(key.rawValue), "\(check.rawValue): \"\(text)\" does not say \(key)")
+            }
+        }
+    }
+}
