@@ -28,13 +28,14 @@ extension LongPressParameters: DescribedParameters {
 /// | pressing | more than `fingers` → fail | > slop → fail | fail | → active: **begin** |
 /// | active | followed, up to `fingers` (R1) | **change** | fewer than `fingers` left → done: **end** | — |
 /// | done | ignored | ignored | ignored | — |
-struct LongPressRecognizer: Recognizer {
+struct LongPressRecognizer: FinishingRecognizer {
     enum State { case waiting, pressing, active, done }
 
     let parameters: LongPressParameters
     let scale: MeasuringScale
-    private(set) var state = State.waiting
-    private(set) var deadline: Timestamp?
+    static var finished: State { .done }
+    var state = State.waiting
+    var deadline: Timestamp?
     private var mask: UInt64 = 0
     private var tracker = CentroidTracker()
     private var velocity = VelocityTracker()
@@ -104,14 +105,6 @@ struct LongPressRecognizer: Recognizer {
         let v = velocity.velocity(at: time)
         r.velocity = SurfaceVector(dx: v.x, dy: v.y)
         return r
-    }
-
-    private mutating func fail(_ check: FailureCheck, _ key: ParameterKey, _ measured: Double, _ limit: Double)
-        -> Proposal
-    {
-        state = .done
-        deadline = nil
-        return .fail(Failure(check, key, measured: measured, limit: limit))
     }
 
     /// Back to the start, keeping the velocity buffer (a reset must not allocate).

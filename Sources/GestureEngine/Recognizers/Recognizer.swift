@@ -35,6 +35,28 @@ extension Recognizer {
     mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure { failure }
 }
 
+/// A machine with one final state and one deadline, whose checks fail it at once: failing is
+/// the same for each.
+protocol FinishingRecognizer: Recognizer {
+    associatedtype State
+    /// The final state: the machine ignores input until the arena resets it (R2).
+    static var finished: State { get }
+    var state: State { get set }
+    var deadline: Timestamp? { get set }
+}
+
+extension FinishingRecognizer {
+    /// Finished, no timer, proposing the failure of `check`: what was measured, the limit and the
+    /// key it comes from (nil: a fixed limit).
+    mutating func fail(
+        _ check: FailureCheck, _ key: ParameterKey?, _ measured: Double, _ limit: Double
+    ) -> Proposal {
+        state = Self.finished
+        deadline = nil
+        return .fail(Failure(check, key, measured: measured, limit: limit))
+    }
+}
+
 /// What one frame changed for one recognizer, as slot masks of its own touches.
 struct RecognizerInput {
     var time: Timestamp

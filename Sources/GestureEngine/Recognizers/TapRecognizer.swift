@@ -33,13 +33,14 @@ extension TapParameters: DescribedParameters {
 /// | down | more than `fingers` down → fail | fail | peak ≠ `fingers` → fail; last tap → recognize; else → between (deadline = now + max-gap) | fail (held too long) |
 /// | between | farther than max-tap-distance from the first tap → fail; else → down | — | — | fail (gap too long) |
 /// | done | ignored | ignored | ignored | — |
-struct TapRecognizer: Recognizer {
+struct TapRecognizer: FinishingRecognizer {
     enum State { case idle, down, between, done }
 
     let parameters: TapParameters
     let scale: MeasuringScale
-    private(set) var state = State.idle
-    private(set) var deadline: Timestamp?
+    static var finished: State { .done }
+    var state = State.idle
+    var deadline: Timestamp?
     /// Taps completed so far.
     private var taps = 0
     /// Touches of the tap in progress and the most that were down at once.
@@ -112,20 +113,14 @@ struct TapRecognizer: Recognizer {
     mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
         let late = (time - (deadline ?? time)).milliseconds
         return state == .down
-            ? fail(.heldTooLong, .maxDuration, parameters.maxDuration.milliseconds + late, parameters.maxDuration.milliseconds)
+            ? fail(
+                .heldTooLong, .maxDuration, parameters.maxDuration.milliseconds + late,
+                parameters.maxDuration.milliseconds)
             : fail(.gapTooLong, .maxGap, parameters.maxGap.milliseconds + late, parameters.maxGap.milliseconds)
     }
 
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
         Report(time: time, fingers: peak, position: lastCentroid)
-    }
-
-    private mutating func fail(_ check: FailureCheck, _ key: ParameterKey, _ measured: Double, _ limit: Double)
-        -> Proposal
-    {
-        state = .done
-        deadline = nil
-        return .fail(Failure(check, key, measured: measured, limit: limit))
     }
 
     mutating func reset() { self = TapRecognizer(parameters, scale: scale) }
