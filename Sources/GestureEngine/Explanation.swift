@@ -156,7 +156,7 @@ public enum Fault: Sendable, Equatable {
 public struct Failure: Sendable, Equatable {
     public var check: FailureCheck
     public var key: ParameterKey?
-    /// In the check's unit (``FailureCheck/unit``).
+    /// In the check's unit (the one its ``FailureCheck/sentence`` says).
     public var measured: Double
     public var limit: Double
 
@@ -166,110 +166,4 @@ public struct Failure: Sendable, Equatable {
         self.measured = measured
         self.limit = limit
     }
-}
-
-/// The keys a failure can name. Raw values are the configuration's spellings.
-public enum ParameterKey: String, Sendable, Hashable, CaseIterable {
-    case fingers
-    case minFingers = "min-fingers"
-    case maxFingers = "max-fingers"
-    case slop = "slop-mm"
-    case maxDuration = "max-duration-ms"
-    case maxGap = "max-gap-ms"
-    case maxTapDistance = "max-tap-distance-mm"
-    case minDuration = "min-duration-ms"
-    case startDistance = "start-distance-mm"
-    case settle = "settle-ms"
-    case minDistance = "min-distance-mm"
-    case minVelocity = "min-velocity-mm-s"
-    case multiFingerMinVelocity = "multi-finger-min-velocity-mm-s"
-    case minStraightness = "min-straightness"
-    case angleTolerance = "angle-tolerance-deg"
-    case band = "band-mm"
-    case minScaleChange = "min-scale-change"
-    case minRotation = "min-rotation-deg"
-    case minScore = "min-score"
-    case minSize = "min-size-mm"
-    case circleMinTurn = "circle-min-turn-deg"
-    case circleLoopTurn = "circle-loop-turn-deg"
-    case circleMaxSpread = "circle-max-spread"
-    case circleMaxCorners = "circle-max-corners"
-    case circleMaxSpiral = "circle-max-spiral"
-    case circleMaxOvershoot = "circle-max-overshoot"
-    case circleMinAxisRatio = "circle-min-axis-ratio"
-    case circleStraightRunDeviation = "circle-straight-run-deviation-mm"
-}
-
-/// The checks of the recognizer kinds (docs/RECOGNIZERS.md's tables). Raw values are the
-/// protocol's spellings.
-public enum FailureCheck: String, Sendable, Hashable, CaseIterable {
-    /// More fingers down than the key allows (count).
-    case tooManyFingers = "too-many-fingers"
-    /// Fewer fingers than the key asks for (count).
-    case tooFewFingers = "too-few-fingers"
-    /// A finger moved farther than `slop-mm` from where it landed (mm).
-    case moved
-    /// A tap's fingers stayed down `max-duration-ms` (ms).
-    case heldTooLong = "held-too-long"
-    /// No next tap within `max-gap-ms` (ms).
-    case gapTooLong = "gap-too-long"
-    /// The next tap landed farther than `max-tap-distance-mm` from the first (mm).
-    case tapTooFar = "tap-too-far"
-    /// A long press lifted before `min-duration-ms` (ms).
-    case liftedTooSoon = "lifted-too-soon"
-    /// A pan's fingers lifted before they moved `start-distance-mm` (mm).
-    case notFarEnough = "not-far-enough"
-    /// A finger landed after the finger count was committed: the hand had moved 8 mm or all
-    /// `max-fingers` were down (ms after the first landing; `settle-ms` is the landing window).
-    case landedAfterSettling = "landed-after-settling"
-    /// A finger landed after one had lifted.
-    case landedAfterLift = "landed-after-lift"
-    /// The fingers lifted before their count settled (ms after the first landing; they had moved
-    /// less than 8 mm), so a gesture that had reached its threshold never began.
-    case liftedBeforeSettling = "lifted-before-settling"
-    /// A swipe's stroke was shorter than `min-distance-mm` (mm).
-    case strokeTooShort = "stroke-too-short"
-    /// The stroke did not cover `min-distance-mm` within `max-duration-ms` (mm: the most it
-    /// covered in its last `max-duration-ms`).
-    case tooSlowToCover = "too-slow-to-cover"
-    /// The same for three fingers or more, within `multi-finger-max-duration-ms`.
-    case multiFingerTooSlowToCover = "multi-finger-too-slow-to-cover"
-    /// The stretch that covered the distance was not straight enough (ratio, `min-straightness`).
-    case notStraight = "not-straight"
-    /// The stretch was slower than `min-velocity-mm-s` or, with three fingers or more,
-    /// `multi-finger-min-velocity-mm-s` (mm/s).
-    case tooSlow = "too-slow"
-    /// Its direction was farther than `angle-tolerance-deg` from every allowed one (degrees).
-    case offDirection = "off-direction"
-    /// An edge swipe's finger landed farther than `band-mm` from every allowed edge (mm).
-    case outsideBand = "outside-band"
-    /// An edge swipe's finger landed at another edge than the first.
-    case otherEdge = "other-edge"
-    /// An edge swipe's finger lifted before it moved `min-distance-mm` inward (mm).
-    case liftedBeforeEdgeSwipe = "lifted-before-edge-swipe"
-    /// An edge swipe moved `min-distance-mm` along its edge, more than inward (mm).
-    case alongEdge = "along-edge"
-    /// A pinch's fingers lifted before the spread changed by `min-scale-change` (ratio).
-    case scaleTooSmall = "scale-too-small"
-    /// A rotation's fingers lifted before they turned `min-rotation-deg` (degrees).
-    case rotationTooSmall = "rotation-too-small"
-    /// A circle-only shape ran straight: its last `circle-straight-run-mm` of path stayed this
-    /// near its chord (mm, limit `circle-straight-run-deviation-mm`).
-    case straightRun = "straight-run"
-    /// The loop went round its centre less than `circle-min-turn-deg` or `circle-loop-turn-deg`
-    /// (degrees).
-    case turnTooSmall = "turn-too-small"
-    /// The shape spanned less than `min-size-mm` (mm).
-    case shapeTooSmall = "shape-too-small"
-    /// The loop is not round: the spread of its radius (ratio, `circle-max-spread`).
-    case notRound = "not-round"
-    /// The loop has corners: a harmonic of its radius (ratio, `circle-max-corners`).
-    case corners
-    /// The loop is a spiral: its radius at the ends differs (ratio, `circle-max-spiral` or
-    /// `circle-max-overshoot`).
-    case spiral
-    /// The loop is flat: short over long axis (ratio, `circle-min-axis-ratio`).
-    case flat
-    /// The best template scored below `min-score`.
-    case scoreTooLow = "score-too-low"
 }

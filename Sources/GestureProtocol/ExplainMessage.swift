@@ -321,51 +321,30 @@ private struct Reason {
         }
     }
 
-    /// A failed check as a comparison: what was measured, the limit and its key. Ratios and
-    /// scores have three decimals, the rest one (more where the two would read the same).
+    /// A failed check as a comparison: its sentence (``FailureCheck/sentence``) with what was
+    /// measured, the limit and its key in place of the braces. Ratios and scores have three
+    /// decimals, the rest one (more where the two would read the same).
     static func sentence(_ f: Failure) -> String {
-        let (m, l) = pair(f.measured, f.limit)
-        let (rm, rl) = pair(f.measured, f.limit, decimals: 3)
-        let key = f.key?.rawValue ?? ""
-        switch f.check {
-        case .tooManyFingers: return "\(fingers(Int(f.measured))) down > \(key) \(l)"
-        case .tooFewFingers: return "\(fingers(Int(f.measured))) < \(key) \(l)"
-        case .moved: return "a finger moved \(m) mm > \(key) \(l)"
-        case .heldTooLong: return "held \(m) ms ≥ \(key) \(l)"
-        case .gapTooLong: return "no next tap within \(key) \(l)"
-        case .tapTooFar: return "the next tap landed \(m) mm from the first > \(key) \(l)"
-        case .liftedTooSoon: return "lifted after \(m) ms < \(key) \(l)"
-        case .notFarEnough: return "lifted after moving \(m) mm < \(key) \(l)"
-        case .landedAfterSettling:
-            return "a finger landed \(m) ms after the first, once the hand had moved 8 mm (the count was committed; \(key) \(l))"
-        case .landedAfterLift: return "a finger landed after one had lifted"
-        case .liftedBeforeSettling:
-            return "lifted \(m) ms after landing, before the finger count settled (\(key) \(l), or 8 mm of travel)"
-        case .strokeTooShort: return "stroke \(m) mm < \(key) \(l)"
-        case .tooSlowToCover: return "covered \(m) mm in its last max-duration-ms < \(key) \(l)"
-        case .multiFingerTooSlowToCover:
-            return "covered \(m) mm in its last multi-finger-max-duration-ms < \(key) \(l)"
-        case .notStraight:
-            return "straightness \(rm) < \(key) \(rl)"
-        case .tooSlow: return "speed \(m) mm/s < \(key) \(l)"
-        case .offDirection: return "\(m)° off the nearest allowed direction > \(key) \(l)"
-        case .outsideBand: return "landed \(m) mm from the nearest allowed edge > \(key) \(l)"
-        case .otherEdge: return "a finger landed at another edge than the first"
-        case .liftedBeforeEdgeSwipe: return "lifted after moving \(m) mm inward < \(key) \(l)"
-        case .alongEdge: return "moved \(m) mm along the edge ≥ \(key) \(l), more than inward"
-        case .scaleTooSmall:
-            return "lifted with a scale change of \(rm) < \(key) \(rl)"
-        case .rotationTooSmall: return "lifted after turning \(m)° < \(key) \(l)"
-        case .straightRun:
-            return "ran straight over circle-straight-run-mm: \(m) mm from its chord ≤ \(key) \(l)"
-        case .turnTooSmall: return "went round its centre \(m)° < \(key) \(l)"
-        case .shapeTooSmall: return "size \(m) mm < \(key) \(l)"
-        case .notRound: return "not round: radius spread \(rm) > \(key) \(rl)"
-        case .corners: return "corners: radius harmonic \(rm) > \(key) \(rl)"
-        case .spiral: return "a spiral: end radii differ by \(rm) > \(key) \(rl)"
-        case .flat: return "flat: axis ratio \(rm) < \(key) \(rl)"
-        case .scoreTooLow:
-            return "score \(rm) < \(key) \(rl)"
+        var text = ""
+        var rest = Substring(f.check.sentence)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            text += rest[..<open]
+            text += value(rest[rest.index(after: open)..<close], f) ?? String(rest[open...close])
+            rest = rest[rest.index(after: close)...]
+        }
+        return text + rest
+    }
+
+    /// The value a sentence's `{name}` stands for; nil for a name it does not know.
+    private static func value(_ name: Substring, _ f: Failure) -> String? {
+        switch name {
+        case "m": pair(f.measured, f.limit).0
+        case "l": pair(f.measured, f.limit).1
+        case "rm": pair(f.measured, f.limit, decimals: 3).0
+        case "rl": pair(f.measured, f.limit, decimals: 3).1
+        case "key": f.key?.rawValue ?? ""
+        case "fingers": fingers(Int(f.measured))
+        default: nil
         }
     }
 }
