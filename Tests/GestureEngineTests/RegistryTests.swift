@@ -19,6 +19,11 @@ struct RegistryTests {
         return nil
     }
 
+    @Test("a kind's parameters are of that kind", arguments: GestureKind.allCases)
+    func parametersSayTheirKind(kind: GestureKind) {
+        #expect(kind.visit(DefaultParameters()).kind == kind)
+    }
+
     @Test("every key a kind's failure names is one of the kind's own keys", arguments: GestureKind.allCases)
     func keysAreTheKinds(kind: GestureKind) {
         for (check, key) in kind.failures {
@@ -60,5 +65,11 @@ struct RegistryTests {
                 #expect(sentence.contains(key.rawValue), "\(check.rawValue): \"\(text)\" does not say \(key)")
             }
         }
+    }
+}
+
+private struct DefaultParameters: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> RecognizerParameters {
+        Kind.wrap(Kind.Parameters())
     }
 }

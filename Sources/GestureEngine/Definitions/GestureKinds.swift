@@ -2,7 +2,8 @@
 // its parameters (``RecognizerParameters``), its line in the one dispatch over kinds
 // (``GestureKind/visit(_:_:)``) and its machines' bank (``MachineBanks``). The rest of a kind is in
 // its file under Recognizers/: parameters and descriptors, machine, definition and the table of
-// its failures (CONTRIBUTING.md, "Adding a recognizer kind").
+// its failures and the checks and keys only it uses (CONTRIBUTING.md, "Adding a recognizer kind",
+// says why these four entries are not one).
 
 /// The recognizer kinds. Raw values are the spellings of the config file and the protocol.
 public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
@@ -30,17 +31,12 @@ public enum RecognizerParameters: Hashable, Sendable {
     case rotate(RotateParameters)
     case shape(ShapeParameters)
 
+    /// The kind whose definition these parameters are of (a kind's ``KindDefinition/unwrap(_:)``).
     public var kind: GestureKind {
-        switch self {
-        case .tap: .tap
-        case .longPress: .longPress
-        case .pan: .pan
-        case .swipe: .swipe
-        case .edgeSwipe: .edgeSwipe
-        case .pinch: .pinch
-        case .rotate: .rotate
-        case .shape: .shape
+        guard let kind = GestureKind.allCases.first(where: { $0.visit(Unwraps(parameters: self)) }) else {
+            preconditionFailure("\(self) is the parameters of no kind in GestureKind.visit")
         }
+        return kind
     }
 }
 
@@ -137,6 +133,11 @@ private struct KindFailures: KindVisitor {
     func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [(check: FailureCheck, key: ParameterKey?)] {
         Kind.failures
     }
+}
+
+private struct Unwraps: KindVisitor {
+    let parameters: RecognizerParameters
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Bool { Kind.unwrap(parameters) != nil }
 }
 
 private struct KindKeys: KindVisitor {
