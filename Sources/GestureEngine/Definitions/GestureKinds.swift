@@ -15,6 +15,7 @@ public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
     case pinch
     case rotate
     case shape
+    case pressAndTap = "press-and-tap"
 
     /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
     public var isContinuous: Bool { visit(IsContinuous()) }
@@ -30,6 +31,7 @@ public enum RecognizerParameters: Hashable, Sendable {
     case pinch(PinchParameters)
     case rotate(RotateParameters)
     case shape(ShapeParameters)
+    case pressAndTap(PressAndTapParameters)
 
     /// The kind whose definition these parameters are of (a kind's ``KindDefinition/unwrap(_:)``).
     public var kind: GestureKind {
@@ -95,6 +97,7 @@ extension GestureKind {
         case .pinch: try visitor.visit(PinchKind.self, &subject)
         case .rotate: try visitor.visit(RotateKind.self, &subject)
         case .shape: try visitor.visit(ShapeKind.self, &subject)
+        case .pressAndTap: try visitor.visit(PressAndTapKind.self, &subject)
         }
     }
 
@@ -115,6 +118,7 @@ struct MachineBanks {
     var pinches: [PinchRecognizer] = []
     var rotations: [RotateRecognizer] = []
     var shapes: [ShapeRecognizer] = []
+    var pressAndTaps: [PressAndTapRecognizer] = []
 }
 
 struct IsContinuous: KindVisitor {
