@@ -115,34 +115,20 @@ struct ViewStreamPropertyTests {
         engine.explains = c.explains
         engine.addDevice(RandomTouchCase.device)
         var log: [Emitted] = []
-        var events: [EngineEvent] = []
-        func record(_ at: Timestamp) {
-            for event in events {
-                if let problem = RegistryTests.unlisted(event) { Issue.record("\(problem)") }
-                if case .explanation = event { continue }
-                log.append(Emitted(at: at, event: event))
-            }
-            events.removeAll(keepingCapacity: true)
-        }
-        func advance(to time: Timestamp) {
-            while let deadline = engine.nextDeadline, deadline <= time {
-                engine.advance(to: deadline, into: &events)
-                record(deadline)
-            }
+        var stepper = DeadlineStepper { at, event in
+            if case .explanation = event { return }
+            log.append(Emitted(at: at, event: event))
         }
         for step in c.steps {
             switch step {
             case .frame(let frame):
-                advance(to: frame.time)
-                engine.process(frame, into: &events)
-                record(frame.time)
+                stepper.step(&engine, at: frame.time) { $0.process(frame, into: &$1) }
             case .resync(let time):
-                advance(to: time)
+                stepper.advance(&engine, to: time)
                 log.append(Emitted(at: time, event: nil))
-                engine.resync(RandomTouchCase.device.id, at: time, into: &events)
-                record(time)
+                stepper.step(&engine, at: time) { $0.resync(RandomTouchCase.device.id, at: time, into: &$1) }
             case .wait(let time):
-                advance(to: time)
+                stepper.advance(&engine, to: time)
             }
         }
         if let left = engine.nextDeadline { throw CaseError("a timer is still set at \(c.ms(left)) after the end") }

@@ -37,46 +37,25 @@ enum ScenarioRunner {
         engine.reportsTouchMoves = reportsTouchMoves
         for device in scenario.devices { engine.addDevice(device.descriptor) }
         var log: [Emitted] = []
-        var events: [EngineEvent] = []
-
-        func record(_ at: Timestamp) {
-            for event in events {
-                if let problem = RegistryTests.unlisted(event) { Issue.record("\(problem)") }
-                log.append(Emitted(at: at, event: event))
-            }
-            events.removeAll(keepingCapacity: true)
-        }
-        // Step through deadlines one by one, so each event's emission time is known.
-        func advance(to time: Timestamp) {
-            while let deadline = engine.nextDeadline, deadline <= time {
-                engine.advance(to: deadline, into: &events)
-                record(deadline)
-            }
-        }
+        var stepper = DeadlineStepper { at, event in log.append(Emitted(at: at, event: event)) }
 
         for step in scenario.steps {
             switch step {
             case .frame(let frame):
-                advance(to: frame.time)
-                engine.process(frame, into: &events)
-                record(frame.time)
+                stepper.step(&engine, at: frame.time) { $0.process(frame, into: &$1) }
             case .wait(let time):
-                advance(to: time)
+                stepper.advance(&engine, to: time)
             case .addDevice(let descriptor):
                 engine.addDevice(descriptor)
             case .removeDevice(let id, let time):
-                advance(to: time)
-                engine.removeDevice(id, at: time, into: &events)
-                record(time)
+                stepper.step(&engine, at: time) { $0.removeDevice(id, at: time, into: &$1) }
             case .resync(let id, let time):
-                advance(to: time)
-                engine.resync(id, at: time, into: &events)
-                record(time)
+                stepper.step(&engine, at: time) { $0.resync(id, at: time, into: &$1) }
             case .reload(let configuration, let time):
-                advance(to: time)
                 do {
-                    let dropped = try engine.reload(configuration, at: time, into: &events)
-                    record(time)
+                    let dropped = try stepper.step(&engine, at: time) {
+                        try $0.reload(configuration, at: time, into: &$1)
+                    }
                     for loss in dropped {
                         for item in loss.dropped {
                             log.append(
@@ -91,17 +70,15 @@ enum ScenarioRunner {
                     log.append(Emitted(at: time, note: "reload refused: \(error)"))
                 }
             case .define(let owner, let regions, let recognizers, let time):
-                advance(to: time)
                 do {
-                    try engine.define(owner: owner, regions: regions, recognizers: recognizers, at: time, into: &events)
-                    record(time)
+                    try stepper.step(&engine, at: time) {
+                        try $0.define(owner: owner, regions: regions, recognizers: recognizers, at: time, into: &$1)
+                    }
                 } catch {
                     log.append(Emitted(at: time, note: "define refused for \(label(owner)): \(error)"))
                 }
             case .undefine(let owner, let time):
-                advance(to: time)
-                engine.removeDefinitions(of: owner, at: time, into: &events)
-                record(time)
+                stepper.step(&engine, at: time) { $0.removeDefinitions(of: owner, at: time, into: &$1) }
             case .clients(let n):
                 engine.connectedClients = n
             }
