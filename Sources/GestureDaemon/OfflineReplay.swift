@@ -1,5 +1,6 @@
 import GestureEngine
 import GestureProtocol
+import GestureServer
 import TouchInput
 
 /// `gestured replay`: recordings through the engine with no daemon, no socket and no clock —
@@ -30,9 +31,9 @@ public struct OfflineReplay {
 
     private var engine: GestureEngine
     private let rules: [DeviceRule]
-    private let includeTouches: Bool
-    private let includeExplanations: Bool
-    private var seq: UInt64 = 0
+    /// What the output takes: every gesture, and touches and explanations as asked.
+    private let interest: Interest
+    private var mapping = WireMapping()
     private var nextDevice: UInt32 = 1
 
     public init(
@@ -41,8 +42,7 @@ public struct OfflineReplay {
         engine = try GestureEngine(configuration: configuration.engineConfiguration)
         engine.explains = includeExplanations
         rules = configuration.deviceRules
-        self.includeTouches = includeTouches
-        self.includeExplanations = includeExplanations
+        interest = .replay(touches: includeTouches, explanations: includeExplanations)
     }
 
     /// Plays `input`, handing each output line (with its newline) to `write`, and each frame and
@@ -107,23 +107,12 @@ public struct OfflineReplay {
     }
 
     private mutating func emit(
-        _ events: inout [EngineEvent], device: DeviceDescriptor, deliver: (ServerMessage, UInt64) throws(Failure) -> Void
+        _ events: inout [EngineEvent], device: DeviceDescriptor,
+        deliver: (ServerMessage, UInt64) throws(Failure) -> Void
     ) throws(Failure) {
         for event in events {
-            let message: ServerMessage
-            switch event {
-            case .gesture(let g):
-                seq += 1
-                message = .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq))
-            case .touch(let t):
-                guard includeTouches else { continue }
-                seq += 1
-                message = .touch(TouchMessage(t, device: device, seq: seq))
-            case .explanation(let e):
-                guard includeExplanations else { continue }
-                message = .explain(ExplainMessage(e, deviceLabel: device.label))
-            }
-            try deliver(message, seq)
+            guard let message = mapping.publication(of: event, device: device, for: interest)?.message else { continue }
+            try deliver(message, mapping.seq)
         }
         events.removeAll(keepingCapacity: true)
     }

@@ -3,12 +3,12 @@ import GestureProtocol
 import GestureServer
 import TouchInput
 
-/// Turns the engine's events into what the server publishes: numbers every `gesture` and
-/// `touch` (`seq`, one counter for the daemon's life) and names their devices. The input thread
+/// Turns the engine's events into what the server publishes, through the one mapping to the wire
+/// (``WireMapping``: which connection takes what, and `seq`), naming their devices. The input thread
 /// fills a batch per loop iteration and hands it to the server in one hop; what no connection
 /// wants is left out, so an iteration with nothing wanted costs the server nothing.
 struct Publisher {
-    private(set) var seq: UInt64 = 0
+    private var mapping = WireMapping()
     /// The devices events may name (a list: looked up for every event, a scan of a few beats
     /// hashing).
     private var descriptors: [DeviceDescriptor] = []
@@ -36,32 +36,16 @@ struct Publisher {
         batch.append(.recognizers(recognizers))
     }
 
-    /// Adds the engine's events that some connection wants, in order (all are numbered). What no
-    /// connection wants is not even built: raw touches when nobody takes them, and a gesture no
-    /// filter passes (a client following pans does not pay for the pinch's messages).
+    /// Adds the engine's events that some connection wants, in order, through the one mapping to
+    /// the wire (``WireMapping``, which numbers them). What no connection wants is not even built:
+    /// raw touches when nobody takes them, and a gesture no filter passes (a client following pans
+    /// does not pay for the pinch's messages).
     mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
         for event in events {
-            switch event {
-            case .gesture(let g):
-                seq += 1
-                guard interest.takesGestures else { continue }
-                let label = descriptor(g.device).label
-                guard interest.wants(g, device: label) else { continue }
-                batch.append(.gesture(GestureMessage(g, deviceLabel: label, seq: seq), owner: g.owner))
-            case .touch(let t):
-                seq += 1
-                guard interest.takesTouches else { continue }
-                add(Publication(event, device: descriptor(t.device), seq: seq), wanted: interest)
-            case .explanation(let e):
-                // Not numbered: a stream with explanations numbers the rest as one without.
-                guard interest.takesExplanations else { continue }
-                add(Publication(event, device: descriptor(e.device), seq: seq), wanted: interest)
+            if let publication = mapping.publication(of: event, device: descriptor(event.device), for: interest) {
+                batch.append(publication)
             }
         }
-    }
-
-    private mutating func add(_ publication: Publication, wanted interest: Interest) {
-        if interest.wants(publication) { batch.append(publication) }
     }
 
     /// Every event names a device the engine was given, and the engine is given devices only
@@ -92,5 +76,16 @@ struct Publisher {
             case .singleTouch: 1
             }
         return DeviceInfo(descriptor, vendor: vendor.map(Int.init), product: product.map(Int.init), slots: contacts)
+    }
+}
+
+extension EngineEvent {
+    /// The device the event happened on.
+    fileprivate var device: DeviceID {
+        switch self {
+        case .gesture(let g): g.device
+        case .touch(let t): t.device
+        case .explanation(let e): e.device
+        }
     }
 }

@@ -22,8 +22,9 @@ import Foundation
 public struct GestureMessage: Hashable, Sendable {
     public static let type = "gesture"
 
-    /// Increases by one for every `gesture` and `touch` the daemon publishes; a client sees gaps
-    /// where its filters (or coalescing, for a slow client) left messages out.
+    /// Increases by one for every `gesture` and `touch` some connection takes (docs/PROTOCOL.md,
+    /// §5, the `seq` rule; GestureServer's `WireMapping`): a connection sees gaps where messages
+    /// went to other connections only, or where coalescing left them out (a slow client).
     public var seq: UInt64
     /// The recognizer's name (configuration or `define`).
     public var name: String

@@ -108,10 +108,6 @@ final class ClientSession {
         reader?.wants(gesture, from: owner) ?? false
     }
 
-    func wants(_ touch: TouchMessage) -> Bool {
-        reader?.wants(touch) ?? false
-    }
-
     func wants(_ explanation: ExplainMessage, from owner: Owner) -> Bool {
         reader?.wants(explanation, from: owner) ?? false
     }

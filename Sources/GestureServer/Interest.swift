@@ -57,6 +57,14 @@ public struct Interest: Sendable {
     /// Nobody subscribed (yet): only `device` messages go out.
     public init() {}
 
+    /// `gestured replay`'s one reader: every gesture (the configuration's recognizers are the only
+    /// ones), raw touches with `touches`, explanations with `explanations`.
+    public static func replay(touches: Bool, explanations: Bool) -> Interest {
+        Interest(readers: [
+            Reader(client: ClientID(0), subscription: Subscription(touches: touches, explain: explanations))
+        ])
+    }
+
     init(readers: [Reader]) {
         self.readers = readers
         takesTouches = readers.contains { $0.subscription.touches }

@@ -21,16 +21,15 @@ public enum Publication: Sendable {
     /// defined or went away): kept for later `hello`s, sent to no one.
     case recognizers([RecognizerSummary])
 
-    /// The publication of one engine event. `device` describes `event`'s device; `seq` is the
-    /// publisher's counter (one per `gesture` and `touch`, increasing; explanations have none).
-    public init(_ event: EngineEvent, device: DeviceDescriptor, seq: UInt64) {
-        switch event {
-        case .gesture(let g):
-            self = .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner)
-        case .touch(let t):
-            self = .touch(TouchMessage(t, device: device, seq: seq), clientRegions: t.clientRegions)
-        case .explanation(let e):
-            self = .explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience)
+    /// The message as the configuration's side sees it (a touch in the region it landed in among
+    /// the configuration's); nil for the recognizer list, which is no message.
+    public var message: ServerMessage? {
+        switch self {
+        case .gesture(let gesture, _): .gesture(gesture)
+        case .touch(let touch, _): .touch(touch)
+        case .explain(let explanation, _): .explain(explanation)
+        case .device(let device): .device(device)
+        case .recognizers: nil
         }
     }
 }

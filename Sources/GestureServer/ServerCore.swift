@@ -151,18 +151,7 @@ final class ServerCore {
                     isUpdate: gesture.state == .changed
                 ) { $0.wants(gesture, from: owner) }
             case .touch(let touch, let clientRegions):
-                let stream = OutboundQueue<ByteBuffer>.StreamKey.touch(device: touch.device, touch: touch.touch)
-                fanOut(.touch(touch), stream: stream, isUpdate: touch.phase == .moved) { session in
-                    session.wants(touch) && !clientRegions.contains { $0.owner == session.id?.owner }
-                }
-                // Each client that has a region of its own where the touch landed sees it there.
-                for own in clientRegions {
-                    var seen = touch
-                    seen.region = own.name
-                    fanOut(.touch(seen), stream: stream, isUpdate: touch.phase == .moved) { session in
-                        session.id?.owner == own.owner && session.wants(seen)
-                    }
-                }
+                fanOut(touch, clientRegions: clientRegions)
             case .explain(let explanation, let owner):
                 fanOut(.explain(explanation), stream: nil, isUpdate: false) { $0.wants(explanation, from: owner) }
             case .device(let message):
@@ -177,6 +166,31 @@ final class ServerCore {
             }
         }
         for session in sessions { session.flushIfNeeded() }
+    }
+
+    /// Sends `touch` to every session that takes it where it sees it land (``Interest/Reader``'s
+    /// rules, the publisher's own): in the configuration's region, or in a region of its own.
+    /// Each region's line is encoded once, when a session first takes it.
+    private func fanOut(_ touch: TouchMessage, clientRegions: [ClientRegion]) {
+        let stream = OutboundQueue<ByteBuffer>.StreamKey.touch(device: touch.device, touch: touch.touch)
+        // The configuration's region's line, and those of clients' own regions (rare: no array
+        // is made for a touch that landed in none).
+        var line: ByteBuffer?
+        var ownLines: [(region: String, line: ByteBuffer)] = []
+        for session in sessions {
+            guard let reader = session.reader else { continue }
+            let seen = reader.sees(touch, clientRegions: clientRegions)
+            guard reader.wants(seen) else { continue }
+            let own = seen.region != touch.region
+            var taken = own ? ownLines.first { $0.region == seen.region }?.line : line
+            if taken == nil {
+                // `encode`'s storage is copied on write when the next line is encoded into it.
+                guard let encoded = encode(.touch(seen)) else { return }
+                taken = encoded
+                if own { ownLines.append((seen.region, encoded)) } else { line = encoded }
+            }
+            session.deliver(taken!, stream: stream, isUpdate: touch.phase == .moved)
+        }
     }
 
     /// Sends `message` to every session `wants` picks, encoding it once and only if someone does.

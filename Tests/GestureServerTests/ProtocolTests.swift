@@ -1,8 +1,9 @@
 import Foundation
 import GestureEngine
 import GestureProtocol
-import GestureServer
 import Testing
+
+@testable import GestureServer
 
 /// The wire format without any socket: spellings, conversions, strict request decoding.
 @Suite struct ProtocolTests {
@@ -163,21 +164,62 @@ import Testing
             name: "mine", kind: .tap, owner: .client(9), state: .recognized, device: DeviceID(4), region: "root",
             fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
             position: SurfacePoint(x: 0.1, y: 0.2))
-        guard case .gesture(let message, let owner) = Publication(.gesture(gesture), device: device, seq: 11) else {
+        var mapping = WireMapping()
+        let everything = Interest.replay(touches: true, explanations: true)
+        // The replay's reader sees the configuration's recognizers only: a client's gesture is
+        // nobody's there.
+        #expect(mapping.publication(of: .gesture(gesture), device: device, for: everything)?.message == nil)
+        let reader = Interest(readers: [Interest.Reader(client: ClientID(9), subscription: Subscription(touches: true))]
+        )
+        guard
+            case .gesture(let message, let owner) = mapping.publication(
+                of: .gesture(gesture), device: device, for: reader)
+        else {
             Issue.record("a gesture event did not become a gesture publication")
             return
         }
         #expect(owner == .client(9))
-        #expect(message.seq == 11 && message.device == "event4" && message.name == "mine")
+        #expect(message.seq == 1 && message.device == "event4" && message.name == "mine")
         let touch = ViewTouchEvent(
             device: DeviceID(4), region: "root",
             touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
             time: Timestamp(microseconds: 5))
-        guard case .touch(let t, _) = Publication(.touch(touch), device: device, seq: 12) else {
+        guard case .touch(let t, _) = mapping.publication(of: .touch(touch), device: device, for: everything) else {
             Issue.record("a touch event did not become a touch publication")
             return
         }
-        #expect(t.seq == 12 && t.device == "event4" && t.positionMM == nil)
+        #expect(t.seq == 2 && t.device == "event4" && t.positionMM == nil)
+    }
+
+    @Test func `seq is taken only by what some reader takes`() {
+        let device = DeviceDescriptor(
+            id: DeviceID(4), label: "event4", name: "panel", geometry: SurfaceGeometry(unknownSizeWithAspect: 0.6))
+        func gesture(_ kind: GestureKind) -> EngineEvent {
+            .gesture(
+                GestureEvent(
+                    name: kind.rawValue, kind: kind, owner: .configuration, state: .recognized, device: DeviceID(4),
+                    region: "root", fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
+                    position: SurfacePoint(x: 0.1, y: 0.2)))
+        }
+        let touch = EngineEvent.touch(
+            ViewTouchEvent(
+                device: DeviceID(4), region: "root",
+                touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
+                time: Timestamp(microseconds: 5)))
+        let swipes = Interest(readers: [
+            Interest.Reader(client: ClientID(1), subscription: Subscription(kinds: [.swipe]))
+        ])
+        var mapping = WireMapping()
+        var numbers: [UInt64] = []
+        for event in [gesture(.pan), touch, gesture(.swipe), gesture(.tap), touch, gesture(.swipe)] {
+            guard case .gesture(let m, _) = mapping.publication(of: event, device: device, for: swipes) else {
+                continue
+            }
+            numbers.append(m.seq)
+        }
+        #expect(numbers == [1, 2], "a connection alone sees consecutive numbers")
+        #expect(mapping.publication(of: touch, device: device, for: Interest())?.message == nil)
+        #expect(mapping.seq == 2)
     }
 
     @Test(arguments: [

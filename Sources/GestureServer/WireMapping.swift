@@ -1,0 +1,45 @@
+import GestureEngine
+import GestureProtocol
+
+/// The one mapping from the engine's events to the messages on the wire, for the daemon (its
+/// ``Publication``s, for the Unix socket and the WebSocket alike) and for `gestured replay`.
+///
+/// The `seq` rule (docs/PROTOCOL.md, §7, `seq`): one counter for the stream's life; a `gesture` or a
+/// `touch` takes the next number when some reader takes it, and only then; an `explain` takes
+/// none. A connection alone on the socket therefore sees consecutive numbers, and gaps only
+/// where coalescing left messages out (§9); with other connections it also sees gaps where
+/// messages went to them only. `replay` reads everything its options ask for
+/// (``Interest/replay(touches:explanations:)``).
+///
+/// What no reader takes is decided here, on the engine's event, before its message is built:
+/// raw touches with no touch subscriber and a gesture no filter passes cost no message.
+public struct WireMapping {
+    /// The last number given.
+    public private(set) var seq: UInt64 = 0
+
+    public init() {}
+
+    /// The publication of `event`, on the device `device`, when some reader of `interest` takes
+    /// it; nil when none does.
+    public mutating func publication(
+        of event: EngineEvent, device: DeviceDescriptor, for interest: Interest
+    ) -> Publication? {
+        switch event {
+        case .gesture(let g):
+            guard interest.wants(g, device: device.label) else { return nil }
+            seq += 1
+            return .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner)
+        case .touch(let t):
+            guard interest.takesTouches else { return nil }
+            let publication = Publication.touch(
+                TouchMessage(t, device: device, seq: seq + 1), clientRegions: t.clientRegions)
+            guard interest.wants(publication) else { return nil }
+            seq += 1
+            return publication
+        case .explanation(let e):
+            guard interest.takesExplanations else { return nil }
+            let publication = Publication.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience)
+            return interest.wants(publication) ? publication : nil
+        }
+    }
+}
