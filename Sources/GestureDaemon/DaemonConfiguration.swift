@@ -1,5 +1,6 @@
 import GestureEngine
 import GestureProtocol
+import TouchInput
 
 /// The whole configuration file (`/etc/gestured/gestured.yaml`); documented key by key in
 /// docs/CONFIGURATION.md.
@@ -120,12 +121,13 @@ public struct DeviceConfiguration: Hashable, Sendable {
     public var match: DeviceMatchSpec
     /// False ignores matching devices entirely.
     public var enabled: Bool
-    /// Clockwise rotation of the panel in degrees: 0, 90, 180 or 270.
-    public var rotation: Int
-    /// The physical size, for panels that report none or a wrong one.
+    /// Clockwise rotation of the panel: 0, 90, 180 or 270 degrees.
+    public var rotation: Rotation
+    /// The physical size, for panels that report none or a wrong one: one the device side takes
+    /// (``SurfaceSize/implausibility(of:)``, checked when the file is read).
     public var size: PhysicalSize?
     /// A libinput-style 2×3 calibration matrix (overrides `LIBINPUT_CALIBRATION_MATRIX`).
-    public var calibration: [Double]?
+    public var calibration: CalibrationMatrix?
     /// Grab the panel and forward unclaimed touches to a mirror device (docs/PASSTHROUGH.md).
     public var passthrough: Bool
     /// Take a device the classifier would skip as an absolute pointer (resistive panels in
@@ -133,8 +135,9 @@ public struct DeviceConfiguration: Hashable, Sendable {
     public var forceTouchscreen: Bool
 
     public init(
-        match: DeviceMatchSpec = DeviceMatchSpec(), enabled: Bool = true, rotation: Int = 0, size: PhysicalSize? = nil,
-        calibration: [Double]? = nil, passthrough: Bool = false, forceTouchscreen: Bool = false
+        match: DeviceMatchSpec = DeviceMatchSpec(), enabled: Bool = true, rotation: Rotation = .none,
+        size: PhysicalSize? = nil, calibration: CalibrationMatrix? = nil, passthrough: Bool = false,
+        forceTouchscreen: Bool = false
     ) {
         self.match = match
         self.enabled = enabled
@@ -151,11 +154,11 @@ public struct DeviceMatchSpec: Hashable, Sendable {
     /// A glob (`*`, `?`) on the kernel's device name.
     public var name: String?
     /// `vendor:product` in hex, e.g. `0eef:72a1`.
-    public var usb: String?
+    public var usb: USBID?
     /// A stable path: udev's `ID_PATH`, or a `/dev/input/by-id/…` / `/dev/input/by-path/…` link.
     public var path: String?
 
-    public init(name: String? = nil, usb: String? = nil, path: String? = nil) {
+    public init(name: String? = nil, usb: USBID? = nil, path: String? = nil) {
         self.name = name
         self.usb = usb
         self.path = path

@@ -190,20 +190,28 @@ extension DeviceConfiguration: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         match = try c.decode(.match, default: match)
         enabled = try c.decode(.enabled, default: enabled)
-        rotation = try c.decode(.rotation, default: 0, expect: "0, 90, 180 or 270") { [0, 90, 180, 270].contains($0) }
+        // Each value is checked by the type the device side uses, with its words.
+        let degrees = try c.decode(.rotation, default: 0, expect: Rotation.expected) { Rotation(rawValue: $0) != nil }
+        rotation = Rotation(rawValue: degrees)!
         if c.contains(.size) {
             let sizeDecoder = try c.superDecoder(forKey: .size)
             try sizeDecoder.rejectUnknownKeys(allowed: Set(SizeKeys.allCases.map(\.rawValue)), in: "'size-mm'")
             let s = try sizeDecoder.container(keyedBy: SizeKeys.self)
-            let mm = "millimetres above 0 and at most 5000"
-            let width = try s.decode(SizeKeys.width, default: 0.0, expect: mm) { $0 > 0 && $0 <= 5000 }
-            let height = try s.decode(SizeKeys.height, default: 0.0, expect: mm) { $0 > 0 && $0 <= 5000 }
-            size = PhysicalSize(width: Millimeters(width), height: Millimeters(height))
+            let size = PhysicalSize(
+                width: Millimeters(try s.decode(SizeKeys.width, default: 0.0)),
+                height: Millimeters(try s.decode(SizeKeys.height, default: 0.0)))
+            if let problem = SurfaceSize.implausibility(of: size) {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .size, in: c, debugDescription: "size \(SurfaceSize.format(size)) refused: \(problem)")
+            }
+            self.size = size
         }
-        calibration = try c.decodeIfPresent([Double].self, forKey: .calibration)
-        if let matrix = calibration, matrix.count != 6 || !matrix.allSatisfy(\.isFinite) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .calibration, in: c, debugDescription: "expected 6 numbers (a 2×3 matrix, row by row)")
+        if let values = try c.decodeIfPresent([Double].self, forKey: .calibration) {
+            guard let matrix = CalibrationMatrix(values) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .calibration, in: c, debugDescription: "expected \(CalibrationMatrix.expected)")
+            }
+            calibration = matrix
         }
         passthrough = try c.decode(.passthrough, default: passthrough)
         forceTouchscreen = try c.decode(.forceTouchscreen, default: forceTouchscreen)
@@ -213,13 +221,13 @@ extension DeviceConfiguration: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(match, forKey: .match)
         try c.encode(enabled, forKey: .enabled)
-        try c.encode(rotation, forKey: .rotation)
+        try c.encode(rotation.rawValue, forKey: .rotation)
         if let size {
             var s = c.nestedContainer(keyedBy: SizeKeys.self, forKey: .size)
             try s.encode(size.width.value, forKey: .width)
             try s.encode(size.height.value, forKey: .height)
         }
-        try c.encodeIfPresent(calibration, for: .calibration)
+        try c.encodeIfPresent(calibration?.values, for: .calibration)
         try c.encode(passthrough, forKey: .passthrough)
         try c.encode(forceTouchscreen, forKey: .forceTouchscreen)
     }
@@ -233,10 +241,12 @@ extension DeviceMatchSpec: Codable {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'match'")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decodeIfPresent(String.self, forKey: .name)
-        usb = try c.decodeIfPresent(String.self, forKey: .usb)
-        if let usb, DeviceMatch.parseVendorProduct(usb) == nil {
-            throw DecodingError.dataCorruptedError(
-                forKey: .usb, in: c, debugDescription: "expected vendor:product in hex, e.g. \"0eef:72a1\"")
+        if let text = try c.decodeIfPresent(String.self, forKey: .usb) {
+            guard let id = USBID(text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .usb, in: c, debugDescription: "expected \(USBID.expected)")
+            }
+            usb = id
         }
         path = try c.decodeIfPresent(String.self, forKey: .path)
     }
@@ -244,7 +254,7 @@ extension DeviceMatchSpec: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(name, for: .name)
-        try c.encodeIfPresent(usb, for: .usb)
+        try c.encodeIfPresent(usb?.description, for: .usb)
         try c.encodeIfPresent(path, for: .path)
     }
 }

@@ -1,16 +1,15 @@
 import TouchInput
 
 extension DaemonConfiguration {
-    /// The `devices` entries as TouchInput's rules (the first whose match selects a device applies).
+    /// The `devices` entries as TouchInput's rules (the first whose match selects a device applies):
+    /// the values were decoded into TouchInput's own types, checked there, so nothing is parsed
+    /// again here.
     public var deviceRules: [DeviceRule] {
         devices.map { entry in
-            let ids = entry.match.usb.flatMap(DeviceMatch.parseVendorProduct)
-            return DeviceRule(
-                match: DeviceMatch(
-                    name: entry.match.name, vendor: ids?.vendor, product: ids?.product, path: entry.match.path),
+            DeviceRule(
+                match: DeviceMatch(name: entry.match.name, usb: entry.match.usb, path: entry.match.path),
                 settings: DeviceSettings(
-                    enabled: entry.enabled, rotation: Rotation(rawValue: entry.rotation) ?? .none, size: entry.size,
-                    calibration: entry.calibration.flatMap(CalibrationMatrix.init),
+                    enabled: entry.enabled, rotation: entry.rotation, size: entry.size, calibration: entry.calibration,
                     forceTouchscreen: entry.forceTouchscreen, passthrough: entry.passthrough))
         }
     }

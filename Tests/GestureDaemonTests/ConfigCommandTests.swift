@@ -56,4 +56,31 @@ struct ConfigCommandTests {
                 == "\(path):1:1: 'recognizers' has no value: list recognizers, write 'recognizers: []' for none, "
                 + "or remove the key to run the built-in set\n")
     }
+
+    /// A device setting the device side refuses is refused by the configuration's check, with the
+    /// device side's own sentence, where the file says it: `check-config`, `run` and `replay` alike.
+    /// (`size-mm` took 0–5000 mm a side when decoded and 20–2500 mm, aspect at most 4:1, on the
+    /// device; `replay` then ignored it without a word.)
+    @Test(
+        "a device setting check-config accepts is one run and replay honour, and one they refuse they refuse alike",
+        arguments: [
+            ("devices:\n  - size-mm: {width: 4000, height: 10}\n", "2:14", "each side must be 20–2500 mm"),
+            ("devices:\n  - size-mm: {width: 2000, height: 100}\n", "2:14", "aspect ratio above 4:1"),
+            ("devices:\n  - rotation: 45\n", "2:15", "0, 90, 180 or 270"),
+            ("devices:\n  - calibration: [1, 0, 0]\n", "2:18", "6 numbers"),
+            ("devices:\n  - match: {usb: \"0eef:72a1:1\"}\n", "2:18", "vendor:product in hex"),
+        ])
+    func deviceSettingsRefusedAlike(yaml: String, at location: String, says: String) async throws {
+        let path = try Self.write(yaml)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let check = try await Self.gestured("check-config", path)
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.hasPrefix("\(path):\(location): ") && check.output.contains(says), "\(check.output)")
+        let message = check.output.trimmingCharacters(in: .newlines)
+        let recording = DaemonProcessTests.repository.appendingPathComponent("examples/recordings/demo.evemu").path
+        let replay = try await Self.gestured("replay", "--config", path, recording)
+        #expect(replay.status != 0 && replay.output.contains(message), "\(replay.output)")
+        let run = try await Self.gestured("run", "--config", path, "--socket", path + ".sock", "--replay", recording)
+        #expect(run.status == 1 && run.output.contains(message), "\(run.output)")
+    }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GestureEngine
 import Testing
+import TouchInput
 
 @testable import GestureDaemon
 
@@ -318,7 +319,8 @@ struct ConfigurationLoaderTests {
                 == WebSocketConfiguration(
                     host: "::1", port: 7331, allowedOrigins: ["http://localhost:8080", "file://"], allowDefine: true,
                     pingIntervalMS: 5000, maxClients: 12, maxClientsPerPeer: 2))
-        #expect(config.devices.first?.match == DeviceMatchSpec(name: "eGalax*", usb: "0eef:72a1"))
+        #expect(
+            config.devices.first?.match == DeviceMatchSpec(name: "eGalax*", usb: USBID(vendor: 0x0eef, product: 0x72a1)))
         #expect(config.devices.first?.size == PhysicalSize(width: Millimeters(344), height: Millimeters(194)))
         #expect(config.devices.first?.passthrough == true)
         #expect(config.regions.map(\.name) == ["keypad"])
@@ -403,5 +405,40 @@ struct FingerMinimumTests {
             #expect((error.line, error.column) == (4, 18), "\(error)")
             #expect(error.message.contains("at least 2 fingers"), "\(error)")
         }
+    }
+}
+
+/// One rule per kind of value, whichever key gives it: a finger count in `when` and a kind's
+/// own count, a contact size in `accepts` and a length of a kind, are refused in the same words.
+/// (`when` said "a finger count from 1 to 10, at least min-fingers" where a kind said
+/// "max-fingers ≥ min-fingers (3)"; `max-contact-size-mm` stopped at 1000 mm where every other
+/// length goes to 10 000.)
+@Suite("one check per rule")
+struct OneRuleTests {
+    static func message(_ yaml: String) -> String? {
+        do {
+            _ = try ConfigurationLoader.parse(Data(yaml.utf8), file: "f.yaml")
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test("min-fingers and max-fingers say the same in `when` as in a kind's own keys")
+    func fingerCounts() {
+        let when = Self.message("recognizers:\n  - {name: x, kind: pan, when: {min-fingers: 3, max-fingers: 2}}\n")
+        let own = Self.message("recognizers:\n  - {name: x, kind: pan, min-fingers: 3, max-fingers: 2}\n")
+        #expect(when != nil && when == own)
+        let whenRange = Self.message("recognizers:\n  - {name: x, kind: pan, when: {max-fingers: 11}}\n")
+        let ownRange = Self.message("recognizers:\n  - {name: x, kind: pan, max-fingers: 11}\n")
+        #expect(whenRange != nil && whenRange == ownRange)
+    }
+
+    @Test("max-contact-size-mm takes what every length takes, and is refused in the same words")
+    func contactSize() {
+        #expect(Self.message("recognizers:\n  - {name: x, kind: pan, accepts: {max-contact-size-mm: 5000}}\n") == nil)
+        let size = Self.message("recognizers:\n  - {name: x, kind: pan, accepts: {max-contact-size-mm: 20000}}\n")
+        let slop = Self.message("recognizers:\n  - {name: x, kind: tap, slop-mm: 20000}\n")
+        #expect(size != nil && size == slop)
     }
 }

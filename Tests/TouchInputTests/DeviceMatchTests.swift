@@ -28,9 +28,10 @@ import Testing
 
     @Test("vendor:product parsing")
     func vendorProduct() {
-        #expect(DeviceMatch.parseVendorProduct("0eef:72a1")! == (0x0eef, 0x72a1))
-        #expect(DeviceMatch.parseVendorProduct("0eef") == nil)
-        #expect(DeviceMatch.parseVendorProduct("xyz:1") == nil)
+        #expect(USBID("0eef:72a1") == USBID(vendor: 0x0eef, product: 0x72a1))
+        #expect(USBID("EEF:72A1")?.description == "0eef:72a1")
+        #expect(USBID("0eef") == nil)
+        #expect(USBID("xyz:1") == nil)
     }
 
     @Test("the first matching rule wins; no match gives the defaults")

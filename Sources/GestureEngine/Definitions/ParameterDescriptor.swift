@@ -114,7 +114,10 @@ extension ParameterDescriptor {
 
     /// A finger count (1 to 10: two hands).
     static func fingers(_ key: String, _ path: WritableKeyPath<Parameters, Int>, _ meaning: String) -> Self {
-        count(key, path, fingerCounts, noun: "a finger count", meaning)
+        value(
+            key, unit: "count", accepts: FingerCount.accepts, meaning, read: { $0[keyPath: path] },
+            write: { $0[keyPath: path] = $1 }, spell: { "\($0)" },
+            check: { n, _ in FingerCount.problem(n).map { ParameterProblem(message: $0) } })
     }
 
     /// `min-fingers` of a kind that needs at least `least` fingers (`what` names the gesture in
@@ -122,35 +125,23 @@ extension ParameterDescriptor {
     static func minFingers(
         _ path: WritableKeyPath<Parameters, Int>, least: Int = 1, for what: String = "", _ meaning: String
     ) -> Self {
-        let counts = "a finger count from \(fingerCounts.lowerBound) to \(fingerCounts.upperBound)"
-        return value(
-            "min-fingers", unit: "count", accepts: least > 1 ? "\(counts), at least \(least)" : counts, meaning,
+        value(
+            "min-fingers", unit: "count",
+            accepts: least > 1 ? "\(FingerCount.accepts), at least \(least)" : FingerCount.accepts, meaning,
             read: { $0[keyPath: path] }, write: { $0[keyPath: path] = $1 }, spell: { "\($0)" },
-            check: { n, _ in
-                guard fingerCounts.contains(n) else { return ParameterProblem(message: "expected \(counts)") }
-                guard n >= least else {
-                    return ParameterProblem(message: "expected at least \(least) fingers for \(what)")
-                }
-                return nil
-            })
+            check: { n, _ in FingerCount.problem(n, least: least, for: what).map { ParameterProblem(message: $0) } })
     }
 
     /// `max-fingers`, at least `min-fingers` (which comes first); absent, at least the minimum.
     static func maxFingers(
         _ path: WritableKeyPath<Parameters, Int>, atLeast min: WritableKeyPath<Parameters, Int>, _ meaning: String
     ) -> Self {
-        let counts = "a finger count from \(fingerCounts.lowerBound) to \(fingerCounts.upperBound)"
-        return value(
-            "max-fingers", unit: "count", accepts: "\(counts), at least min-fingers", meaning,
+        value(
+            "max-fingers", unit: "count", accepts: "\(FingerCount.accepts), at least min-fingers", meaning,
             read: { $0[keyPath: path] }, write: { $0[keyPath: path] = $1 },
             fallback: { Swift.max($0[keyPath: path], $0[keyPath: min]) }, spell: { "\($0)" },
             check: { n, parameters in
-                guard fingerCounts.contains(n) else { return ParameterProblem(message: "expected \(counts)") }
-                let lower = parameters[keyPath: min]
-                guard n >= lower else {
-                    return ParameterProblem(message: "expected max-fingers ≥ min-fingers (\(lower))")
-                }
-                return nil
+                FingerCount.problem(max: n, min: parameters[keyPath: min]).map { ParameterProblem(message: $0) }
             })
     }
 
@@ -181,14 +172,10 @@ extension ParameterDescriptor {
         _ key: String, _ path: WritableKeyPath<Parameters, Millimeters>, unit: String = "mm", allowZero: Bool = false,
         inherits: String? = nil, _ meaning: String
     ) -> Self {
-        let accepts = "millimetres from \(allowZero ? 0 : 0.01) to 10000"
-        return value(
-            key, unit: unit, accepts: accepts, meaning, read: { $0[keyPath: path].value },
+        value(
+            key, unit: unit, accepts: Length.accepts(allowZero: allowZero), meaning, read: { $0[keyPath: path].value },
             write: { $0[keyPath: path] = Millimeters($1) }, inherits: inherits, spell: spellNumber,
-            check: { mm, _ in
-                (mm > 0 || (allowZero && mm == 0)) && mm <= 10_000
-                    ? nil : ParameterProblem(message: "expected \(accepts)")
-            })
+            check: { mm, _ in Length.problem(mm, allowZero: allowZero).map { ParameterProblem(message: $0) } })
     }
 
     /// A plain number that `isValid` accepts; `accepts` says which, as its error will.
@@ -232,8 +219,39 @@ extension ParameterDescriptor {
     }
 }
 
-/// Finger counts any key accepts: two hands.
-let fingerCounts = 1...10
+/// The one rule for finger counts, whatever key gives them (a kind's `fingers`, `min-fingers`,
+/// `max-fingers`, and `when`'s): 1 to 10, two hands.
+enum FingerCount {
+    static let range = 1...10
+    static let accepts = "a finger count from \(range.lowerBound) to \(range.upperBound)"
+
+    /// Why `n` cannot be a finger count (of a gesture that needs at least `least`, named `what`:
+    /// "a pinch"); nil when it can.
+    static func problem(_ n: Int, least: Int = 1, for what: String = "") -> String? {
+        guard range.contains(n) else { return "expected \(accepts)" }
+        guard n >= least else { return "expected at least \(least) fingers for \(what)" }
+        return nil
+    }
+
+    /// Why `n` cannot be a `max-fingers` above `min-fingers` `min`; nil when it can.
+    static func problem(max n: Int, min: Int) -> String? {
+        if let problem = problem(n) { return problem }
+        return n >= min ? nil : "expected max-fingers ≥ min-fingers (\(min))"
+    }
+}
+
+/// The one rule for lengths in millimetres (and speeds in mm/s), whatever key gives them: above
+/// 0 (or from 0, where zero means "none") up to 10 m.
+enum Length {
+    static let most = 10_000.0
+
+    static func accepts(allowZero: Bool) -> String { "millimetres from \(allowZero ? 0 : 0.01) to 10000" }
+
+    /// Why `mm` cannot be such a length; nil when it can.
+    static func problem(_ mm: Double, allowZero: Bool = false) -> String? {
+        (mm > 0 || (allowZero && mm == 0)) && mm <= most ? nil : "expected \(accepts(allowZero: allowZero))"
+    }
+}
 
 /// A number as a configuration file would show it: `3`, `22.5`.
 private func spellNumber(_ value: Double) -> String {

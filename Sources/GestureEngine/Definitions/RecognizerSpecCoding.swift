@@ -33,10 +33,9 @@ extension BeginConditions: Codable {
     }
 
     private func fingerProblem() -> (CodingKeys, String)? {
-        let counts = "a finger count from \(fingerCounts.lowerBound) to \(fingerCounts.upperBound)"
-        if let n = minFingers, !fingerCounts.contains(n) { return (.minFingers, "expected \(counts)") }
-        if let n = maxFingers, !fingerCounts.contains(n) || n < (minFingers ?? 1) {
-            return (.maxFingers, "expected \(counts), at least min-fingers")
+        if let n = minFingers, let problem = FingerCount.problem(n) { return (.minFingers, problem) }
+        if let n = maxFingers, let problem = FingerCount.problem(max: n, min: minFingers ?? 1) {
+            return (.maxFingers, problem)
         }
         return nil
     }
@@ -85,10 +84,7 @@ extension TouchFilter: Codable {
 
     private func toolsProblem() -> String? { tools.isEmpty ? "expected at least one tool type" : nil }
 
-    private func sizeProblem() -> String? {
-        guard let size = maxContactSize?.value, !(size > 0 && size <= 1000) else { return nil }
-        return "expected millimetres above 0 and at most 1000"
-    }
+    private func sizeProblem() -> String? { maxContactSize.flatMap { Length.problem($0.value) } }
 
     /// The first rule broken, as a path below `accepts`: the tools and the size (also checked
     /// when decoding), and no empty device pattern.

@@ -11,6 +11,12 @@ public enum Rotation: Int, Hashable, Sendable, CaseIterable, CustomStringConvert
     case clockwise180 = 180
     case clockwise270 = 270
 
+    /// The degrees a configuration may write, for errors: "0, 90, 180 or 270".
+    public static let expected: String = {
+        let degrees = allCases.map { "\($0.rawValue)" }
+        return degrees.dropLast().joined(separator: ", ") + " or " + degrees.last!
+    }()
+
     /// Whether the rotation exchanges the panel's width and height.
     public var swapsAxes: Bool {
         switch self {
@@ -42,6 +48,12 @@ public struct CalibrationMatrix: Hashable, Sendable, CustomStringConvertible {
     }
 
     public static let identity = CalibrationMatrix(1, 0, 0, 0, 1, 0)
+
+    /// What a written matrix must be, for errors.
+    public static let expected = "6 numbers (a 2×3 matrix, row by row)"
+
+    /// The matrix as the configuration file writes it, row by row.
+    public var values: [Double] { [a, b, c, d, e, f] }
 
     /// Six finite numbers, as an array (the configuration file's form); nil otherwise.
     public init?(_ values: [Double]) {

@@ -77,13 +77,9 @@ public struct DeviceMatch: Hashable, Sendable {
         self.path = path
     }
 
-    /// Parses `vendor:product` in hex (`0eef:72a1`); nil when malformed.
-    public static func parseVendorProduct(_ text: String) -> (vendor: UInt16, product: UInt16)? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let v = UInt16(parts[0], radix: 16), let p = UInt16(parts[1], radix: 16) else {
-            return nil
-        }
-        return (v, p)
+    /// Selects devices with `usb`'s vendor and product.
+    public init(name: String? = nil, usb: USBID?, path: String? = nil) {
+        self.init(name: name, vendor: usb?.vendor, product: usb?.product, path: path)
     }
 
     /// Whether `identity` is selected.
@@ -123,5 +119,37 @@ extension Array where Element == DeviceRule {
     /// The settings of the first rule matching `identity`, or the defaults.
     public func settings(for identity: DeviceIdentity) -> DeviceSettings {
         first { $0.match.matches(identity) }?.settings ?? DeviceSettings()
+    }
+}
+
+/// A USB (or other bus) vendor and product id, written `vendor:product` in hex (`0eef:72a1`):
+/// the configuration's `match.usb`, parsed here and nowhere else.
+public struct USBID: Hashable, Sendable, CustomStringConvertible {
+    public var vendor: UInt16
+    public var product: UInt16
+
+    /// What a written id must look like, for errors.
+    public static let expected = "vendor:product in hex, e.g. \"0eef:72a1\""
+
+    public init(vendor: UInt16, product: UInt16) {
+        self.vendor = vendor
+        self.product = product
+    }
+
+    /// Parses `vendor:product` in hex (`0eef:72a1`); nil when malformed.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let v = UInt16(parts[0], radix: 16), let p = UInt16(parts[1], radix: 16) else {
+            return nil
+        }
+        self.init(vendor: v, product: p)
+    }
+
+    /// Four lower-case hex digits each: `0eef:72a1`.
+    public var description: String { Self.hex(vendor) + ":" + Self.hex(product) }
+
+    private static func hex(_ value: UInt16) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 4 - digits.count) + digits
     }
 }

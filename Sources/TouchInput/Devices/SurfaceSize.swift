@@ -88,7 +88,8 @@ public struct SurfaceSize: Hashable, Sendable {
         return nil
     }
 
-    static func format(_ size: PhysicalSize) -> String {
+    /// `344×194 mm`.
+    public static func format(_ size: PhysicalSize) -> String {
         "\(Int(size.width.value.rounded()))×\(Int(size.height.value.rounded())) mm"
     }
 }
