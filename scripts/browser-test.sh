@@ -1,5 +1,5 @@
 #!/bin/bash
-# The browser test (issue 16; Tests/Browser/browser_test.py): Debian's headless Chromium, driven by
+# The browser test (Tests/Browser/browser_test.py): Debian's headless Chromium, driven by
 # Selenium, against the daemon's WebSocket endpoint on a replayed recording. Selenium comes from
 # PyPI into a venv kept in the user's cache directory (made once, re-made when the pinned version
 # changes); chromium and chromium-driver come from scripts/setup-debian.sh --test.

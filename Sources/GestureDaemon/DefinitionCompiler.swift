@@ -31,7 +31,7 @@ struct CompiledChange: Sendable {
 }
 
 /// Validates and compiles definition changes (and reads the configuration file for a reload) on a
-/// thread of its own, so that the input thread never spends a frame's time on them (issue 12): it
+/// thread of its own, so that the input thread never spends a frame's time on them: it
 /// hands over the running ``DefinitionSet`` and the change, and gets the new set back through the ``RequestQueue`` to install between two
 /// frames (``GestureEngine/install(_:at:into:)``, which only carries the devices' state over).
 ///

@@ -12,7 +12,7 @@ import TouchInput
 /// is in the set, and this thread is the server thread (``GestureServer/startOnThisThread()``).
 /// Each iteration reads the clock once and hands the server one batch of publications —
 /// gestures, touches, devices and the recognizer list alike — which it writes to the clients
-/// there and then (one wake-up per frame, issue 15); client requests come back through the
+/// there and then (one wake-up per frame); client requests come back through the
 /// ``RequestQueue``'s eventfd, signals through a self-pipe.
 ///
 /// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread).
@@ -179,7 +179,7 @@ final class InputLoop {
             // their newest frame's kernel time (CLOCK_MONOTONIC, stamped at the SYN_REPORT) is
             // the present, a little behind the clock by the read's latency, and the clock is read
             // every tenth such iteration only — as libinput's dispatch does — because a clock
-            // read is a system call on some machines (the hpet clocksource of a VM, issue 15).
+            // read is a system call on some machines (the hpet clocksource of a VM).
             let woken = 0..<Int(count)
             var onlyDevices = count > 0
             for i in woken where ready[i].token < Token.deviceBase { onlyDevices = false }
@@ -507,8 +507,8 @@ final class InputLoop {
 
     /// Handles the queued requests in order. Definition changes (a `define`, the definitions of a
     /// connection that closed; a reload, from ``reload()``) go to the compiler's thread, one at a time in the order they came;
-    /// what it makes is installed here when it comes back (issue 12: no compiling on the frame
-    /// path).
+    /// what it makes is installed here when it comes back (no compiling on the
+    /// frame path).
     private func takeRequests(wallNow: Int64) {
         defer { publishRecognizers() }
         for item in requests.drain() {

@@ -1,7 +1,7 @@
 import CLinuxSupport
 import GestureServer
 
-/// What the server (on the input thread itself since issue 15, or its own thread) and the
+/// What the server (on the input thread itself, or on its own thread) and the
 /// ``DefinitionCompiler`` hand to the input thread.
 enum ClientRequest: Sendable {
     case connected(ClientID)

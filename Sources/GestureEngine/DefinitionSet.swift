@@ -4,8 +4,8 @@
 /// A change (a client's `define`, its definitions going, a reload) makes a new set from the
 /// current one: validating and compiling are the costly part of a change and need no engine, so
 /// a caller with a frame path to keep (the daemon) makes the set on another thread and hands it
-/// to ``GestureEngine/install(_:at:into:)``, which only carries each device's state over (issue
-/// 12). A set installs only onto the set it was made from: one made from a set that is no longer
+/// to ``GestureEngine/install(_:at:into:)``, which only carries each device's state over. A
+/// set installs only onto the set it was made from: one made from a set that is no longer
 /// running (another change was installed meanwhile) is refused, and the caller makes it again
 /// from the running one.
 public struct DefinitionSet: Sendable {

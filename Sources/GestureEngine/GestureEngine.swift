@@ -31,7 +31,7 @@ public struct GestureEngine: Sendable {
     /// events, every frame, for every touch they see). On by default. Off, those events are not
     /// made — a touch still begins, ends and is cancelled for the views, and every decision is
     /// the same — for a caller with no one to hand them to (the daemon, while no client takes raw
-    /// touches and no panel is mirrored): they were most of the events a frame made (issue 15).
+    /// touches and no panel is mirrored): they are most of the events a frame makes.
     public var reportsTouchMoves = true {
         didSet { for i in arenas.indices { arenas[i].reportingMoves = reportsTouchMoves } }
     }
@@ -116,7 +116,7 @@ public struct GestureEngine: Sendable {
     /// When ``advance(to:into:)`` must be called next, if a timer is running. Stored, and
     /// brought up to date by every call that can start or stop a timer: a caller that keeps the
     /// engine in a class property reads it without copying the engine (a computed property of
-    /// another module's struct is read from a copy; issue 15).
+    /// another module's struct is read from a copy).
     public private(set) var nextDeadline: Timestamp?
 
     private mutating func updateDeadline() {

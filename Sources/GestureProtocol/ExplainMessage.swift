@@ -1,6 +1,6 @@
 import GestureEngine
 
-/// `explain`: why a recognizer failed, waits, or was blocked or cancelled (issue 14) — the
+/// `explain`: why a recognizer failed, waits, or was blocked or cancelled — the
 /// engine's ``Explanation`` with its sentence for people.
 ///
 /// ```json

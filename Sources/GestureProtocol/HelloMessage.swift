@@ -112,7 +112,7 @@ public struct ServerLimits: Hashable, Sendable {
     public var maxTemplates: Int
     /// Regions, and separately recognizers, all connections together may have defined; a
     /// `define` beyond it gets `too-many-recognizers` (every client recognizer costs every
-    /// frame a little; this keeps a frame's cost bounded, issue 12).
+    /// frame a little; this keeps a frame's cost bounded).
     public var maxClientDefinitions: Int
     /// Shape templates all connections together may have defined (`too-many-recognizers`).
     public var maxClientTemplates: Int

@@ -20,7 +20,7 @@ import Musl
 /// Threads: everything the server decides happens on one thread, the *server thread*. The
 /// daemon makes its input thread that thread (``startOnThisThread()``, then ``service()`` when
 /// ``descriptor`` is readable): a frame is then read, recognized and written to the Unix
-/// clients in one wake-up of one thread, with no hop (issue 15). Otherwise ``start()`` runs the
+/// clients in one wake-up of one thread, with no hop. Otherwise ``start()`` runs the
 /// server on a thread of its own. Every public method is thread-safe; from another thread,
 /// ``publish(_:)`` costs one ``Mailbox`` post per batch. The WebSocket endpoint's I/O runs on a
 /// SwiftNIO event loop, reached in one hop per batch only when a WebSocket client wants it.

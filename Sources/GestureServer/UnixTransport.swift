@@ -13,7 +13,7 @@ import Musl
 /// a timerfd for close deadlines and the ``Mailbox``'s eventfd. ``service(timeoutMilliseconds:)``
 /// handles what is ready. The daemon's input loop watches ``descriptor`` (an epoll fd is
 /// readable while its set has something ready) and calls it on its own thread, so a frame is
-/// read, recognized and written to every client by one thread in one wake-up (issue 15); a
+/// read, recognized and written to every client by one thread in one wake-up; a
 /// server on its own (tests, library users) runs the same loop on a thread of its own.
 ///
 /// Not SwiftNIO: NIO cannot watch the evdev fds without reading them itself (libevdev must), so

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The browser test (issue 16): a real headless Chromium, driven by Selenium, against the daemon's
+"""The browser test: a real headless Chromium, driven by Selenium, against the daemon's
 WebSocket endpoint. Run by scripts/browser-test.sh (which makes the venv), from scripts/test.sh.
 
     python3 Tests/Browser/browser_test.py --gestured .build/debug/gestured

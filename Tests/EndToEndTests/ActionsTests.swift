@@ -314,7 +314,7 @@ extension EndToEndTests {
             }
         }
 
-        /// Issue 27's latency: the kernel time of the panel frame that completed each swipe (the
+        /// The latency: the kernel time of the panel frame that completed each swipe (the
         /// gesture's `time_us`) against the kernel time of the first key event on the virtual
         /// keyboard. Printed, never asserted; docs/PERFORMANCE.md ("Actions") has the numbers.
         @Test("latency: panel frame → key event on the virtual keyboard")

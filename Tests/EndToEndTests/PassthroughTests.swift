@@ -26,7 +26,7 @@ enum Libinput {
 }
 
 extension EndToEndTests {
-    /// Touch ownership (docs/PASSTHROUGH.md, issue 6): the daemon grabs a panel with `passthrough`
+    /// Touch ownership (docs/PASSTHROUGH.md): the daemon grabs a panel with `passthrough`
     /// and forwards what the views should see (R8) to a mirror device, which libinput reads as a
     /// compositor would. The panels are `kiosk-10`: 0…32767 on both axes at 64 × 114 units/mm.
     @Suite("passthrough", .timeLimit(.minutes(3)))
@@ -210,7 +210,7 @@ extension EndToEndTests {
             }
         }
 
-        /// Issue 6, "must show" 3: what forwarding adds, measured and printed, never asserted (a
+        /// What forwarding adds, measured and printed, never asserted (a
         /// duration in a test would only measure the machine). The kernel's time of each report
         /// of the panel (the frame's time, which every `touch` message carries) against the
         /// kernel's time of the same touch's frame on the mirror, read through libevdev; beside

@@ -60,7 +60,7 @@ struct ClientBoundaryTests {
             arguments + ["--socket", socket, "--replay", DaemonProcessTests.recording, "--loop", "--speed", "4"])
     }
 
-    /// Defect 3: a client's region over the whole surface (no recognizers, default z) hid the
+    /// A client's region over the whole surface (no recognizers, default z) hid the
     /// configuration's regions from every touch, and their taps stopped. Hit-testing now gives
     /// the configuration's recognizers touches among its own regions only.
     @Test("a client's region over everything silences none of the configuration's regions")
@@ -89,7 +89,7 @@ struct ClientBoundaryTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
-    /// Defect 4: client A's long presses that begin after 1 ms whatever moves, and its pan that
+    /// Client A's long presses that begin after 1 ms whatever moves, and its pan that
     /// begins at the first motion, made client B's own tap fail on every touch (R5 between
     /// clients). Two clients' recognizers now never arbitrate.
     @Test("one client's greedy recognizers leave another client's tap alone")
@@ -121,7 +121,7 @@ struct ClientBoundaryTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
-    /// Defect 9: a client subscribed with explanations got lines naming another client's
+    /// A client subscribed with explanations got lines naming another client's
     /// recognizer (`"tap" carries on beside "secret-lp"`, 118 in 11 s). An explanation about or
     /// naming a client's recognizer now goes to that client only.
     @Test("explanations never name another client's recognizer")

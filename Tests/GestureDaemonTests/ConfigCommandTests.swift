@@ -32,7 +32,7 @@ struct ConfigCommandTests {
         #expect(output == (try String(contentsOf: Self.golden, encoding: .utf8)))
     }
 
-    @Test("check-config refuses a socket group this system does not have, as run does (issue 12, defect 9)")
+    @Test("check-config refuses a socket group this system does not have, as run does")
     func unknownGroup() async throws {
         let group = "gestured-no-such-group-\(getpid())"
         let path = try Self.write("socket:\n  group: \(group)\n")
@@ -45,7 +45,7 @@ struct ConfigCommandTests {
         #expect(run.output.contains("\(path):2:10: no group named '\(group)'"), "\(run.output)")
     }
 
-    @Test("check-config refuses `recognizers:` without a value and says what to write (issue 12, defect 9)")
+    @Test("check-config refuses `recognizers:` without a value and says what to write")
     func recognizersWithoutValue() async throws {
         let path = try Self.write("recognizers:\n#  - name: pan\n#    kind: pan\n")
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }

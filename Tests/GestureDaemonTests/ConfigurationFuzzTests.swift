@@ -110,7 +110,7 @@ import Testing
         return lengths
     }
 
-    /// Messages that say nothing to a user (issue 12, defect 9).
+    /// Messages that say nothing to a user.
     static func meaningless(_ message: String) -> String? {
         if message.isEmpty { return "empty message" }
         if message.contains("Cannot initialize") || message.contains("Swift.") || message.contains("DecodingError") {

@@ -62,7 +62,7 @@ struct ConfigurationLoaderTests {
             title: "calibration matrix of the wrong size", yaml: "devices:\n  - calibration: [1, 0, 0]\n", line: 2,
             column: 18, says: "6 numbers"),
         .init(title: "bad log level", yaml: "log-level: loud\n", line: 1, column: 12, says: "loud"),
-        // Issue 12, defect 9: messages that said nothing (Yams named its own node types).
+        // Messages that said nothing (Yams named its own node types).
         .init(
             title: "recognizers written as a mapping, not a list", yaml: "recognizers:\n  name: p\n  kind: pan\n",
             line: 2, column: 3, says: "expected a list, found a mapping"),
@@ -82,7 +82,7 @@ struct ConfigurationLoaderTests {
         .init(
             title: "a key that is not a name", yaml: "socket:\n  [path]: /run/x.sock\n", line: 2, column: 3,
             says: "expected a key that is a string, found a list"),
-        // Issue 12, defect 9: `recognizers:` with nothing after it ran the built-in set.
+        // `recognizers:` with nothing after it ran the built-in set.
         .init(
             title: "recognizers without a value", yaml: "log-level: info\nrecognizers:\n#  - name: p\n#    kind: pan\n",
             line: 2, column: 1, says: "'recognizers' has no value: list recognizers, write 'recognizers: []' for none"),
@@ -92,7 +92,7 @@ struct ConfigurationLoaderTests {
         .init(title: "unknown alias", yaml: "socket: *settings\n", line: 1, column: 9, says: "unknown alias '*settings'"),
         .init(title: "two documents", yaml: "log-level: info\n---\nlog-level: debug\n", line: 2, column: 1,
             says: "a second YAML document"),
-        // Issue 16: the WebSocket endpoint.
+        // The WebSocket endpoint.
         .init(
             title: "websocket listen on a name", yaml: "websocket:\n  listen: \"localhost:7330\"\n  allowed-origins: [\"http://a\"]\n",
             line: 2, column: 11, says: "an IP address and a port"),
@@ -112,7 +112,7 @@ struct ConfigurationLoaderTests {
         .init(
             title: "unknown websocket key", yaml: "websocket:\n  allowed-origins: [\"file://\"]\n  allow-defines: true\n",
             line: 3, column: 3, says: "unknown key 'allow-defines' in 'websocket'"),
-        // Issue 28, defect 11: `websocket:` with no value ran no endpoint, where `websocket: {}`
+        // `websocket:` with no value ran no endpoint, where `websocket: {}`
         // was refused.
         .init(
             title: "websocket without a value", yaml: "log-level: info\nwebsocket:\n#  allowed-origins: [file://]\n",
@@ -181,7 +181,7 @@ struct ConfigurationLoaderTests {
         #expect(throws: directory) { try ConfigurationLoader.load(contentsOf: "/") }
     }
 
-    @Test("a socket group the system does not know fails the check, at the group (issue 12, defect 9)")
+    @Test("a socket group the system does not know fails the check, at the group")
     func unknownGroup() {
         let yaml = "socket:\n  path: /run/g.sock\n  group: nosuchgroup\n"
         #expect(

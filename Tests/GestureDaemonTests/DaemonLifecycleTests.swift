@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// How `gestured run` ends a replay and how it stops (issue 15, items 2 and 3): the real binary
+/// How `gestured run` ends a replay and how it stops: the real binary
 /// as a child process, as in ``DaemonProcessTests``.
 @Suite("gestured run: replay lifecycle and stop", .timeLimit(.minutes(2)))
 struct DaemonLifecycleTests {

@@ -182,7 +182,7 @@ struct DaemonProcessTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
-    /// Defect 1 of issue 12: a refused second start unlinked the running daemon's socket (and a
+    /// A refused second start unlinked the running daemon's socket (and a
     /// regular file at the path) on its way out.
     @Test("a refused second start leaves the running daemon's socket, and a file that is not a socket, alone")
     func refusedStartRemovesNothing() async throws {
@@ -210,7 +210,7 @@ struct DaemonProcessTests {
         #expect(!FileManager.default.fileExists(atPath: socket), "the daemon that made the socket removes it")
     }
 
-    /// Defect 5 of issue 12: a loop over a recording whose clock jumps 7.7·10^9 s ahead (a touch
+    /// A loop over a recording whose clock jumps 7.7·10^9 s ahead (a touch
     /// left down at `E: 9000000000.000000`) overflowed the engine time after ~1 200 passes
     /// (SIGILL at `frame.time.microseconds + offset`). The loop now stops before the clock runs
     /// out, says why, and the daemon serves on.
@@ -237,7 +237,7 @@ struct DaemonProcessTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
-    /// Found by fuzzing through `run --replay` (issue 12): a replay that stopped (a recording
+    /// Found by fuzzing through `run --replay`: a replay that stopped (a recording
     /// broken halfway, a clock run out) was not stopped: the input loop put the driver back,
     /// tried again, and logged `replay stopped` thousands of times a second at full CPU, its
     /// device left with touches down. And a loop over a recording with no touch frame added and
@@ -282,7 +282,7 @@ struct DaemonProcessTests {
         #expect(stops.first?.contains(says) == true, "\(stops.prefix(1))")
     }
 
-    /// Defect 5 of issue 12: speeds whose pacing arithmetic left Int64 (Double → Int64 trapped)
+    /// Speeds whose pacing arithmetic left Int64 (Double → Int64 trapped)
     /// are refused with the documented range; the ends of the range run.
     @Test(
         "--speed outside 0.01…1000 is refused with a clear message",
@@ -300,7 +300,7 @@ struct DaemonProcessTests {
             "\(run.lines)")
     }
 
-    /// Defect 4 of issue 12: every connection leaked ~450 bytes (its session, channel handler
+    /// Every connection leaked ~450 bytes (its session, channel handler
     /// context and pipeline held each other), 20 000 of them 8.4 MB. A resource bound, not a
     /// timing: after a warm-up, 20 000 more connections may not grow the daemon by 1 MB.
     @Test("20 000 connections leave the daemon's memory and descriptors where they were")

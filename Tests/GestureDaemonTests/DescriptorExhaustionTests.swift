@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue 28, defect 2, against the real daemon: with `ulimit -n 64`, 80 plain TCP connections to
+/// Against the real daemon: with `ulimit -n 64`, 80 plain TCP connections to
 /// the WebSocket port made `accept4` fail with EMFILE ~21 000 times a second (a core at 100 %),
 /// and once the descriptors were free again the Unix socket stayed deaf for good (it resumed
 /// accepting only when a Unix connection closed). Now neither listener spins, and both resume

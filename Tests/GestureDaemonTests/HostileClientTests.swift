@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue 12 against the real daemon, as a hostile client (a Python socket, raw JSON lines)
+/// The real daemon against a hostile client (a Python socket, raw JSON lines)
 /// would try it: definitions beyond the limits, a client that would silence everyone, a reload
 /// under a client's feet.
 @Suite("hostile clients", .timeLimit(.minutes(3)))
@@ -75,7 +75,7 @@ struct HostileClientTests {
             .joined(separator: ",")
     }
 
-    /// Defect 2: 64 observer taps from each of many clients made every frame quadratic and the
+    /// 64 observer taps from each of many clients made every frame quadratic and the
     /// daemon minutes late. All clients together may now define 256 recognizers: the fifth
     /// client gets `too-many-recognizers`, the others keep theirs, and when they leave the
     /// daemon lists only its own again.
@@ -109,7 +109,7 @@ struct HostileClientTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
-    /// Defect 2's last part: the input thread could be stuck for minutes while `ping` still got
+    /// The input thread could be stuck for minutes while `ping` still got
     /// its `pong` from the socket's thread. A `ping` now goes through the input thread behind
     /// everything queued before it, so a `define` and a `ping` written together are answered in
     /// that order (before: `pong` first, straight from the server, while the define waited).
@@ -142,7 +142,7 @@ struct HostileClientTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
-    /// Defect 3 (bounded templates) and defect 6 (client policy), as `invalid-definition`.
+    /// Bounded templates and the client policy, as `invalid-definition`.
     @Test(
         "a define over the template bound, or one that would preempt or wait on the configuration, is refused",
         arguments: [
@@ -172,7 +172,7 @@ struct HostileClientTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
-    /// Defect 7: a reload dropped all of a client's definitions, even those that still fit, and
+    /// A reload dropped all of a client's definitions, even those that still fit, and
     /// told it nothing. Now it keeps what fits and sends `dropped` with what went and why.
     @Test("a reload keeps a client's definitions that still fit and tells it which it dropped")
     func reloadTellsTheClient() async throws {

@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue 14, must-show 3: the real daemon replaying a real swipe (tablets-indirect-touch, MIT)
+/// The real daemon replaying a real swipe (tablets-indirect-touch, MIT)
 /// that a configuration asks too much of. One client subscribes with `explain` and receives the
 /// reason the swipe failed; another, connected all along with the same filters but no `explain`,
 /// receives exactly the lines the first one receives minus the explanations — the same bytes,

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 11, must-show 3: two- to five-finger swipes in the 8 directions, the fingers landing one
+/// Two- to five-finger swipes in the 8 directions, the fingers landing one
 /// after the other over 0–150 ms and lifting over 0–200 ms, each reported once, with its
 /// direction and finger count. The swipes are drawn by `gestured simulate --record` (a kiosk-10
 /// panel, 512 × 287 mm) and read back by `gestured replay`, with the built-in set and with a

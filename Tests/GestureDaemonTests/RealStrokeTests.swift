@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import TouchInput
 
-/// Issue 11, must-show 1: every labelled recording of evemu-devices' tablets-indirect-touch (real
+/// Every labelled recording of evemu-devices' tablets-indirect-touch (real
 /// people's strokes, Fixtures/README.md) gives its author's gesture through `gestured replay`'s
 /// path, with the built-in set and with a user configuration holding only that gesture's
 /// recognizer. The tablets' finger layers are replayed as touchscreens (`force-touchscreen`), as

@@ -5,7 +5,7 @@ import TouchInput
 
 @testable import GestureDaemon
 
-/// The replay driver's arithmetic on hostile recordings and speeds (issue 12, defect 5): it
+/// The replay driver's arithmetic on hostile recordings and speeds: it
 /// saturates instead of trapping, and a loop whose clock would overflow stops with a reason.
 @Suite struct ReplayDriverTests {
     /// The WeTab fixture plus a touch left down at `E: 9000000000.000000`: every pass moves the

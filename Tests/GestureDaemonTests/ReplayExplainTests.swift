@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 import TouchInput
 
-/// Issue 14: `gestured replay --explain` — the gesture lines plus `explain` lines, on a real
+/// `gestured replay --explain` — the gesture lines plus `explain` lines, on a real
 /// recording (tablets-indirect-touch, MIT: Fixtures/README.md) whose swipe a configuration asks
 /// too much of.
 @Suite("replay --explain")

@@ -4,7 +4,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue 12's replay fuzzing: damaged recordings and odd speeds through the real daemon
+/// Replay fuzzing: damaged recordings and odd speeds through the real daemon
 /// (`gestured run --replay FILE --speed S [--loop]`), not only through the parser
 /// (`EvemuFuzzTests`). A recording the parser takes may still fail halfway (events are read
 /// lazily) or carry clocks that jump by centuries, and the replay driver's pacing arithmetic runs

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 import TouchInput
 
-/// Issue 14, must-show 2: `gestured replay --svg` on the demo recording parses as XML, has one
+/// `gestured replay --svg` on the demo recording parses as XML, has one
 /// path per touch and one label per recognized (or begun) gesture, and is what docs/images/demo.svg
 /// holds (`GESTURED_UPDATE_PICTURES=1` rewrites that file; review it in a browser).
 @Suite("replay --svg")

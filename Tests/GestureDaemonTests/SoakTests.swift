@@ -7,12 +7,12 @@ import Testing
 /// The soak's loaded phase in seconds.
 private let soakSeconds = ProcessInfo.processInfo.environment["GESTURED_SOAK_SECONDS"].flatMap { Int($0) } ?? 20
 
-/// Issue 12's soak: everything hostile clients and a careless operator do, at once, against the
+/// The soak: everything hostile clients and a careless operator do, at once, against the
 /// real daemon replaying a recording in real time, while a watching client counts its gestures
 /// and how late they come. Connections churn; clients define and undefine recognizers (observer
 /// taps, shapes with templates, some refused by the limits or the policy) and vanish with them
 /// defined; stalled readers subscribe to everything and never read; the configuration is
-/// reloaded (SIGHUP) between two versions every few seconds. Issue 28 adds the WebSocket
+/// reloaded (SIGHUP) between two versions every few seconds. It adds the WebSocket
 /// endpoint's hostile clients beside them — ping floods that never read, half-sent handshakes
 /// (as another user where the test may switch users), slow readers — and descriptor pressure:
 /// the daemon runs with `ulimit -n 64`, and bursts of connections to both transports take what
@@ -424,7 +424,7 @@ struct SoakTests {
             "not-in-this-configuration",
         ]
         #expect(Set(defines.keys).isSubset(of: expected), "\(defines)")
-        // The bounds and the policy were reached (the daemon before issue 12 took every one).
+        // The bounds and the policy were reached (a daemon without them took every one).
         #expect(defines["too-many-recognizers"] != nil && defines["policy"] != nil, "\(defines)")
         #expect(answers.count == Self.modes.count, "\(counts)")
         // The pages did what they came for, and nothing else happened to them.

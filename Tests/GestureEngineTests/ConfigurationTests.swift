@@ -255,7 +255,7 @@ struct ClientDefinitionTests {
         }
     }
 
-    @Test("a set made beside the engine installs only onto the set it was made from (issue 12)")
+    @Test("a set made beside the engine installs only onto the set it was made from")
     func installOntoItsBasis() throws {
         var e = try Self.engine()
         var events: [EngineEvent] = []
@@ -336,7 +336,7 @@ struct ClientDefinitionTests {
         var next = EngineConfiguration(recognizers: [RecognizerSpec(name: "x", parameters: .pan(PanParameters()))])
         next.clients = ClientPolicy(mayRequireFailure: true)
         let dropped = try e.reload(next, at: Self.t0, into: &events)
-        // Issue 12, defect 7: only what no longer fits goes (a, and a3 which named it); a2 stays.
+        // Only what no longer fits goes (a, and a3 which named it); a2 stays.
         #expect(dropped.map(\.owner) == [.client(1)])
         #expect(dropped.first?.dropped.map(\.name) == ["a", "a3"])
         #expect(

@@ -106,7 +106,7 @@ struct ScenarioTests {
     @Test("A finger landing after the window, before the hand moves, joins it; after, it is a new gesture")
     func lateFinger() throws { try ScenarioFiles.check("late-finger") }
 
-    // Explanations (issue 14): every kind's failures name the check, the key and the numbers;
+    // Explanations: every kind's failures name the check, the key and the numbers;
     // every rule's decisions name the rule. Word for word, as `gestured replay --explain` and
     // `subscribe` with `explain` print them.
 

@@ -93,7 +93,7 @@ struct BadInput: Sendable, CustomTestStringConvertible {
         BadInput(
             "a null name", #"{"type":"define","recognizers":[{"name":null,"kind":"tap"}]}"#, .invalidDefinition,
             path: "/recognizers/0/name", says: "recognizers[0].name: expected a string, found null"),
-        // Issue 12, defect 9: JSON is read strictly (RFC 8259), and every error says what is
+        // JSON is read strictly (RFC 8259), and every error says what is
         // wrong without Swift's own words.
         BadInput(
             "a duplicate key (the first used to win)", #"{"type":"ping","type":"dance"}"#, .invalidMessage,

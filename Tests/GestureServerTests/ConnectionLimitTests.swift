@@ -7,7 +7,7 @@ import Testing
 
 @testable import GestureServer
 
-/// Issue 28, defect 6: a user who cannot open the Unix socket (uid 65534, mode 0660) held 127
+/// A user who cannot open the Unix socket (uid 65534, mode 0660) held 127
 /// WebSocket connections, and root's Unix client got `too-many-clients`. Each transport now has
 /// its own limits, in all and per peer (docs/PROTOCOL.md §10).
 @Suite struct ConnectionLimitTests {

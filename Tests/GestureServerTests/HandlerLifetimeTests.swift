@@ -6,7 +6,7 @@ import Testing
 @testable import GestureClient
 @testable import GestureServer
 
-/// Issue 12, defect 4: a channel handler that keeps its context must let go of it when the
+/// A channel handler that keeps its context must let go of it when the
 /// pipeline removes it, or the handler, its context and the pipeline keep each other alive —
 /// ~450 bytes a connection, forever (DaemonProcessTests "20 000 connections…" measures it on
 /// the daemon). Checked here for both handlers that keep one: the server's session and the

@@ -3,7 +3,7 @@ import GestureProtocol
 import GestureServer
 import Testing
 
-/// The publisher drops what no connection wants before it hops to the server (issue 15: a frame
+/// The publisher drops what no connection wants before it hops to the server (a frame
 /// nobody subscribed to must not wake the event loop). The server posts its ``Interest`` when a
 /// subscription changes, before it answers `ok`, so from a client's `ok` on it is in force.
 @Suite struct InterestTests {

@@ -161,7 +161,7 @@ extension SocketTests {
             }
         }
 
-        /// Issue 15, item 3: a client that does not read held the stop for the whole close
+        /// A client that does not read held the stop for the whole close
         /// timeout (5 s in the daemon; 600 s here, so a stop that waits for it cannot pass). With a
         /// small queue the stalled client has overflowed and is being closed already; with a large
         /// one it is open, its socket full.
@@ -280,7 +280,7 @@ extension SocketTests {
             await unknownGroup.shutdown()
         }
 
-        /// Defect 8 of issue 12: the socket was bound (mode from the umask) and chmod-ed after, so
+        /// The socket was bound (mode from the umask) and chmod-ed after, so
         /// under umask 000 anyone could connect in between. An unprivileged process (`nobody`)
         /// tries to connect all the while the server starts and stops, under umask 000.
         @Test(.enabled(if: getuid() == 0, "needs root, to run the intruder as nobody"))

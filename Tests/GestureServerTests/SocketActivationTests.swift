@@ -6,7 +6,7 @@ import Testing
 
 @testable import GestureServer
 
-/// Socket activation with names (issue 16): gestured.socket's Unix socket and
+/// Socket activation with names: gestured.socket's Unix socket and
 /// gestured-websocket.socket's TCP socket, passed together and told apart by LISTEN_FDNAMES, so
 /// the service never opens an IP socket itself (docs/DEPLOYMENT.md, "The WebSocket endpoint").
 @Suite struct SocketActivationTests {

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// The Unix socket transport's own edge cases (issue 15: the server's epoll loop writes with one
+/// The Unix socket transport's own edge cases (the server's epoll loop writes with one
 /// `send` per flush and keeps what the kernel does not take): partial writes and EAGAIN, clients
 /// that go away mid-line or with bytes still owed to them. A hundred clients, a client that
 /// never reads, and a stop with a stalled client are in SocketTests and the daemon's tests.

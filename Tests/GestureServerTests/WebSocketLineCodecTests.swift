@@ -109,7 +109,7 @@ import Testing
         _ = try? channel.finish()
     }
 
-    // MARK: Pings (issue 28, defect 1)
+    // MARK: Pings
 
     /// A client that sends pings and never reads had every pong written to SwiftNIO's buffer:
     /// 2.2 GB in 15 s. While the connection cannot take more, only the latest ping is answered
@@ -133,7 +133,7 @@ import Testing
         _ = try? channel.finish()
     }
 
-    // MARK: RFC 6455's rules (issue 28, defect 11)
+    // MARK: RFC 6455's rules
 
     struct Breach: Sendable, CustomTestStringConvertible {
         var name: String

@@ -8,7 +8,7 @@ import Testing
 
 @testable import GestureServer
 
-/// The WebSocket endpoint (issue 16): the Unix socket's protocol over WebSocket frames, through
+/// The WebSocket endpoint: the Unix socket's protocol over WebSocket frames, through
 /// the same session code, checked on the wire with a raw client.
 @Suite struct WebSocketTests {
     static let origin = "http://localhost:8080"
@@ -237,7 +237,7 @@ import Testing
         }
     }
 
-    /// Issue 28, defect 11: an unmasked frame and one with RSV1 were read as requests.
+    /// An unmasked frame and one with RSV1 were read as requests.
     @Test(arguments: [(masked: false, reserved: UInt8(0)), (masked: true, reserved: UInt8(0x40))])
     func `an unmasked frame, or one with a reserved bit, closes with 1002`(_ breach: (masked: Bool, reserved: UInt8))
         async throws
@@ -254,7 +254,7 @@ import Testing
         }
     }
 
-    /// Issue 28, defect 1: a client that sent masked 125-byte pings and never read grew the
+    /// A client that sent masked 125-byte pings and never read grew the
     /// daemon by 2.2 GB in 15 s — every pong went to SwiftNIO's buffer, around the bound. Now a
     /// connection that cannot take more gets one pong, for the latest ping, once it drains.
     @Test func `a page that floods pings and never reads gets no pong per ping, and one for the latest`() async throws {
@@ -321,7 +321,7 @@ import Testing
         }
     }
 
-    /// Issue 28, defect 11: two `Origin` headers were refused as if the first were the one
+    /// Two `Origin` headers were refused as if the first were the one
     /// refused (the allowed one, in the journal), and an upgrade by POST was accepted.
     @Test func `two Origin headers get 403 naming neither; an upgrade by POST gets 405`() async throws {
         let records = Observed<[LogCapture.Record]>([])
@@ -345,7 +345,7 @@ import Testing
         }
     }
 
-    /// Issue 28, defect 5: each refused handshake logged its `Origin` twice, whole: 10 473
+    /// Each refused handshake logged its `Origin` twice, whole: 10 473
     /// handshakes with an 80 KB `Origin` wrote 1.6 GB in 10 s. The origin is shortened, and the
     /// warning is rate-limited per cause.
     @Test func `refused handshakes with huge origins write a few short warnings`() async throws {
@@ -396,7 +396,7 @@ import Testing
         }
     }
 
-    /// Issue 28, defect 11: `[::ffff:127.0.0.1]` was warned about as reachable from other machines.
+    /// `[::ffff:127.0.0.1]` was warned about as reachable from other machines.
     @Test func `loopback addresses, IPv4-mapped ones too, are loopback`() throws {
         for (address, loopback) in [
             ("127.0.0.1", true), ("127.8.9.10", true), ("::1", true), ("::ffff:127.0.0.1", true),

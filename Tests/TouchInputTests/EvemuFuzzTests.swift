@@ -5,7 +5,7 @@ import Testing
 
 @testable import TouchInput
 
-/// Must-show 2 in the suite: randomized mutations of real recordings never crash the parser or the
+/// Randomized mutations of real recordings never crash the parser or the
 /// assembler, and every rejection names a line of the input. CI runs 10 000 inputs;
 /// `GESTURED_FUZZ_ITERATIONS=1000000` runs the million (docs/INPUT.md, "Fuzzing"), and
 /// scripts/fuzz-evemu.sh runs libFuzzer on the same code.

@@ -10,7 +10,7 @@ enum Uinput {
     static var available: Bool { access("/dev/uinput", W_OK) == 0 }
 }
 
-/// Must-show 3 at the input level, against a real kernel: uinput devices made by the project are
+/// At the input level, against a real kernel: uinput devices made by the project are
 /// found (through udev, or by capabilities without udevd), read through libevdev, unplugged,
 /// plugged back, run side by side and flooded. Runs only where /dev/uinput is writable: inside the
 /// VM (`scripts/vm/input-tests.sh` boots twice, with and without udevd), or natively on a machine

@@ -23,7 +23,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // The same with explanations on (issue 14), as while a client subscribes to them.
+    // The same with explanations on, as while a client subscribes to them.
     for fingers in [1, 2, 10] {
         let feed = FrameFeed(fingers: fingers, explains: true)
         Benchmark("Engine: \(fingers)-touch frame, default set, explaining") { benchmark in

@@ -6,8 +6,8 @@
 // one-finger pan (one `gesture` line per frame) and a two-finger pinch that also turns and drifts
 // (`pan`, `pinch` and `rotate`: three lines per frame). An iteration's wall-clock time is the
 // latency of the *slowest* client's *last* line of the frame, so the percentiles reported are at
-// least the per-client, per-line ones (docs/PERFORMANCE.md). The same over the WebSocket endpoint
-// (issue 16): the clients are TCP connections on loopback after the WebSocket handshake, counting
+// least the per-client, per-line ones (docs/PERFORMANCE.md). The same over the WebSocket endpoint:
+// the clients are TCP connections on loopback after the WebSocket handshake, counting
 // the text frames they read.
 
 import Benchmark

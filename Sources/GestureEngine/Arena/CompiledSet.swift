@@ -17,7 +17,7 @@
 /// (``Relation``), never an n × n matrix; delivery lists are built from per-region buckets; the
 /// order is one sort; shape templates are prepared once per owner's definitions
 /// (``Definitions/shapes``), not at every recompile. So a client's `define` costs in proportion
-/// to everything running, not to its square (issue 12; docs/PERFORMANCE.md, "Defining").
+/// to everything running, not to its square (docs/PERFORMANCE.md, "Defining").
 struct CompiledSet: Sendable {
     /// One owner's definitions, with the shape templates of its recognizers prepared once.
     struct Definitions: Sendable {

@@ -71,7 +71,7 @@ public struct FrameAssembler {
         var changed = false
 
         /// The axes an event sets. A switch, not a `WritableKeyPath`: a key path costs a runtime
-        /// call per access, ~4 k instructions a frame on the frame path (issue 15).
+        /// call per access, ~4 k instructions a frame on the frame path.
         enum Axis {
             case x, y, major, pressure
         }
