@@ -72,15 +72,8 @@ final class InputLoop {
     private var newestFrameTime: Int64 = 0
     /// How many iterations woken by touchscreens alone may go without reading the clock.
     private static let iterationsPerClockRead = 9
-    /// Definition changes in the order they came; the first is with the compiler when
-    /// `compiling`.
-    private var definitionChanges: [DefinitionChange] = []
-    private var compiling = false
-    /// Definition changes taken from the queue and done, counted since the start; a `ping` that
-    /// comes while some are not done waits for them (`pong` covers the compiler's thread too).
-    private var changesTaken: UInt64 = 0
-    private var changesDone: UInt64 = 0
-    private var pingsBehindChanges: [(request: PingRequest, after: UInt64)] = []
+    /// Definition changes waiting for the compiler, and the pings behind them.
+    private var definitionQueue = DefinitionQueue<DefinitionChange, PingRequest>()
     private let compiler: DefinitionCompiler
 
     init(
@@ -518,17 +511,11 @@ final class InputLoop {
                 engine.connectedClients += 1
             case .disconnected(let client):
                 engine.connectedClients -= 1
-                definitionChanges.append(.remove(client))
-                changesTaken += 1
+                definitionQueue.append(.remove(client))
             case .ping(let request):
-                if changesDone == changesTaken {
-                    request.reply()
-                } else {
-                    pingsBehindChanges.append((request, changesTaken))
-                }
+                definitionQueue.ping(request)?.reply()
             case .define(let request):
-                definitionChanges.append(.define(request))
-                changesTaken += 1
+                definitionQueue.append(.define(request))
             case .compiled(let compiled):
                 install(compiled, wallNow: wallNow)
             }
@@ -541,25 +528,30 @@ final class InputLoop {
     /// The first waiting change is done (installed, refused, or nothing to do): the `ping`s
     /// that came behind it and no later change get their `pong`.
     private func changeDone() {
-        definitionChanges.removeFirst()
-        changesDone += 1
-        while let first = pingsBehindChanges.first, first.after <= changesDone {
-            first.request.reply()
-            pingsBehindChanges.removeFirst()
-        }
+        var actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action] = []
+        definitionQueue.finishFirst(into: &actions)
+        perform(actions)
     }
 
     /// Hands the first waiting definition change to the compiler, made from the running set,
     /// unless one is being compiled. A connection that closed without definitions changes
     /// nothing and needs no compiling.
     private func compileNext() {
-        while !compiling, let change = definitionChanges.first {
-            if case .remove(let client) = change, !engine.definitions.defines(client.owner) {
-                changeDone()
-                continue
+        var actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action] = []
+        definitionQueue.next(
+            skipping: { change in
+                guard case .remove(let client) = change else { return false }
+                return !engine.definitions.defines(client.owner)
+            }, into: &actions)
+        perform(actions)
+    }
+
+    private func perform(_ actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action]) {
+        for action in actions {
+            switch action {
+            case .compile(let change): compiler.compile(change, from: engine.definitions)
+            case .reply(let ping): ping.reply()
             }
-            compiling = true
-            compiler.compile(change, from: engine.definitions)
         }
     }
 
@@ -568,7 +560,7 @@ final class InputLoop {
     /// come (one change at a time, all through here); were it to, it is made again from the
     /// running one.
     private func install(_ compiled: CompiledChange, wallNow: Int64) {
-        compiling = false
+        definitionQueue.compilerReturned()
         guard compiled.basis == engine.definitions.generation else { return }
         defer { changeDone() }
         switch compiled.outcome {
@@ -623,8 +615,7 @@ final class InputLoop {
             return
         }
         notifier.reloading()
-        definitionChanges.append(.reload(configPath))
-        changesTaken += 1
+        definitionQueue.append(.reload(configPath))
         compileNext()
     }
 
