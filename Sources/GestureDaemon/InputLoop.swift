@@ -6,14 +6,14 @@ import Glibc
 import Logging
 import TouchInput
 
-/// The input thread: one epoll loop that owns the frame source (live devices and the udev
-/// monitor, or a recording), the engine and its timers (the epoll timeout is the engine's next
-/// deadline, so an idle daemon never wakes up), and serves the socket: the server's own epoll fd
-/// is in the set, and this thread is the server thread (``GestureServer/startOnThisThread()``).
-/// Each iteration reads the clock once and hands the server one batch of publications —
-/// gestures, touches, devices and the recognizer list alike — which it writes to the clients
-/// there and then (one wake-up per frame); client requests come back through the
-/// ``RequestQueue``'s eventfd, signals through a self-pipe.
+/// The input thread: one epoll loop that owns the frame source (live touchscreens, or a
+/// recording: ``FrameSource``, which owns the engine's clock and says when it needs the loop
+/// next), the frame path (``FramePath``: the engine, the passthrough mirrors, the publisher), and
+/// serves the socket: the server's own epoll fd is in the set, and this thread is the server
+/// thread (``GestureServer/startOnThisThread()``). Each iteration reads the clock once and hands
+/// the server one batch of publications — gestures, touches, devices and the recognizer list
+/// alike — which it writes to the clients there and then (one wake-up per frame); client
+/// requests come back through the ``RequestQueue``'s eventfd, signals through a self-pipe.
 ///
 /// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread).
 final class InputLoop {
@@ -25,16 +25,6 @@ final class InputLoop {
         case replay(ReplayOptions)
     }
 
-    private enum Token {
-        static let signals: UInt64 = 1
-        static let requests: UInt64 = 2
-        static let discovery: UInt64 = 3
-        /// The server's epoll set: its listener, connections, close timers and mailbox.
-        static let server: UInt64 = 4
-        /// Device tokens are this plus the device id.
-        static let deviceBase: UInt64 = 1 << 32
-    }
-
     private let epoll: Int32
     private let signals: Int32
     private let requests: RequestQueue
@@ -43,33 +33,17 @@ final class InputLoop {
     private let configPath: String?
     private var logger: Logger
     private var configuration: DaemonConfiguration
-    private var engine: GestureEngine
-    private var publisher = Publisher()
-    /// What the connections want (the server's ``Interest``), as of generation
-    /// ``interestGeneration``.
-    private var interest = Interest()
-    private var interestGeneration: UInt64 = 0
-    private var events: [EngineEvent] = []
-    private var frames = TouchFrameBuffer()
+    private let path: FramePath
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
-
-    /// Where frames come from; it also says which clock the engine runs on.
-    private var source = FrameSource.live(discovery: nil)
-    /// The open touchscreens, in the order they were opened (ids ascending). A list, not a
-    /// dictionary: found by id on every frame, where hashing costs more than a scan of a few.
-    private var devices: [TouchDevice] = []
-    /// Mirrors of the panels with `passthrough` (docs/PASSTHROUGH.md).
-    private var passthrough = PassthroughRouter()
-    private var nextDeviceID: UInt32 = 1
-    /// What `hello` lists, as last handed to the server.
-    private var publishedRecognizers: [RecognizerSummary]?
+    /// Where frames come from (nothing before ``start(_:)``), and the same when it is live
+    /// touchscreens (read between clock reads, reopened on a reload).
+    private var source: (any FrameSource)?
+    private var live: LiveDevices?
     private var nextWatchdog: Int64?
     /// The input thread's greatest lag since the last watchdog ping: how long a request waited
     /// in the queue, or a live frame after its kernel time, before being handled.
     private var lag: Int64 = 0
     private var stopping = false
-    /// The newest kernel time of the frames read in this iteration (``run()``).
-    private var newestFrameTime: Int64 = 0
     /// How many iterations woken by touchscreens alone may go without reading the clock.
     private static let iterationsPerClockRead = 9
     /// Definition changes waiting for the compiler, and the pings behind them.
@@ -87,20 +61,21 @@ final class InputLoop {
         compiler = DefinitionCompiler(results: requests)
         self.notifier = notifier
         self.logger = logger
+        let engine: GestureEngine
         do {
             engine = try GestureEngine(configuration: configuration.engineConfiguration)
         } catch {
             throw DaemonError("the configuration does not validate: \(error)")
         }
+        path = FramePath(
+            engine: engine, interest: Interest(), latestInterest: { server.interest(newerThan: $0) }, logger: logger)
         epoll = gestured_epoll_create()
         guard epoll >= 0 else { throw DaemonError("epoll_create1: \(Self.errorText())") }
         signals = gestured_signal_pipe_install()
         guard signals >= 0 else { throw DaemonError("cannot install the signal handlers: \(Self.errorText())") }
-        try watch(signals, token: Token.signals)
-        try watch(requests.fileDescriptor, token: Token.requests)
-        try watch(server.descriptor, token: Token.server)
-        reportTouchMovesIfWanted()
-        publishRecognizers()
+        try watch(signals, token: LoopToken.signals)
+        try watch(requests.fileDescriptor, token: LoopToken.requests)
+        try watch(server.descriptor, token: LoopToken.server)
     }
 
     deinit {
@@ -113,42 +88,28 @@ final class InputLoop {
     /// Opens the frame source: discovery and the touchscreens present, or the recording.
     /// Returns a status line for READY.
     func start(_ requested: Source) throws(DaemonError) -> String {
+        defer { flush() }
         switch requested {
         case .devices:
-            let finder: DeviceDiscovery
-            do {
-                finder = try DeviceDiscovery(rules: configuration.deviceRules, logger: logger)
-            } catch {
-                throw DaemonError("cannot watch for input devices: \(error)")
-            }
-            source = .live(discovery: finder)
-            try watch(finder.fileDescriptor, token: Token.discovery)
-            do {
-                for device in try finder.scan() { open(device) }
-            } catch {
-                logger.error("cannot list input devices: \(error)")
-            }
-            flush()
-            if devices.isEmpty {
-                logger.notice("no touchscreen present yet; waiting for one to be plugged in")
-                return "waiting for a touchscreen"
-            }
-            return "\(devices.count) touchscreen\(devices.count == 1 ? "" : "s")"
+            let devices = try LiveDevices(
+                rules: configuration.deviceRules, epoll: epoll, notifier: notifier, logger: logger)
+            source = devices
+            live = devices
+            return devices.start(path)
         case .replay(let options):
-            let id = takeDeviceID()
-            let replay: Replay
+            let recording: PacedRecording
             do {
-                replay = Replay(
+                recording = PacedRecording(
                     try ReplayDriver(
                         recording: options.recording, label: options.label,
                         settings: configuration.deviceRules.settings(for: options.identity), speed: options.speed,
-                        loops: options.loops, id: id))
+                        loops: options.loops, id: DeviceID(1)),
+                    firstID: DeviceID(1))
             } catch {
                 throw DaemonError("\(options.label): \(error)")
             }
-            source = .replay(replay)
-            addReplayDevice(replay)
-            flush()
+            source = recording
+            recording.start(path)
             return "replaying \(options.label)"
         }
     }
@@ -175,52 +136,44 @@ final class InputLoop {
             // read is a system call on some machines (the hpet clocksource of a VM).
             let woken = 0..<Int(count)
             var onlyDevices = count > 0
-            for i in woken where ready[i].token < Token.deviceBase { onlyDevices = false }
-            if case .live = source, onlyDevices, iterationsSinceClock < Self.iterationsPerClockRead {
+            for i in woken where ready[i].token < LoopToken.deviceBase { onlyDevices = false }
+            if let live, onlyDevices, iterationsSinceClock < Self.iterationsPerClockRead {
                 iterationsSinceClock += 1
-                newestFrameTime = wallNow
+                live.newestFrameTime = wallNow
                 for i in woken { handle(ready[i].token, wallNow: wallNow) }
-                wallNow = newestFrameTime
+                wallNow = live.newestFrameTime
             } else {
                 iterationsSinceClock = 0
                 wallNow = gestured_monotonic_us()
                 // Devices and signals first, client requests last: a frame never waits for a define.
-                for i in woken where ready[i].token != Token.requests { handle(ready[i].token, wallNow: wallNow) }
-                for i in woken where ready[i].token == Token.requests { handle(ready[i].token, wallNow: wallNow) }
+                for i in woken where ready[i].token != LoopToken.requests { handle(ready[i].token, wallNow: wallNow) }
+                for i in woken where ready[i].token == LoopToken.requests { handle(ready[i].token, wallNow: wallNow) }
             }
             tick(wallNow: wallNow)
             flush()
         }
-        shutDownDevices()
+        source?.shutDown(path, wallNow: gestured_monotonic_us())
         flush()
         compiler.shutDown()
     }
 
     private func handle(_ token: UInt64, wallNow: Int64) {
         switch token {
-        case Token.signals: takeSignals()
-        case Token.requests: takeRequests(wallNow: wallNow)
-        case Token.discovery: takeHotplug(wallNow: wallNow)
-        case Token.server: server.service()
-        default:
-            let id = DeviceID(UInt32(truncatingIfNeeded: token - Token.deviceBase))
-            if let device = devices.first(where: { $0.id == id }) { read(device, wallNow: wallNow) }
+        case LoopToken.signals: takeSignals()
+        case LoopToken.requests: takeRequests(wallNow: wallNow)
+        case LoopToken.server: server.service()
+        default: live?.handle(token, path, wallNow: wallNow)
         }
     }
 
-    /// Timers, replay pacing and the watchdog, whatever woke the loop.
+    /// Timers, the recording's frames and the watchdog, whatever woke the loop.
     private func tick(wallNow: Int64) {
-        switch source {
-        case .live:
-            engine.advance(to: Timestamp(microseconds: wallNow), into: &events)
-            publishEvents()
-        case .replay(let replay):
-            step(replay, wallNow: wallNow)
-        }
+        source?.tick(path, wallNow: wallNow)
         if let due = nextWatchdog, wallNow >= due, let interval = notifier.watchdogInterval {
             // The watchdog covers the input thread's work, not only its loop: a thread that
             // lags its inputs by a whole interval (a backlog of frames or requests) stays
             // silent, and systemd restarts it after WatchdogSec.
+            lag = max(lag, live?.takeLag() ?? 0)
             if lag < interval {
                 notifier.watchdog()
             } else {
@@ -231,29 +184,11 @@ final class InputLoop {
         }
     }
 
-    /// Until the earliest of: the engine's next deadline, the next replay frame, the watchdog.
-    /// -1 (sleep until something happens) when none is pending.
+    /// Until the earliest of the source's next wake-up and the watchdog; -1 (sleep until
+    /// something happens) when neither is pending.
     private func timeoutMilliseconds(wallNow: Int64) -> Int32 {
-        var wake: Int64?
-        func consider(_ t: Int64?) { if let t { wake = min(wake ?? t, t) } }
-        consider(nextWatchdog)
-        switch source {
-        case .live:
-            consider(engine.nextDeadline?.microseconds)
-        case .replay(let replay):
-            // A replay that is over leaves no clock running: the loop sleeps until a client or a
-            // signal wakes it.
-            if replay.driver.isOver {
-            } else if let paused = replay.driver.pausedUntil {
-                consider(paused)
-            } else if replay.driver.speed == nil {
-                return 0
-            } else {
-                consider(replay.driver.nextFrameWallTime() ?? (replay.driver.isPassFinished ? nil : wallNow))
-                consider(engine.nextDeadline.flatMap(replay.driver.wallTime(ofEngineTime:)))
-                if replay.driver.isPassFinished && engine.nextDeadline == nil { consider(wallNow) }
-            }
-        }
+        var wake = nextWatchdog
+        if let t = source?.nextWakeUp(path, wallNow: wallNow) { wake = min(wake ?? t, t) }
         guard let wake else { return -1 }
         let remaining = wake - wallNow
         if remaining <= 0 { return 0 }
@@ -261,239 +196,13 @@ final class InputLoop {
         return Int32(clamping: (remaining + 999) / 1000)
     }
 
-    /// The engine's present: the monotonic clock for live devices, the recording's otherwise.
+    /// The engine's present: the source's clock (the monotonic clock before it starts).
     private func engineNow(wallNow: Int64) -> Timestamp {
-        switch source {
-        case .live: Timestamp(microseconds: wallNow)
-        case .replay(let replay): replay.clock
-        }
-    }
-
-    // MARK: - Devices
-
-    private func open(_ discovered: DiscoveredDevice) {
-        if devices.contains(where: { $0.identity.devnode == discovered.devnode }) { return }
-        switch discovered.verdict {
-        case .skipped(let reason):
-            logger.debug(
-                "not a touchscreen, skipped",
-                metadata: [
-                    "device": "\(discovered.label)", "name": "\(discovered.identity.name)", "reason": "\(reason)",
-                ])
-            return
-        case .touchscreen:
-            break
-        }
-        let device: TouchDevice
-        do {
-            device = try discovered.open(id: takeDeviceID(), rules: configuration.deviceRules, logger: logger)
-        } catch {
-            logger.warning(
-                "cannot use touchscreen",
-                metadata: [
-                    "device": "\(discovered.label)", "name": "\(discovered.identity.name)", "reason": "\(error)",
-                ])
-            return
-        }
-        do {
-            try watch(device.fileDescriptor, token: Token.deviceBase + UInt64(device.id.rawValue))
-        } catch {
-            logger.error("\(error)")
-            device.close()
-            return
-        }
-        devices.append(device)
-        engine.addDevice(device.descriptor)
-        if device.settings.passthrough {
-            passthrough.attach(device, logger: logger)
-            reportTouchMovesIfWanted()
-        }
-        publisher.deviceAdded(
-            device.descriptor, model: device.model, vendor: device.identity.id.vendor,
-            product: device.identity.id.product)
-        notifier.status("\(devices.count) touchscreen\(devices.count == 1 ? "" : "s")")
-    }
-
-    private func read(_ device: TouchDevice, wallNow: Int64) {
-        let outcome = device.read(into: &frames)
-        if let first = frames.first { lag = max(lag, wallNow - first.time.microseconds) }
-        if let last = frames.last { newestFrameTime = max(newestFrameTime, last.time.microseconds) }
-        processFrames()
-        switch outcome {
-        case .drained:
-            break
-        case .resynced(let time):
-            engine.resync(device.id, at: time, into: &events)
-            publishEvents()
-        case .removed(let time, _):
-            remove(device, at: time)
-        }
-    }
-
-    /// Takes a device out: its touches are cancelled (R9) before clients hear it is gone.
-    private func remove(_ device: TouchDevice, at time: Timestamp) {
-        _ = gestured_epoll_remove(epoll, device.fileDescriptor)
-        device.close(at: time, into: &frames)
-        processFrames()
-        engine.removeDevice(device.id, at: time, into: &events)
-        publishEvents()
-        passthrough.detach(device.id, logger: logger)
-        reportTouchMovesIfWanted()
-        devices.removeAll { $0 === device }
-        publisher.deviceRemoved(
-            device.descriptor, model: device.model, vendor: device.identity.id.vendor,
-            product: device.identity.id.product)
-        notifier.status("\(devices.count) touchscreen\(devices.count == 1 ? "" : "s")")
-    }
-
-    private func takeHotplug(wallNow: Int64) {
-        guard case .live(let discovery?) = source else { return }
-        for event in discovery.receive() {
-            switch event {
-            case .added(let device):
-                open(device)
-            case .removed(let devnode):
-                guard let device = devices.first(where: { $0.identity.devnode == devnode }) else { continue }
-                // Whatever the node still had comes first (its read may already report the removal).
-                read(device, wallNow: wallNow)
-                if devices.contains(where: { $0 === device }) { remove(device, at: Timestamp(microseconds: wallNow)) }
-            }
-        }
-    }
-
-    private func shutDownDevices() {
-        let now = engineNow(wallNow: gestured_monotonic_us())
-        for device in devices { remove(device, at: now) }
-        if case .replay(let replay) = source { endReplay(replay) }
-    }
-
-    private func takeDeviceID() -> DeviceID {
-        defer { nextDeviceID += 1 }
-        return DeviceID(nextDeviceID)
-    }
-
-    // MARK: - Replay
-
-    private func addReplayDevice(_ replay: Replay) {
-        let descriptor = replay.driver.descriptor
-        engine.addDevice(descriptor)
-        publisher.deviceAdded(descriptor, model: replay.driver.source.model, vendor: nil, product: nil)
-        logger.info("replaying", metadata: ["recording": "\(replay.driver.label)", "device": "\(descriptor.id)"])
-    }
-
-    private func removeReplayDevice(_ descriptor: DeviceDescriptor, model: TouchscreenModel, at time: Timestamp) {
-        engine.removeDevice(descriptor.id, at: time, into: &events)
-        publishEvents()
-        publisher.deviceRemoved(descriptor, model: model, vendor: nil, product: nil)
-    }
-
-    /// Plays what is due of the recording, advances the engine to the recording's clock, and ends
-    /// or restarts the pass when its frames and timers are through.
-    private func step(_ replay: Replay, wallNow: Int64) {
-        guard !replay.driver.isOver else { return }
-        replay.driver.resume(wallNow: wallNow)
-        guard replay.driver.pausedUntil == nil else { return }
-        replay.due.removeAll(keepingCapacity: true)
-        var failure: ReplayError?
-        do {
-            try replay.driver.takeDue(wallNow: wallNow, into: &replay.due)
-        } catch {
-            failure = error
-        }
-        for frame in replay.due {
-            engine.process(frame, into: &events)
-            replay.clock = max(replay.clock, frame.time)
-        }
-        if let failure {
-            logger.error("replay stopped: \(replay.driver.label): \(failure)")
-            endReplay(replay)
-            return
-        }
-        if let now = replay.driver.engineNow(wallNow: wallNow) {
-            replay.clock = max(replay.clock, now)
-            engine.advance(to: replay.clock, into: &events)
-        }
-        publishEvents()
-        guard replay.driver.isPassFinished else { return }
-        // Unpaced: run the remaining timers out at once; paced, they fire in their own time.
-        if replay.driver.speed == nil, let deadline = engine.nextDeadline {
-            replay.clock = max(replay.clock, deadline)
-            engine.advance(to: replay.clock, into: &events)
-            publishEvents()
-            return
-        }
-        guard engine.nextDeadline == nil else { return }
-        let finished = replay.driver.descriptor
-        let model = replay.driver.source.model
-        let eventCount = replay.driver.eventCount
-        let again: Bool
-        do {
-            again = try replay.driver.finishPass(engineTime: replay.clock, wallNow: wallNow, nextID: takeDeviceID())
-        } catch {
-            logger.error("replay stopped: \(replay.driver.label): \(error)")
-            endReplay(replay)
-            return
-        }
-        logger.info("replay pass done", metadata: ["events": "\(eventCount)", "passes": "\(replay.driver.passes)"])
-        guard again else {
-            logger.notice("replay done; serving clients until stopped (--loop plays it again and again)")
-            endReplay(replay)
-            return
-        }
-        removeReplayDevice(finished, model: model, at: replay.clock)
-        addReplayDevice(replay)
-    }
-
-    /// Ends the replay after its last pass, or when it cannot go on: the replay device goes
-    /// (R9: what it had under way is cancelled; clients get `device` `removed`), and nothing runs
-    /// any more until a client or a signal wakes the loop. The engine keeps the recording's clock.
-    private func endReplay(_ replay: Replay) {
-        guard !replay.driver.isOver else { return }
-        removeReplayDevice(replay.driver.descriptor, model: replay.driver.source.model, at: replay.clock)
-        replay.driver.end()
-    }
-
-    // MARK: - Frames and events
-
-    private func processFrames() {
-        for frame in frames { engine.process(frame, into: &events) }
-        frames.removeAll()
-        publishEvents()
-    }
-
-    /// Mirrors first, synchronously (what the application sees must not wait for the server),
-    /// then the server's batch.
-    private func publishEvents() {
-        if let fresh = server.interest(newerThan: interestGeneration) {
-            (interestGeneration, interest) = fresh
-            // The engine explains only while a connection subscribed to explanations.
-            engine.explains = interest.takesExplanations
-            reportTouchMovesIfWanted()
-        }
-        guard !events.isEmpty else { return }
-        passthrough.forward(events, logger: logger)
-        publisher.add(events, wanted: interest)
-        events.removeAll(keepingCapacity: true)
-    }
-
-    /// The engine makes the views' `moved` and `stationary` events — most of a frame's events —
-    /// only while someone takes them: a connection subscribed to raw touches, or a mirrored panel.
-    private func reportTouchMovesIfWanted() {
-        let wanted = interest.takesTouches || passthrough.isActive
-        if engine.reportsTouchMoves != wanted { engine.reportsTouchMoves = wanted }
+        source?.engineNow(wallNow: wallNow) ?? Timestamp(microseconds: wallNow)
     }
 
     private func flush() {
-        publisher.flush { server.publish($0) }
-    }
-
-    /// Adds the recognizer list to the batch when it changed (the configuration was loaded or
-    /// reloaded, a client defined or went away), so that `hello` lists what runs.
-    private func publishRecognizers() {
-        let current = engine.recognizerSummaries
-        guard current != publishedRecognizers else { return }
-        publishedRecognizers = current
-        publisher.recognizersChanged(current)
+        path.flush { server.publish($0) }
     }
 
     // MARK: - Requests, signals, reload
@@ -503,14 +212,14 @@ final class InputLoop {
     /// what it makes is installed here when it comes back (no compiling on the
     /// frame path).
     private func takeRequests(wallNow: Int64) {
-        defer { publishRecognizers() }
+        defer { path.publishRecognizers() }
         for item in requests.drain() {
             lag = max(lag, wallNow - item.queuedAt)
             switch item.request {
             case .connected:
-                engine.connectedClients += 1
+                path.engine.connectedClients += 1
             case .disconnected(let client):
-                engine.connectedClients -= 1
+                path.engine.connectedClients -= 1
                 definitionQueue.append(.remove(client))
             case .ping(let request):
                 definitionQueue.ping(request)?.reply()
@@ -541,7 +250,7 @@ final class InputLoop {
         definitionQueue.next(
             skipping: { change in
                 guard case .remove(let client) = change else { return false }
-                return !engine.definitions.defines(client.owner)
+                return !path.engine.definitions.defines(client.owner)
             }, into: &actions)
         perform(actions)
     }
@@ -549,7 +258,7 @@ final class InputLoop {
     private func perform(_ actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action]) {
         for action in actions {
             switch action {
-            case .compile(let change): compiler.compile(change, from: engine.definitions)
+            case .compile(let change): compiler.compile(change, from: path.engine.definitions)
             case .reply(let ping): ping.reply()
             }
         }
@@ -561,16 +270,13 @@ final class InputLoop {
     /// running one.
     private func install(_ compiled: CompiledChange, wallNow: Int64) {
         definitionQueue.compilerReturned()
-        guard compiled.basis == engine.definitions.generation else { return }
+        guard compiled.basis == path.engine.definitions.generation else { return }
         defer { changeDone() }
         switch compiled.outcome {
         case .refused(let error):
             if case .define(let request) = compiled.change { request.reply(.failure(error)) }
         case .changed(let next):
-            if let next {
-                engine.install(next, at: engineNow(wallNow: wallNow), into: &events)
-                publishEvents()
-            }
+            if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
             switch compiled.change {
             case .define(let request):
                 request.reply(.success(()))
@@ -580,8 +286,7 @@ final class InputLoop {
                 if next != nil { _ = gestured_release_free_memory() }
             }
         case .reloaded(let fresh, let next, let dropped):
-            engine.install(next, at: engineNow(wallNow: wallNow), into: &events)
-            publishEvents()
+            path.install(next, at: engineNow(wallNow: wallNow))
             reloaded(fresh, dropped: dropped, wallNow: wallNow)
         case .reloadFailed(let reason):
             logger.error("reload failed, keeping the running configuration: \(reason)")
@@ -636,18 +341,10 @@ final class InputLoop {
         let rulesChanged = fresh.devices != configuration.devices
         configuration = fresh
         logger.logLevel = fresh.logLevel.loggerLevel
-        publishRecognizers()
-        if rulesChanged, case .live(let discovery?) = source {
-            let now = Timestamp(microseconds: wallNow)
-            for device in devices { remove(device, at: now) }
-            discovery.rules = fresh.deviceRules
-            do {
-                for device in try discovery.scan() { open(device) }
-            } catch {
-                logger.error("cannot list input devices: \(error)")
-            }
-        }
-        logger.info("configuration reloaded", metadata: ["recognizers": "\(engine.configuration.recognizers.count)"])
+        path.publishRecognizers()
+        if rulesChanged { live?.rulesChanged(fresh.deviceRules, path, wallNow: wallNow) }
+        logger.info(
+            "configuration reloaded", metadata: ["recognizers": "\(path.engine.configuration.recognizers.count)"])
     }
 
     // MARK: - Helpers
@@ -661,27 +358,15 @@ final class InputLoop {
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
-/// Where the input loop's frames come from. Each kind owns the clock the engine runs on, so the
-/// loop has one path: read what is ready, let the source advance the engine, publish.
-private enum FrameSource {
-    /// Touchscreens, read when their fds are ready, found and followed through udev (nil before
-    /// ``InputLoop/start(_:)``); the engine runs on CLOCK_MONOTONIC, the kernel's event clock.
-    case live(discovery: DeviceDiscovery?)
-    /// A recording played in place of devices, paced against CLOCK_MONOTONIC; the engine runs on
-    /// the recording's clock.
-    case replay(Replay)
-}
-
-/// A recording being played and the engine clock it drives. A class, so the loop advances the
-/// driver in place (a copy per iteration would copy its read-ahead frames too).
-private final class Replay {
-    var driver: ReplayDriver
-    /// The engine's present: the latest frame time played, or the paced clock if later.
-    var clock = Timestamp(microseconds: 0)
-    /// The frames due in this iteration (kept to reuse its storage).
-    var due: [TouchFrame] = []
-
-    init(_ driver: ReplayDriver) { self.driver = driver }
+/// What woke the input loop: the epoll tokens of its file descriptors.
+enum LoopToken {
+    static let signals: UInt64 = 1
+    static let requests: UInt64 = 2
+    static let discovery: UInt64 = 3
+    /// The server's epoll set: its listener, connections, close timers and mailbox.
+    static let server: UInt64 = 4
+    /// Device tokens are this plus the device id.
+    static let deviceBase: UInt64 = 1 << 32
 }
 
 /// A recording to play in place of devices (`gestured run --replay`).

@@ -1,6 +1,7 @@
 import GestureEngine
 import GestureProtocol
 import GestureServer
+import Logging
 import TouchInput
 
 /// `gestured replay`: recordings through the engine with no daemon, no socket and no clock —
@@ -8,9 +9,11 @@ import TouchInput
 /// `explain` messages in time order with them with `explain` (why recognizers failed, waited or
 /// were blocked). Deterministic: the same files and configuration give the same bytes.
 ///
-/// Each file is its own device (labelled with the file's name), played in order on its own
-/// clock; after each file the touches it left down are cancelled and the timers it started run
-/// out, so a tap at the very end is still reported.
+/// The daemon's own frame path: each file is played by a ``PacedRecording`` into a
+/// ``FramePath``, as `gestured run --replay FILE --speed max` plays it, on a virtual clock (no
+/// pacing, so the clock never moves). Each file is its own device (labelled with the file's
+/// name), played in order on its own clock; after each file the touches it left down are
+/// cancelled and the timers it started run out, so a tap at the very end is still reported.
 public struct OfflineReplay {
     /// A recording and the label its device gets.
     public struct Input: Sendable {
@@ -29,26 +32,26 @@ public struct OfflineReplay {
         public var description: String { "\(label): \(message)" }
     }
 
-    private var engine: GestureEngine
+    private let path: FramePath
     private let rules: [DeviceRule]
-    /// What the output takes: every gesture, and touches and explanations as asked.
-    private let interest: Interest
-    private var mapping = WireMapping()
     private var nextDevice: UInt32 = 1
+    /// The `seq` of the last message handed on.
+    private var lastSeq: UInt64 = 0
 
     public init(
         configuration: DaemonConfiguration, includeTouches: Bool, includeExplanations: Bool = false
     ) throws(SpecError) {
-        engine = try GestureEngine(configuration: configuration.engineConfiguration)
-        engine.explains = includeExplanations
+        path = FramePath(
+            engine: try GestureEngine(configuration: configuration.engineConfiguration),
+            interest: .replay(touches: includeTouches, explanations: includeExplanations),
+            logger: Logger(label: "gestured.replay", factory: { _ in SwiftLogNoOpLogHandler() }))
         rules = configuration.deviceRules
-        interest = .replay(touches: includeTouches, explanations: includeExplanations)
     }
 
     /// Plays `input`, handing each output line (with its newline) to `write`, and each frame and
     /// message on the way to `observe` and `inspect` (for pictures).
     public mutating func play(
-        _ input: Input, observe: (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
+        _ input: Input, observe: @escaping (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
         inspect: (ServerMessage) -> Void = { _ in }, write: ([UInt8]) -> Void
     ) throws(Failure) {
         var encoder = LineEncoder()
@@ -65,55 +68,56 @@ public struct OfflineReplay {
     /// Plays `input`, handing each message to `deliver` in order (with the last `seq` given) and
     /// each frame the engine processes, with its device, to `observe` (for pictures).
     public mutating func play(
-        _ input: Input, observe: (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
+        _ input: Input, observe: @escaping (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
         deliver: (ServerMessage, UInt64) throws(Failure) -> Void
     ) throws(Failure) {
         let id = DeviceID(nextDevice)
         nextDevice += 1
-        var source: ReplaySource
+        let recording: PacedRecording
         do {
             let identity = DeviceIdentity(name: input.recording.description.name, id: input.recording.description.id)
-            source = try ReplaySource(
-                recording: input.recording, id: id, label: input.label, settings: rules.settings(for: identity))
+            recording = PacedRecording(
+                try ReplayDriver(
+                    recording: input.recording, label: input.label, settings: rules.settings(for: identity),
+                    speed: nil, loops: false, id: id),
+                firstID: id, observe: observe)
         } catch {
             throw Failure(label: input.label, message: "not replayed: \(error)")
         }
-        engine.addDevice(source.descriptor)
-        var frames = TouchFrameBuffer()
-        var events: [EngineEvent] = []
-        var more = true
-        while more {
-            do {
-                more = try source.read(events: 4096, into: &frames)
-            } catch {
-                throw Failure(label: input.label, message: "\(error)")
+        recording.start(path)
+        // The virtual clock: unpaced, the recording needs the loop again at once until it is over.
+        let wallNow: Int64 = 0
+        while true {
+            recording.tick(path, wallNow: wallNow)
+            try emit(deliver)
+            if let failure = recording.failure {
+                let message =
+                    switch failure {
+                    case .recording(let error): "\(error)"
+                    default: "\(failure)"
+                    }
+                throw Failure(label: input.label, message: message)
             }
-            if !more { source.finish(into: &frames) }
-            for frame in frames {
-                observe(source.descriptor, frame)
-                engine.process(frame, into: &events)
-            }
-            frames.removeAll()
-            try emit(&events, device: source.descriptor, deliver: deliver)
+            guard recording.nextWakeUp(path, wallNow: wallNow) != nil else { return }
         }
-        // Run the timers the recording started out (a last tap waits for its double tap).
-        var now = source.lastTime ?? Timestamp(microseconds: 0)
-        while let deadline = engine.nextDeadline {
-            now = max(now, deadline)
-            engine.advance(to: now, into: &events)
-        }
-        engine.removeDevice(id, at: now, into: &events)
-        try emit(&events, device: source.descriptor, deliver: deliver)
     }
 
-    private mutating func emit(
-        _ events: inout [EngineEvent], device: DeviceDescriptor,
-        deliver: (ServerMessage, UInt64) throws(Failure) -> Void
-    ) throws(Failure) {
-        for event in events {
-            guard let message = mapping.publication(of: event, device: device, for: interest)?.message else { continue }
-            try deliver(message, mapping.seq)
+    /// Hands on what the frame path published: the messages a reader of the wire gets (the
+    /// device and recognizer lists are the socket's business).
+    private mutating func emit(_ deliver: (ServerMessage, UInt64) throws(Failure) -> Void) throws(Failure) {
+        var batch: [Publication] = []
+        path.flush { batch = $0 }
+        for publication in batch {
+            switch publication {
+            case .gesture(let gesture, _):
+                lastSeq = gesture.seq
+                try deliver(.gesture(gesture), lastSeq)
+            case .touch(let touch, _):
+                lastSeq = touch.seq
+                try deliver(.touch(touch), lastSeq)
+            case .explain(let explanation, _): try deliver(.explain(explanation), lastSeq)
+            case .device, .recognizers: continue
+            }
         }
-        events.removeAll(keepingCapacity: true)
     }
 }

@@ -64,6 +64,12 @@ struct ReplayDriver {
     /// Events replayed in this pass.
     var eventCount: Int { source.eventCount }
 
+    /// The engine time of this pass's last event read: the pass's end, once
+    /// ``isPassFinished`` (events may follow the last frame).
+    var passEndTime: Timestamp {
+        Timestamp(microseconds: min(Self.adding(source.lastTime?.microseconds ?? 0, offset), Self.maxEngineTime))
+    }
+
     /// Whether this pass has delivered all its frames.
     var isPassFinished: Bool { exhausted && nextFrame == frames.count }
 
