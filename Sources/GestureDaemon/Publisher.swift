@@ -41,8 +41,12 @@ struct Publisher {
     /// raw touches when nobody takes them, and a gesture no filter passes (a client following pans
     /// does not pay for the pinch's messages).
     mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
+        let known = descriptors
         for event in events {
-            if let publication = mapping.publication(of: event, device: descriptor(event.device), for: interest) {
+            // The device is looked up only for a kind of event someone takes.
+            if let publication = mapping.publication(
+                of: event, device: Self.descriptor(event.device, in: known), for: interest)
+            {
                 batch.append(publication)
             }
         }
@@ -50,7 +54,7 @@ struct Publisher {
 
     /// Every event names a device the engine was given, and the engine is given devices only
     /// through ``deviceAdded(_:model:vendor:product:)``.
-    private func descriptor(_ device: DeviceID) -> DeviceDescriptor {
+    private static func descriptor(_ device: DeviceID, in descriptors: [DeviceDescriptor]) -> DeviceDescriptor {
         guard let descriptor = descriptors.first(where: { $0.id == device }) else {
             preconditionFailure("engine event for \(device), which the publisher does not know")
         }

@@ -20,17 +20,20 @@ public struct WireMapping {
     public init() {}
 
     /// The publication of `event`, on the device `device`, when some reader of `interest` takes
-    /// it; nil when none does.
+    /// it; nil when none does. `device` is looked up only for a kind of event some reader takes.
     public mutating func publication(
-        of event: EngineEvent, device: DeviceDescriptor, for interest: Interest
+        of event: EngineEvent, device: @autoclosure () -> DeviceDescriptor, for interest: Interest
     ) -> Publication? {
         switch event {
         case .gesture(let g):
+            guard interest.takesGestures else { return nil }
+            let device = device()
             guard interest.wants(g, device: device.label) else { return nil }
             seq += 1
             return .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner)
         case .touch(let t):
             guard interest.takesTouches else { return nil }
+            let device = device()
             let publication = Publication.touch(
                 TouchMessage(t, device: device, seq: seq + 1), clientRegions: t.clientRegions)
             guard interest.wants(publication) else { return nil }
@@ -38,6 +41,7 @@ public struct WireMapping {
             return publication
         case .explanation(let e):
             guard interest.takesExplanations else { return nil }
+            let device = device()
             let publication = Publication.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience)
             return interest.wants(publication) ? publication : nil
         }
