@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 25, must-show 3, simulated: the hooked flick of docs/RECOGNIZERS.md ("swipe") — a
+/// Simulated: the hooked flick of docs/RECOGNIZERS.md ("swipe") — a
 /// 20 mm hook at ~230 mm/s, 60° or 90° to either side of the flick, then 100 mm at ~800 mm/s —
 /// drawn by `gestured simulate --record` in each of the 8 directions on a panel that reports its
 /// size and on one that does not, and read back by `gestured replay` with the built-in set and
