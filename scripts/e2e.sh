@@ -13,7 +13,9 @@
 # the test bundle is the debug build of `swift build --build-tests`.
 #
 # usage: scripts/e2e.sh [--filter REGEX] [--vm] [--deb FILE | --debug-daemon] [--verbose]
-#   --filter REGEX  cases to run in the udev boot (default: the whole suite); the second boot
+#   --filter REGEX  cases of Tests/EndToEndTests to run in the udev boot (default: the whole
+#                   suite), matched within that target only (`Actions` takes the end-to-end
+#                   actions cases, not the host suite's ActionsCommandTests); the second boot
 #                   runs the fallback cases that also match it
 #   --vm            use the VM even where /dev/uinput is writable
 #   --deb FILE      test the binary of this package (scripts/test.sh passes the one it built)
@@ -30,12 +32,12 @@ PACKAGED=1
 DEB=
 while [ $# -gt 0 ]; do
   case "$1" in
-    --filter) FILTER=$2; shift 2;;
+    --filter) FILTER="EndToEndTests\\..*($2)"; shift 2;;
     --vm) USE_VM=1; shift;;
     --deb) DEB=$2; shift 2;;
     --debug-daemon) PACKAGED=0; shift;;
     --verbose) VERBOSE=1; shift;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac
 done

@@ -6,8 +6,10 @@ import Testing
 /// after the other over 0–150 ms and lifting over 0–200 ms, each reported once, with its
 /// direction and finger count. The swipes are drawn by `gestured simulate --record` (a kiosk-10
 /// panel, 512 × 287 mm) and read back by `gestured replay`, with the built-in set and with a
-/// user's four-finger swipe down.
-@Suite("multi-finger swipes through simulate and replay", .timeLimit(.minutes(2)))
+/// user's four-finger swipe down. The limit is a hang guard: each slow-drag case runs a `simulate`
+/// and eight `replay` processes, in parallel with the others, and takes up to ~110 s on a loaded
+/// 2-core host.
+@Suite("multi-finger swipes through simulate and replay", .timeLimit(.minutes(5)))
 struct MultiFingerSwipeTests {
     static let directions = ["right", "down-right", "down", "down-left", "left", "up-left", "up", "up-right"]
     static let landings = [0, 50, 100, 150]
