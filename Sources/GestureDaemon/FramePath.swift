@@ -17,19 +17,18 @@ final class FramePath {
     private var publisher = Publisher()
     /// Mirrors of the panels with `passthrough` (docs/PASSTHROUGH.md).
     private var passthrough = PassthroughRouter()
-    /// What the readers want, as of generation ``interestGeneration``.
+    /// What the readers want: who takes each publication is decided on it (``WireMapping``).
     private var interest: Interest
-    private var interestGeneration: UInt64 = 0
-    /// The readers' interest when newer than a generation (the server's, for the daemon); nil:
-    /// it never changes (`replay`).
-    private let latestInterest: ((UInt64) -> (generation: UInt64, interest: Interest)?)?
+    /// The readers' interest when newer than a version (the server's, for the daemon); nil: it
+    /// never changes (`replay`).
+    private let latestInterest: ((UInt64) -> Interest?)?
     /// What `hello` lists, as last published.
     private var publishedRecognizers: [RecognizerSummary]?
     let logger: Logger
 
     init(
         engine: GestureEngine, interest: Interest,
-        latestInterest: ((UInt64) -> (generation: UInt64, interest: Interest)?)? = nil, logger: Logger
+        latestInterest: ((UInt64) -> Interest?)? = nil, logger: Logger
     ) {
         self.engine = engine
         self.interest = interest
@@ -110,8 +109,8 @@ final class FramePath {
 
     /// The engine's events so far: to the mirrors first, then into the batch.
     func publishEvents() {
-        if let latestInterest, let fresh = latestInterest(interestGeneration) {
-            (interestGeneration, interest) = fresh
+        if let latestInterest, let fresh = latestInterest(interest.version) {
+            interest = fresh
             // The engine explains only while a reader takes explanations.
             engine.explains = interest.takesExplanations
             reportTouchMovesIfWanted()

@@ -109,13 +109,13 @@ public struct OfflineReplay {
         path.flush { batch = $0 }
         for publication in batch {
             switch publication {
-            case .gesture(let gesture, _):
+            case .gesture(let gesture, _, _):
                 lastSeq = gesture.seq
                 try deliver(.gesture(gesture), lastSeq)
-            case .touch(let touch, _):
+            case .touch(let touch, _, _):
                 lastSeq = touch.seq
                 try deliver(.touch(touch), lastSeq)
-            case .explain(let explanation, _): try deliver(.explain(explanation), lastSeq)
+            case .explain(let explanation, _, _): try deliver(.explain(explanation), lastSeq)
             case .device, .recognizers: continue
             }
         }

@@ -65,6 +65,10 @@ final class ClientSession {
     /// and the link holds its session; once the connection is gone writes go nowhere.
     private weak var link: (any SessionLink)?
     private var subscription: Subscription?
+    /// The version of its subscription (``ServerCore/readerChanged(_:)``); 0 before its first.
+    var readerVersion: UInt64 = 0
+    /// Its place among the readers while it reads (``Interest/Reader/slot``).
+    var readerSlot: Int?
     private var queue: OutboundQueue<ByteBuffer>
     private var needsFlush = false
     /// Bumped by every `define` sent to the delegate; a reply for an older one is stale.
@@ -98,18 +102,13 @@ final class ClientSession {
 
     // MARK: Filters
 
+    /// Whether it reads what is published: open and subscribed.
+    var isReading: Bool { isOpen && subscription != nil }
+
     /// What this connection wants, while it is open and subscribed.
     var reader: Interest.Reader? {
-        guard case .open(let id) = state, let subscription else { return nil }
-        return Interest.Reader(client: id, subscription: subscription)
-    }
-
-    func wants(_ gesture: GestureMessage, from owner: Owner) -> Bool {
-        reader?.wants(gesture, from: owner) ?? false
-    }
-
-    func wants(_ explanation: ExplainMessage, from owner: Owner) -> Bool {
-        reader?.wants(explanation, from: owner) ?? false
+        guard case .open(let id) = state, let subscription, let readerSlot else { return nil }
+        return Interest.Reader(client: id, subscription: subscription, slot: readerSlot, version: readerVersion)
     }
 
     // MARK: Connection events
@@ -212,11 +211,11 @@ final class ClientSession {
         switch request.body {
         case .subscribe(let filters):
             subscription = filters
-            core.interestChanged()
+            core.readerChanged(self)
             send(.ok(id: request.id))
         case .unsubscribe:
             subscription = nil
-            core.interestChanged()
+            core.readerChanged(self)
             send(.ok(id: request.id))
         case .ping:
             guard let delegate = core.delegate else { return send(.pong(id: request.id)) }
@@ -373,7 +372,7 @@ final class ClientSession {
         case .connecting: state = .closing(nil)
         case .open(let id):
             state = .closing(id)
-            if subscription != nil { core.interestChanged() }
+            if subscription != nil { core.readerChanged(self) }
         case .closing:
             link.closeNoLater(than: deadline)
             return

@@ -30,7 +30,9 @@ import Musl
 /// let server = GestureServer(configuration: .init(listener: .path(path), daemonVersion: "0.1.0"),
 ///                            delegate: daemon, logger: logger)
 /// try await server.start()
-/// server.publish(events.map { Publication($0, device: devices[$0.device], seq: nextSeq()) })
+/// var mapping = WireMapping()
+/// let interest = server.interest(newerThan: 0) ?? Interest()
+/// server.publish(events.compactMap { mapping.publication(of: $0, device: devices[$0.device], for: interest) })
 /// await server.shutdown()
 /// ```
 public final class GestureServer: Sendable {
@@ -217,15 +219,18 @@ public final class GestureServer: Sendable {
         loop.value?.service(timeoutMilliseconds: 0)
     }
 
-    /// What the open connections want, when it changed since generation `seen` (0 at first):
-    /// a publisher that drops what no one wants (``Interest/wants(_:)``) before ``publish(_:)``
-    /// encodes nothing for it. Thread-safe; one atomic load when nothing changed.
-    public func interest(newerThan seen: UInt64) -> (generation: UInt64, interest: Interest)? {
+    /// What the open connections want, when it changed since version `seen` (0 at first): the
+    /// publisher decides on it who takes each publication (``Interest/decided(_:)``,
+    /// ``WireMapping``), and drops what no one takes before ``publish(_:)``. Thread-safe; one
+    /// atomic load when nothing changed.
+    public func interest(newerThan seen: UInt64) -> Interest? {
         interestBoard.read(newerThan: seen)
     }
 
     /// Sends a batch to the clients, in order: at once on the server thread, else in one
-    /// ``Mailbox`` post. Each message is encoded once, only if some client wants it.
+    /// ``Mailbox`` post. Each message goes to its ``Audience`` (and to a connection whose
+    /// subscription changed since it was decided, when it now takes it), encoded once, only if
+    /// some client takes it.
     public func publish(_ batch: [Publication]) {
         guard !batch.isEmpty else { return }
         // On the server thread (the daemon's input thread, every frame) directly, without the

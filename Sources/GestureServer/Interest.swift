@@ -2,29 +2,53 @@ import GestureEngine
 import GestureProtocol
 import Synchronization
 
-/// What the open connections want, for the publisher to drop the rest before it hands a batch
-/// to the server: a frame whose events nobody subscribed to (raw touches with no touch
-/// subscriber, a gesture no filter matches) then costs no hop to the server's event loop, and
-/// does not wake it. The server decides with the same ``Reader`` for each connection, so the
-/// two never disagree.
+/// What the open connections want, as the server last posted it: the publisher decides on it,
+/// once, who takes each publication (its ``Audience``), and drops what nobody takes before it
+/// hands a batch to the server — a frame whose events nobody subscribed to (raw touches with no
+/// touch subscriber, a gesture no filter matches) then costs no message and no hop to the
+/// server's event loop. The server delivers to that audience, and decides again (with the same
+/// ``Reader``) only for a connection whose subscription changed since ``version``.
 public struct Interest: Sendable {
-    /// One connection's subscription.
+    /// One connection's subscription, and the one rule of what it takes.
     struct Reader: Sendable {
         var client: ClientID
         var subscription: Subscription
+        /// Its place in an ``Audience``: given by the server while the connection is subscribed,
+        /// taken by another connection after it stopped (``version`` tells them apart).
+        var slot: Int
+        /// The server's subscription clock when this connection's subscription last changed.
+        var version: UInt64
 
-        /// Gestures of a client's own recognizers go to that client only.
-        func wants(_ gesture: GestureMessage, from owner: Owner) -> Bool {
-            subscription.matches(gesture) && sees(owner)
+        /// How a reader sees a message it takes.
+        enum View: Equatable {
+            case asPublished
+            /// A touch that landed in a region of the reader's own (R1): named so on its line.
+            case landedIn(String)
         }
 
-        func wants(_ gesture: GestureEvent, device: String) -> Bool {
+        /// Whether it takes the `gesture` message of `gesture`, on the device labelled `device`:
+        /// decided on the engine's event, before the message is built.
+        func takes(_ gesture: GestureEvent, device: String) -> Bool {
             subscription.matches(gesture, device: device) && sees(gesture.owner)
         }
 
-        /// Explanations follow their recognizer's gestures: a client's own go to it only.
-        func wants(_ explanation: ExplainMessage, from owner: Owner) -> Bool {
-            subscription.matches(explanation) && sees(owner)
+        /// How it takes `publication`; nil when it does not. Gestures of a client's own
+        /// recognizers, and explanations about or naming them, go to that client only; a touch
+        /// is seen where it landed among the configuration's regions and the reader's own.
+        func view(of publication: Publication) -> View? {
+            switch publication {
+            case .gesture(let gesture, let owner, _):
+                return subscription.matches(gesture) && sees(owner) ? .asPublished : nil
+            case .explain(let explanation, let owner, _):
+                return subscription.matches(explanation) && sees(owner) ? .asPublished : nil
+            case .touch(var touch, let clientRegions, _):
+                let landed = touch.region
+                for own in clientRegions where own.owner == client.owner { touch.region = own.name }
+                guard subscription.matches(touch) else { return nil }
+                return touch.region == landed ? .asPublished : .landedIn(touch.region)
+            case .device, .recognizers:
+                return nil
+            }
         }
 
         private func sees(_ owner: Owner) -> Bool {
@@ -33,19 +57,12 @@ public struct Interest: Sendable {
             case .client(let n): n == client.rawValue
             }
         }
-
-        func wants(_ touch: TouchMessage) -> Bool { subscription.matches(touch) }
-
-        /// The touch as this connection sees it land: in a region of its own, when it landed in
-        /// one (R1), else where `touch` says.
-        func sees(_ touch: TouchMessage, clientRegions: [ClientRegion]) -> TouchMessage {
-            var seen = touch
-            for own in clientRegions where own.owner == client.owner { seen.region = own.name }
-            return seen
-        }
     }
 
     var readers: [Reader] = []
+    /// The server's subscription clock when it posted this: a reader whose ``Reader/version`` is
+    /// later changed after this was decided on.
+    public let version: UInt64
     /// Whether any connection takes raw touches at all (most take none: their messages need not
     /// even be built).
     public private(set) var takesTouches = false
@@ -55,58 +72,80 @@ public struct Interest: Sendable {
     public var takesGestures: Bool { !readers.isEmpty }
 
     /// Nobody subscribed (yet): only `device` messages go out.
-    public init() {}
+    public init() {
+        version = 0
+    }
 
     /// `gestured replay`'s one reader: every gesture (the configuration's recognizers are the only
     /// ones), raw touches with `touches`, explanations with `explanations`.
     public static func replay(touches: Bool, explanations: Bool) -> Interest {
-        Interest(readers: [
-            Reader(client: ClientID(0), subscription: Subscription(touches: touches, explain: explanations))
-        ])
+        Interest(
+            readers: [
+                Reader(
+                    client: ClientID(0), subscription: Subscription(touches: touches, explain: explanations), slot: 0,
+                    version: 1)
+            ], version: 1)
     }
 
-    init(readers: [Reader]) {
+    init(readers: [Reader], version: UInt64) {
         self.readers = readers
+        self.version = version
         takesTouches = readers.contains { $0.subscription.touches }
         takesExplanations = readers.contains { $0.subscription.explain }
     }
 
-    /// Whether some connection takes the `gesture` message of `gesture`, on the device labelled
-    /// `device`: decided before the message is built, with the same filters as
-    /// ``wants(_:)``.
-    public func wants(_ gesture: GestureEvent, device: String) -> Bool {
-        readers.contains { $0.wants(gesture, device: device) }
+    /// The readers that take the `gesture` message of `gesture`, on the device labelled
+    /// `device`: decided before the message is built, by the rule of ``Reader/view(of:)``.
+    func audience(of gesture: GestureEvent, device: String) -> Audience {
+        var audience = Audience(decidedAt: version)
+        for reader in readers where reader.takes(gesture, device: device) {
+            audience.add(reader.slot, sees: .asPublished)
+        }
+        return audience
     }
 
-    /// Whether some connection takes `publication` (`device` messages go to every connection;
-    /// the recognizer list is for the server itself, for `hello`).
-    public func wants(_ publication: Publication) -> Bool {
+    /// The readers that take `publication`, each with how it sees it.
+    func audience(of publication: Publication) -> Audience {
+        var audience = Audience(decidedAt: version)
+        for reader in readers {
+            if let view = reader.view(of: publication) { audience.add(reader.slot, sees: view) }
+        }
+        return audience
+    }
+
+    /// `publication` with its audience decided on this interest; nil when no connection takes it.
+    /// `device` messages go to every connection and the recognizer list to none (it is for
+    /// `hello`): they come back as they are.
+    public func decided(_ publication: Publication) -> Publication? {
+        let audience = audience(of: publication)
         switch publication {
-        case .gesture(let gesture, let owner): readers.contains { $0.wants(gesture, from: owner) }
-        case .touch(let touch, let clientRegions):
-            readers.contains { $0.wants($0.sees(touch, clientRegions: clientRegions)) }
-        case .explain(let explanation, let owner): readers.contains { $0.wants(explanation, from: owner) }
-        case .device, .recognizers: true
+        case .gesture(let gesture, let owner, _):
+            return audience.isEmpty ? nil : .gesture(gesture, owner: owner, audience: audience)
+        case .touch(let touch, let clientRegions, _):
+            return audience.isEmpty ? nil : .touch(touch, clientRegions: clientRegions, audience: audience)
+        case .explain(let explanation, let owner, _):
+            return audience.isEmpty ? nil : .explain(explanation, owner: owner, audience: audience)
+        case .device, .recognizers:
+            return publication
         }
     }
 }
 
 /// The latest ``Interest``, written on the server's event loop and read by the publishing
-/// thread: a generation number it can check without a lock on every batch, and the value under
-/// a lock when that number moved.
+/// thread: its version, checked without a lock on every batch, and the value under a lock when
+/// that number moved.
 final class InterestBoard: Sendable {
-    private let generation = Atomic<UInt64>(0)
+    private let version = Atomic<UInt64>(0)
     private let current = Mutex(Interest())
 
     func post(_ interest: Interest) {
         current.withLock { $0 = interest }
-        generation.add(1, ordering: .releasing)
+        version.store(interest.version, ordering: .releasing)
     }
 
-    /// The interest and its generation, when newer than `seen`.
-    func read(newerThan seen: UInt64) -> (generation: UInt64, interest: Interest)? {
-        let now = generation.load(ordering: .acquiring)
-        guard now != seen else { return nil }
-        return current.withLock { (now, $0) }
+    /// The interest, when newer than version `seen`.
+    func read(newerThan seen: UInt64) -> Interest? {
+        guard version.load(ordering: .acquiring) != seen else { return nil }
+        return current.withLock { $0 }
     }
 }

@@ -1,20 +1,23 @@
 import GestureEngine
 import GestureProtocol
 
-/// Something the daemon publishes to the clients.
+/// Something the daemon publishes to the clients. A `gesture`, `touch` or `explain` carries its
+/// ``Audience``: the connections that take it, decided once by the publisher
+/// (``Interest/decided(_:)``, ``WireMapping``); left ``Audience/undecided``, the server decides
+/// for every connection.
 public enum Publication: Sendable {
     /// A recognizer's report. Gestures of a client-owned recognizer (`owner == .client(n)`) go
     /// to connection `n` only; the configuration's go to every subscriber whose filters match.
-    case gesture(GestureMessage, owner: Owner)
+    case gesture(GestureMessage, owner: Owner, audience: Audience = .undecided)
     /// A raw touch for the views of its region (R8), to subscribers with `touches: true`. A
     /// client listed in `clientRegions` sees it land in that region of its own instead of
     /// `region` (R1: a client sees the configuration's regions and its own).
-    case touch(TouchMessage, clientRegions: [ClientRegion] = [])
+    case touch(TouchMessage, clientRegions: [ClientRegion] = [], audience: Audience = .undecided)
     /// Why a recognizer failed, waits, or was blocked or cancelled, to subscribers with
     /// `explain: true`; routed like a gesture of `owner`, the explanation's audience: a client
     /// reads only explanations about or naming the configuration's recognizers and its own
     /// (``Explanation/audience``). Not numbered.
-    case explain(ExplainMessage, owner: Owner)
+    case explain(ExplainMessage, owner: Owner, audience: Audience = .undecided)
     /// A device appeared or went away: sent to every connection, and kept for later `hello`s.
     case device(DeviceMessage)
     /// The recognizers running from now on (the configuration was loaded or reloaded, a client
@@ -25,9 +28,9 @@ public enum Publication: Sendable {
     /// the configuration's); nil for the recognizer list, which is no message.
     public var message: ServerMessage? {
         switch self {
-        case .gesture(let gesture, _): .gesture(gesture)
-        case .touch(let touch, _): .touch(touch)
-        case .explain(let explanation, _): .explain(explanation)
+        case .gesture(let gesture, _, _): .gesture(gesture)
+        case .touch(let touch, _, _): .touch(touch)
+        case .explain(let explanation, _, _): .explain(explanation)
         case .device(let device): .device(device)
         case .recognizers: nil
         }

@@ -20,6 +20,11 @@ final class ServerCore {
     let delegate: (any GestureServerDelegate)?
     /// Where the publisher learns what the connections want (``Interest``).
     let interest: InterestBoard
+    /// Moves on every change of a connection's subscription (``readerChanged(_:)``): an
+    /// ``Interest`` and each connection's subscription carry the value it had then.
+    private var subscriptionClock: UInt64 = 0
+    /// The subscribed connections by ``Interest/Reader/slot`` (nil: a free slot).
+    private var readerSlots: [ClientSession?] = []
     /// Where replies from other threads (`pong`, `define`) come back to the server thread.
     let mailbox: Mailbox
     private var encoder = LineEncoder()
@@ -52,9 +57,28 @@ final class ServerCore {
             total: configuration.limits.maxClients, perPeer: configuration.limits.maxClientsPerPeer)
     }
 
-    /// A connection subscribed, unsubscribed, or stopped reading: post what they all want now.
-    func interestChanged() {
-        interest.post(Interest(readers: sessions.compactMap(\.reader)))
+    /// `session` subscribed, unsubscribed, or stopped reading (it is closing or gone): its
+    /// subscription gets the next version, a reader its slot (one that stopped gives its slot
+    /// back), and the publisher what they all want now.
+    func readerChanged(_ session: ClientSession) {
+        subscriptionClock += 1
+        session.readerVersion = subscriptionClock
+        switch (session.isReading, session.readerSlot) {
+        case (true, nil):
+            if let free = readerSlots.firstIndex(where: { $0 == nil }) {
+                readerSlots[free] = session
+                session.readerSlot = free
+            } else {
+                readerSlots.append(session)
+                session.readerSlot = readerSlots.count - 1
+            }
+        case (false, let slot?):
+            readerSlots[slot] = nil
+            session.readerSlot = nil
+        case (true, _?), (false, nil):
+            break
+        }
+        interest.post(Interest(readers: sessions.compactMap(\.reader), version: subscriptionClock))
     }
 
     var limits: ServerLimits { configuration.limits }
@@ -136,31 +160,40 @@ final class ServerCore {
     func remove(_ session: ClientSession, id: ClientID) {
         if case .unixSocket(let user) = session.transport { unixQuota.release(user) }
         sessions.removeAll { $0 === session }
-        interestChanged()
+        if session.readerSlot != nil { readerChanged(session) }
         delegate?.clientDisconnected(id)
     }
 
     // MARK: Publishing
 
+    /// Sends each publication to its audience (``Audience``), in order, and flushes.
     func publish(_ batch: [Publication]) {
         for publication in batch {
             switch publication {
-            case .gesture(let gesture, let owner):
+            case .gesture(let gesture, _, let audience):
                 fanOut(
-                    .gesture(gesture), stream: .gesture(name: gesture.name, device: gesture.device),
-                    isUpdate: gesture.state == .changed
-                ) { $0.wants(gesture, from: owner) }
-            case .touch(let touch, let clientRegions):
-                fanOut(touch, clientRegions: clientRegions)
-            case .explain(let explanation, let owner):
-                fanOut(.explain(explanation), stream: nil, isUpdate: false) { $0.wants(explanation, from: owner) }
+                    publication, to: audience, stream: .gesture(name: gesture.name, device: gesture.device),
+                    isUpdate: gesture.state == .changed)
+            case .touch(let touch, _, let audience):
+                fanOut(
+                    publication, to: audience, stream: .touch(device: touch.device, touch: touch.touch),
+                    isUpdate: touch.phase == .moved)
+            case .explain(_, _, let audience):
+                fanOut(publication, to: audience, stream: nil, isUpdate: false)
             case .device(let message):
                 devices.removeAll { $0.label == message.device.label }
                 switch message.event {
                 case .added: devices.append(message.device)
                 case .removed: break
                 }
-                fanOut(.device(message), stream: nil, isUpdate: false) { $0.isOpen }
+                var line: ByteBuffer?
+                for session in sessions where session.isOpen {
+                    if line == nil {
+                        line = encode(.device(message))
+                        if line == nil { break }
+                    }
+                    session.deliver(line!, stream: nil, isUpdate: false)
+                }
             case .recognizers(let list):
                 recognizers = list
             }
@@ -168,43 +201,55 @@ final class ServerCore {
         for session in sessions { session.flushIfNeeded() }
     }
 
-    /// Sends `touch` to every session that takes it where it sees it land (``Interest/Reader``'s
-    /// rules, the publisher's own): in the configuration's region, or in a region of its own.
-    /// Each region's line is encoded once, when a session first takes it.
-    private func fanOut(_ touch: TouchMessage, clientRegions: [ClientRegion]) {
-        let stream = OutboundQueue<ByteBuffer>.StreamKey.touch(device: touch.device, touch: touch.touch)
-        // The configuration's region's line, and those of clients' own regions (rare: no array
-        // is made for a touch that landed in none).
-        var line: ByteBuffer?
-        var ownLines: [(region: String, line: ByteBuffer)] = []
-        for session in sessions {
-            guard let reader = session.reader else { continue }
-            let seen = reader.sees(touch, clientRegions: clientRegions)
-            guard reader.wants(seen) else { continue }
-            let own = seen.region != touch.region
-            var taken = own ? ownLines.first { $0.region == seen.region }?.line : line
-            if taken == nil {
-                // `encode`'s storage is copied on write when the next line is encoded into it.
-                guard let encoded = encode(.touch(seen)) else { return }
-                taken = encoded
-                if own { ownLines.append((seen.region, encoded)) } else { line = encoded }
-            }
-            session.deliver(taken!, stream: stream, isUpdate: touch.phase == .moved)
-        }
-    }
-
-    /// Sends `message` to every session `wants` picks, encoding it once and only if someone does.
+    /// Sends `publication` to the readers of `audience` as it says, without deciding again —
+    /// except for a connection whose subscription changed since the audience was decided, which
+    /// gets it when its subscription now takes it (``Interest/Reader/view(of:)``, the rule the
+    /// publisher decided by). Each line is encoded once, when a reader first takes it: the
+    /// message as published, and a touch as it landed in a client's own region (rare: no array
+    /// is made for a touch that landed in none).
     private func fanOut(
-        _ message: ServerMessage, stream: OutboundQueue<ByteBuffer>.StreamKey?, isUpdate: Bool,
-        to wants: (ClientSession) -> Bool
+        _ publication: Publication, to audience: Audience, stream: OutboundQueue<ByteBuffer>.StreamKey?,
+        isUpdate: Bool
     ) {
-        var line: ByteBuffer?
-        for session in sessions where wants(session) {
-            if line == nil {
-                line = encode(message)
-                if line == nil { return }
+        var published: ByteBuffer?
+        var own: [(region: String, line: ByteBuffer)] = []
+        func encoded(_ view: Interest.Reader.View) -> ByteBuffer? {
+            switch view {
+            case .asPublished:
+                if published == nil, let message = publication.message { published = encode(message) }
+                return published
+            case .landedIn(let region):
+                if let line = own.first(where: { $0.region == region })?.line { return line }
+                guard case .touch(var touch, _, _) = publication else { return nil }
+                touch.region = region
+                // `encode`'s storage is copied on write when the next line is encoded into it.
+                guard let line = encode(.touch(touch)) else { return nil }
+                own.append((region, line))
+                return line
             }
-            session.deliver(line!, stream: stream, isUpdate: isUpdate)
+        }
+        /// The reader in `slot`, when its subscription is the one the audience was decided on.
+        func unchanged(_ slot: Int) -> ClientSession? {
+            guard slot < readerSlots.count, let session = readerSlots[slot],
+                session.readerVersion <= audience.decidedAt
+            else { return nil }
+            return session
+        }
+        for slot in audience.readers {
+            guard let session = unchanged(slot) else { continue }
+            guard let line = encoded(.asPublished) else { return }
+            session.deliver(line, stream: stream, isUpdate: isUpdate)
+        }
+        for landing in audience.landings {
+            guard let session = unchanged(landing.slot) else { continue }
+            guard let line = encoded(.landedIn(landing.region)) else { return }
+            session.deliver(line, stream: stream, isUpdate: isUpdate)
+        }
+        guard subscriptionClock > audience.decidedAt else { return }
+        for session in sessions where session.readerVersion > audience.decidedAt {
+            guard let view = session.reader?.view(of: publication) else { continue }
+            guard let line = encoded(view) else { return }
+            session.deliver(line, stream: stream, isUpdate: isUpdate)
         }
     }
 

@@ -11,16 +11,18 @@ import GestureProtocol
 /// messages went to them only. `replay` reads everything its options ask for
 /// (``Interest/replay(touches:explanations:)``).
 ///
-/// What no reader takes is decided here, on the engine's event, before its message is built:
-/// raw touches with no touch subscriber and a gesture no filter passes cost no message.
+/// Who takes each message is decided here, once, on the engine's event and the publisher's
+/// ``Interest``: the publication carries that ``Audience`` to the server. What no reader takes
+/// costs no message: raw touches with no touch subscriber, a gesture no filter passes.
 public struct WireMapping {
     /// The last number given.
     public private(set) var seq: UInt64 = 0
 
     public init() {}
 
-    /// The publication of `event`, on the device `device`, when some reader of `interest` takes
-    /// it; nil when none does. `device` is looked up only for a kind of event some reader takes.
+    /// The publication of `event`, on the device `device`, with the readers of `interest` that
+    /// take it; nil when none does. `device` is looked up only for a kind of event some reader
+    /// takes.
     public mutating func publication(
         of event: EngineEvent, device: @autoclosure () -> DeviceDescriptor, for interest: Interest
     ) -> Publication? {
@@ -28,22 +30,22 @@ public struct WireMapping {
         case .gesture(let g):
             guard interest.takesGestures else { return nil }
             let device = device()
-            guard interest.wants(g, device: device.label) else { return nil }
+            let audience = interest.audience(of: g, device: device.label)
+            guard !audience.isEmpty else { return nil }
             seq += 1
-            return .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner)
+            return .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner, audience: audience)
         case .touch(let t):
             guard interest.takesTouches else { return nil }
             let device = device()
             let publication = Publication.touch(
                 TouchMessage(t, device: device, seq: seq + 1), clientRegions: t.clientRegions)
-            guard interest.wants(publication) else { return nil }
+            guard let decided = interest.decided(publication) else { return nil }
             seq += 1
-            return publication
+            return decided
         case .explanation(let e):
             guard interest.takesExplanations else { return nil }
             let device = device()
-            let publication = Publication.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience)
-            return interest.wants(publication) ? publication : nil
+            return interest.decided(.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience))
         }
     }
 }

@@ -3,28 +3,29 @@ import GestureProtocol
 import GestureServer
 import Testing
 
-/// The publisher drops what no connection wants before it hops to the server (a frame
-/// nobody subscribed to must not wake the event loop). The server posts its ``Interest`` when a
-/// subscription changes, before it answers `ok`, so from a client's `ok` on it is in force.
+/// The publisher decides who takes each publication, on the interest the server posted last,
+/// and drops what nobody takes before it hops to the server (a frame nobody subscribed to must
+/// not wake the event loop). The server posts its ``Interest`` when a subscription changes,
+/// before it answers `ok`, so from a client's `ok` on it is in force.
 @Suite struct InterestTests {
     /// The interest as the publishing thread sees it now.
     static func current(_ server: GestureServer) throws -> Interest {
-        try #require(server.interest(newerThan: .max)).interest
+        try #require(server.interest(newerThan: .max))
     }
 
     static func gesture(_ name: String, owner: Owner = .configuration) -> Publication {
         .gesture(Sample.gesture(1, name: name), owner: owner)
     }
 
-    @Test func `nothing is wanted before a subscription, and devices always are`() async throws {
+    @Test func `nothing is taken before a subscription, and devices always are`() async throws {
         try await ServerFixture.with { f in
             let client = try await f.connect()
             _ = try await client.next(ofType: "hello")
             #expect(f.server.interest(newerThan: 0) == nil, "no subscription yet: nothing posted")
             let interest = Interest()
-            #expect(!interest.wants(Self.gesture("tap")))
-            #expect(!interest.wants(.touch(Sample.touch(1))))
-            #expect(interest.wants(.device(DeviceMessage(event: .added, device: Sample.device))))
+            #expect(interest.decided(Self.gesture("tap")) == nil)
+            #expect(interest.decided(.touch(Sample.touch(1))) == nil)
+            #expect(interest.decided(.device(DeviceMessage(event: .added, device: Sample.device))) != nil)
         }
     }
 
@@ -37,23 +38,23 @@ import Testing
             try await pans.send(#"{"type":"subscribe","id":1,"gestures":["pan"]}"#)
             _ = try await pans.next(ofType: "ok")
             var interest = try Self.current(f.server)
-            #expect(interest.wants(Self.gesture("pan")))
-            #expect(!interest.wants(Self.gesture("tap")))
-            #expect(!interest.takesTouches && !interest.wants(.touch(Sample.touch(1))))
+            #expect(interest.decided(Self.gesture("pan")) != nil)
+            #expect(interest.decided(Self.gesture("tap")) == nil)
+            #expect(!interest.takesTouches && interest.decided(.touch(Sample.touch(1))) == nil)
             // A client's own recognizer goes to that client only.
-            #expect(interest.wants(Self.gesture("pan", owner: .client(hello.client))))
-            #expect(!interest.wants(Self.gesture("pan", owner: .client(hello.client + 100))))
+            #expect(interest.decided(Self.gesture("pan", owner: .client(hello.client))) != nil)
+            #expect(interest.decided(Self.gesture("pan", owner: .client(hello.client + 100))) == nil)
 
             let touches = try await f.subscriber(#""touches":true,"regions":["root"]"#)
             interest = try Self.current(f.server)
             #expect(interest.takesTouches)
-            #expect(interest.wants(.touch(Sample.touch(1, region: "root"))))
-            #expect(!interest.wants(.touch(Sample.touch(1, region: "keypad"))))
-            #expect(interest.wants(Self.gesture("tap")), "the touch subscriber takes every gesture of root")
+            #expect(interest.decided(.touch(Sample.touch(1, region: "root"))) != nil)
+            #expect(interest.decided(.touch(Sample.touch(1, region: "keypad"))) == nil)
+            #expect(interest.decided(Self.gesture("tap")) != nil, "the touch subscriber takes every gesture of root")
 
             try await pans.send(#"{"type":"unsubscribe","id":2}"#)
             _ = try await pans.next(ofType: "ok")
-            #expect(!(try Self.current(f.server)).wants(Self.gesture("pan", owner: .client(hello.client))))
+            #expect(try Self.current(f.server).decided(Self.gesture("pan", owner: .client(hello.client))) == nil)
 
             await touches.close()
             try await f.delegate!.log.wait(for: "the disconnect") { $0.disconnected.count == 1 }

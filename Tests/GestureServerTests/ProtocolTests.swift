@@ -1,8 +1,8 @@
 import Foundation
-import GestureEngine
 import GestureProtocol
 import Testing
 
+@testable import GestureEngine
 @testable import GestureServer
 
 /// The wire format without any socket: spellings, conversions, strict request decoding.
@@ -26,7 +26,7 @@ import Testing
 
     @Test func `a gesture event becomes a gesture message with the device label and seq`() throws {
         let event = GestureEvent(
-            name: "swipe", kind: .swipe, owner: .configuration, state: .recognized, device: DeviceID(3),
+            name: "swipe", kind: .swipe, state: .recognized, owner: .configuration, device: DeviceID(3),
             region: "root", fingers: 2, touches: TouchIDList([TouchID(7), TouchID(8)]),
             time: Timestamp(microseconds: 123_456), position: SurfacePoint(x: 0.5, y: 0.25),
             positionMM: PhysicalPoint(x: Millimeters(172), y: Millimeters(48.5)),
@@ -54,9 +54,9 @@ import Testing
 
     @Test func `millimetre keys are null when the size is unknown and non-finite numbers are dropped`() throws {
         let event = GestureEvent(
-            name: "pinch", kind: .pinch, owner: .configuration, state: .changed, device: DeviceID(1), region: "root",
+            name: "pinch", kind: .pinch, state: .changed, owner: .configuration, device: DeviceID(1), region: "root",
             fingers: 2, touches: TouchIDList(), time: Timestamp(microseconds: 1), position: SurfacePoint(x: 0, y: 0),
-            scale: 1.25, scaleVelocity: .infinity)
+            translation: .zero, velocity: .zero, scale: 1.25, scaleVelocity: .infinity)
         let object = try Self.object(GestureMessage(event, deviceLabel: "event1", seq: 1))
         for key in ["position_mm", "translation_mm", "velocity_mm"] {
             #expect(object[key] is NSNull, "\(key) must be present and null")
@@ -161,18 +161,20 @@ import Testing
         let device = DeviceDescriptor(
             id: DeviceID(4), label: "event4", name: "panel", geometry: SurfaceGeometry(unknownSizeWithAspect: 0.6))
         let gesture = GestureEvent(
-            name: "mine", kind: .tap, owner: .client(9), state: .recognized, device: DeviceID(4), region: "root",
+            name: "mine", kind: .tap, state: .recognized, owner: .client(9), device: DeviceID(4), region: "root",
             fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
-            position: SurfacePoint(x: 0.1, y: 0.2))
+            position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero)
         var mapping = WireMapping()
         let everything = Interest.replay(touches: true, explanations: true)
         // The replay's reader sees the configuration's recognizers only: a client's gesture is
         // nobody's there.
         #expect(mapping.publication(of: .gesture(gesture), device: device, for: everything)?.message == nil)
-        let reader = Interest(readers: [Interest.Reader(client: ClientID(9), subscription: Subscription(touches: true))]
-        )
+        let reader = Interest(
+            readers: [
+                Interest.Reader(client: ClientID(9), subscription: Subscription(touches: true), slot: 0, version: 1)
+            ], version: 1)
         guard
-            case .gesture(let message, let owner) = mapping.publication(
+            case .gesture(let message, let owner, _) = mapping.publication(
                 of: .gesture(gesture), device: device, for: reader)
         else {
             Issue.record("a gesture event did not become a gesture publication")
@@ -184,7 +186,7 @@ import Testing
             device: DeviceID(4), region: "root",
             touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
             time: Timestamp(microseconds: 5))
-        guard case .touch(let t, _) = mapping.publication(of: .touch(touch), device: device, for: everything) else {
+        guard case .touch(let t, _, _) = mapping.publication(of: .touch(touch), device: device, for: everything) else {
             Issue.record("a touch event did not become a touch publication")
             return
         }
@@ -197,22 +199,23 @@ import Testing
         func gesture(_ kind: GestureKind) -> EngineEvent {
             .gesture(
                 GestureEvent(
-                    name: kind.rawValue, kind: kind, owner: .configuration, state: .recognized, device: DeviceID(4),
+                    name: kind.rawValue, kind: kind, state: .recognized, owner: .configuration, device: DeviceID(4),
                     region: "root", fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
-                    position: SurfacePoint(x: 0.1, y: 0.2)))
+                    position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero))
         }
         let touch = EngineEvent.touch(
             ViewTouchEvent(
                 device: DeviceID(4), region: "root",
                 touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
                 time: Timestamp(microseconds: 5)))
-        let swipes = Interest(readers: [
-            Interest.Reader(client: ClientID(1), subscription: Subscription(kinds: [.swipe]))
-        ])
+        let swipes = Interest(
+            readers: [
+                Interest.Reader(client: ClientID(1), subscription: Subscription(kinds: [.swipe]), slot: 0, version: 1)
+            ], version: 1)
         var mapping = WireMapping()
         var numbers: [UInt64] = []
         for event in [gesture(.pan), touch, gesture(.swipe), gesture(.tap), touch, gesture(.swipe)] {
-            guard case .gesture(let m, _) = mapping.publication(of: event, device: device, for: swipes) else {
+            guard case .gesture(let m, _, _) = mapping.publication(of: event, device: device, for: swipes) else {
                 continue
             }
             numbers.append(m.seq)

@@ -136,6 +136,14 @@ struct ServerFixture {
             port: try #require(server.webSocketPort), origin: origin, log: log, answersPings: answersPings)
     }
 
+    /// Publishes `batch` as the daemon does: each publication's audience decided on the interest
+    /// the server posted last, what no connection takes left out (``Interest/decided(_:)``).
+    /// `server.publish` of undecided publications leaves the deciding to the server.
+    func publish(_ batch: [Publication]) {
+        let interest = server.interest(newerThan: 0) ?? Interest()
+        server.publish(batch.compactMap { interest.decided($0) })
+    }
+
     func connect(reading: Bool = true) async throws -> LineClient {
         try await LineClient.connect(to: path, log: log, reading: reading)
     }

@@ -64,8 +64,8 @@ extension SocketTests {
                     RecognizerSummary(name: "tap", kind: .tap, owner: .configuration, region: "root"),
                     RecognizerSummary(name: "mine", kind: .swipe, owner: .client(firstHello.client), region: "root"),
                 ]
-                f.server.publish([.recognizers(recognizers)])
-                f.server.publish([.device(DeviceMessage(event: .added, device: Sample.device))])
+                f.publish([.recognizers(recognizers)])
+                f.publish([.device(DeviceMessage(event: .added, device: Sample.device))])
                 guard case .device(let added) = try await first.next() else { throw Unexpected("no device message") }
                 #expect(added == DeviceMessage(event: .added, device: Sample.device))
 
@@ -76,7 +76,7 @@ extension SocketTests {
                 #expect(secondHello.devices == [Sample.device])
                 #expect(secondHello.recognizers == recognizers)
 
-                f.server.publish([.device(DeviceMessage(event: .removed, device: Sample.device))])
+                f.publish([.device(DeviceMessage(event: .removed, device: Sample.device))])
                 guard case .device(let removed) = try await second.next() else { throw Unexpected("no device message") }
                 #expect(removed.event == .removed)
                 _ = try await first.next(ofType: "device")
@@ -109,7 +109,7 @@ extension SocketTests {
                                 Sample.gesture(seq, name: kind.rawValue, kind: kind, state: state),
                                 owner: .configuration))
                     }
-                    f.server.publish(batch)
+                    f.publish(batch)
                 }
                 for (i, client) in subscribers.enumerated() {
                     try await client.received.wait(for: "all \(events) events at client \(i)") {
@@ -132,7 +132,7 @@ extension SocketTests {
                 var others: [LineClient] = []
                 for _ in 0..<3 { others.append(try await f.subscriber()) }
                 for start in stride(from: 1, through: events, by: 50) {
-                    f.server.publish(
+                    f.publish(
                         (start..<start + 50).map { .gesture(Sample.gesture(UInt64($0)), owner: .configuration) })
                     // Paced by the readers, so a reader is never more than one batch (50 < 64)
                     // behind however loaded the machine is: only the stalled client can overflow.
@@ -171,11 +171,11 @@ extension SocketTests {
                     Publication.gesture(
                         Sample.gesture(UInt64(seq), name: "pan", kind: .pan, state: state), owner: .configuration)
                 }
-                f.server.publish([pan(1, .began)])
+                f.publish([pan(1, .began)])
                 for start in stride(from: 2, through: updates + 1, by: 100) {
-                    f.server.publish((start..<start + 100).map { pan($0, .changed) })
+                    f.publish((start..<start + 100).map { pan($0, .changed) })
                 }
-                f.server.publish([pan(updates + 2, .ended)])
+                f.publish([pan(updates + 2, .ended)])
                 try await SocketTests.fence(observer, seq: UInt64(updates + 2))
 
                 slow.startReading()
@@ -210,7 +210,7 @@ extension SocketTests {
                     Sample.gesture(5, name: "tap", region: "pad"),
                     Sample.gesture(6, name: "tap", device: "event9"),
                 ]
-                f.server.publish(all.map { .gesture($0, owner: .configuration) })
+                f.publish(all.map { .gesture($0, owner: .configuration) })
                 try await SocketTests.fence(observer, seq: 6)
                 func seqs(_ client: LineClient) async throws -> [UInt64] {
                     try await client.messagesUntilPong().compactMap {
@@ -232,7 +232,7 @@ extension SocketTests {
                 let padTouches = try await f.subscriber(#""touches":true,"regions":["pad"]"#)
                 let allTouches = try await f.subscriber(#""touches":true,"gestures":[]"#)
                 let gesturesOnly = try await f.subscriber()
-                f.server.publish([
+                f.publish([
                     .touch(Sample.touch(1, id: 4, phase: .began, region: "pad")),
                     .touch(Sample.touch(2, id: 5, phase: .began, region: "root")),
                     .touch(Sample.touch(3, id: 4, phase: .cancelled, region: "pad")),
@@ -271,7 +271,7 @@ extension SocketTests {
                 let pad = [
                     ClientRegion(owner: ownerID, name: "pad"), ClientRegion(owner: ownerFilteredID, name: "pad"),
                 ]
-                f.server.publish([
+                f.publish([
                     .touch(Sample.touch(1, id: 4, phase: .began, region: "left"), clientRegions: pad),
                     .touch(Sample.touch(2, id: 5, phase: .began, region: "left")),
                     .gesture(Sample.gesture(3), owner: .configuration),
@@ -295,12 +295,12 @@ extension SocketTests {
                 let client = try await f.subscriber(#""kinds":["tap"]"#)
                 try await client.send(#"{"type":"unsubscribe","id":7}"#)
                 guard case .ok(.number(7)?) = try await client.next() else { throw Unexpected("no ok for unsubscribe") }
-                f.server.publish([.gesture(Sample.gesture(1), owner: .configuration)])
+                f.publish([.gesture(Sample.gesture(1), owner: .configuration)])
                 try await SocketTests.fence(observer, seq: 1)
                 #expect(try await client.messagesUntilPong().isEmpty)
                 try await client.send(#"{"type":"subscribe","id":8,"kinds":["swipe"]}"#)
                 guard case .ok(.number(8)?) = try await client.next() else { throw Unexpected("no ok for subscribe") }
-                f.server.publish([
+                f.publish([
                     .gesture(Sample.gesture(2), owner: .configuration),
                     .gesture(Sample.gesture(3, name: "swipe", kind: .swipe), owner: .configuration),
                 ])
@@ -316,7 +316,7 @@ extension SocketTests {
             try await ServerFixture.with { f in
                 let client = try await f.subscriber()
                 try await client.channel.close(mode: .output)
-                f.server.publish([.gesture(Sample.gesture(1), owner: .configuration)])
+                f.publish([.gesture(Sample.gesture(1), owner: .configuration)])
                 guard case .gesture(let g) = try await client.next() else { throw Unexpected("no gesture") }
                 #expect(g.seq == 1)
             }

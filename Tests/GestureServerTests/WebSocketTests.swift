@@ -42,7 +42,7 @@ import Testing
             #expect(hello.protocolVersion == 1)
             try await page.send(#"{"type":"subscribe","id":"s","kinds":["swipe"]}"#)
             guard case .ok(.string("s")?) = try await page.next() else { throw Unexpected("no ok") }
-            f.server.publish([
+            f.publish([
                 .gesture(Sample.gesture(1), owner: .configuration),
                 .gesture(Sample.gesture(2, name: "swipe", kind: .swipe), owner: .configuration),
             ])
@@ -59,7 +59,7 @@ import Testing
             try await page.send(#"{"type":"subscribe","id":"sub"}"#)
             _ = try await page.next(ofType: "ok")
             let unix = try await f.subscriber()
-            f.server.publish((1...20).map { .gesture(Sample.gesture($0), owner: .configuration) })
+            f.publish((1...20).map { .gesture(Sample.gesture($0), owner: .configuration) })
             for _ in 1...20 {
                 let line = try await unix.nextLine()
                 var frame: WebSocketClient.Frame
@@ -464,7 +464,7 @@ import Testing
                 pages.append(page)
             }
             let unix = try await f.subscriber(#""kinds":["tap"]"#)
-            f.server.publish((1...50).map { .gesture(Sample.gesture($0), owner: .configuration) })
+            f.publish((1...50).map { .gesture(Sample.gesture($0), owner: .configuration) })
             for page in pages {
                 for seq in UInt64(1)...50 {
                     guard case .gesture(let g) = try await page.next() else { throw Unexpected("no gesture") }
@@ -499,7 +499,7 @@ import Testing
             var seq: UInt64 = 0
             func overflowed() -> Bool { records.value.contains { $0.message == "client reads too slowly, disconnecting" } }
             for _ in 0..<1000 where !overflowed() {
-                f.server.publish((0..<100).map { _ in
+                f.publish((0..<100).map { _ in
                     seq += 1
                     return .touch(Sample.touch(seq, id: UInt32(seq), phase: .began))
                 })
@@ -507,7 +507,7 @@ import Testing
             }
             #expect(overflowed())
             seq += 1
-            f.server.publish([.gesture(Sample.gesture(seq), owner: .configuration)])
+            f.publish([.gesture(Sample.gesture(seq), owner: .configuration)])
             guard case .gesture(let g) = try await unix.next() else { throw Unexpected("no gesture") }
             #expect(g.seq == seq)
             page.startReading()

@@ -1,0 +1,229 @@
+import Foundation
+import GestureEngine
+import GestureProtocol
+import Logging
+import NIOCore
+import TestSupport
+import Testing
+
+@testable import GestureServer
+
+/// Who takes a publication is decided once, by the publisher, on the interest it holds; the
+/// server delivers to that audience and decides again only for a connection whose subscription
+/// changed since (docs/PROTOCOL.md, §6, "When a subscription applies"). These run the server's
+/// core with no sockets: connections whose links keep every line.
+@Suite struct AudienceTests {
+    /// A connection that takes every line at once and keeps it.
+    final class KeepingLink: SessionLink {
+        var lines: [String] = []
+        var isWritable: Bool { true }
+        func write(_ line: ByteBuffer) { lines.append(String(buffer: line)) }
+        func flush() {}
+        func close(after last: ByteBuffer?, deadline: NIODeadline) {}
+        func closeNoLater(than deadline: NIODeadline) {}
+        func logConnected(_ id: ClientID, logger: Logger) {}
+        func refusedMessageAnswered() {}
+    }
+
+    /// A connection of the model: what it sent last, as the protocol reads it (the oracle is
+    /// written from docs/PROTOCOL.md §6–§8, not from the server's ``Interest/Reader``).
+    struct Connection {
+        let session: ClientSession
+        let link: KeepingLink
+        let client: UInt64
+        var filters: Filters?
+    }
+
+    struct Filters {
+        var gestures: Set<String>?
+        var kinds: Set<GestureKind>?
+        var states: Set<GestureState>?
+        var regions: Set<String>?
+        var devices: Set<String>?
+        var touches: Bool
+        var explain: Bool
+
+        var json: String {
+            func list<T>(_ key: String, _ values: Set<T>?, _ spell: (T) -> String) -> String {
+                guard let values else { return "" }
+                return #","\#(key)":[\#(values.map { "\"\(spell($0))\"" }.sorted().joined(separator: ","))]"#
+            }
+            return #"{"type":"subscribe","id":"s""# + list("gestures", gestures) { $0 }
+                + list("kinds", kinds) { $0.rawValue } + list("states", states) { $0.rawValue }
+                + list("regions", regions) { $0 } + list("devices", devices) { $0 }
+                + #","touches":\#(touches),"explain":\#(explain)}"#
+        }
+
+        /// The line `client` gets for `publication` under these filters; nil when it takes none.
+        func line(of publication: Publication, client: UInt64, encoder: inout LineEncoder) throws -> String? {
+            func visible(_ owner: Owner) -> Bool { owner == .configuration || owner == .client(client) }
+            func passes<T>(_ filter: Set<T>?, _ value: T) -> Bool { filter?.contains(value) ?? true }
+            let message: ServerMessage
+            switch publication {
+            case .gesture(let g, let owner, _):
+                guard
+                    visible(owner), passes(gestures, g.name), passes(kinds, g.kind), passes(states, g.state),
+                    passes(regions, g.region), passes(devices, g.device)
+                else { return nil }
+                message = .gesture(g)
+            case .touch(var t, let clientRegions, _):
+                // R1: a touch that landed in a region of the client's own is seen there.
+                if let own = clientRegions.first(where: { $0.owner == .client(client) }) { t.region = own.name }
+                guard touches, passes(regions, t.region), passes(devices, t.device) else { return nil }
+                message = .touch(t)
+            case .explain(let e, let owner, _):
+                guard
+                    explain, visible(owner), passes(gestures, e.name), passes(kinds, e.kind),
+                    passes(regions, e.region), passes(devices, e.device)
+                else { return nil }
+                message = .explain(e)
+            case .device, .recognizers:
+                return nil
+            }
+            return String(decoding: try encoder.encode(message), as: UTF8.self)
+        }
+
+        static func random(_ rng: inout SplitMix64) -> Filters {
+            func maybe<T: Hashable>(_ all: [T]) -> Set<T>? {
+                guard Int.random(in: 0..<3, using: &rng) == 0 else { return nil }
+                return Set(all.filter { _ in Bool.random(using: &rng) })
+            }
+            return Filters(
+                gestures: maybe(AudienceTests.names), kinds: maybe([.tap, .swipe, .pan]),
+                states: maybe([.recognized, .began, .changed]), regions: maybe(AudienceTests.regions),
+                devices: maybe(AudienceTests.devices), touches: Bool.random(using: &rng),
+                explain: Bool.random(using: &rng))
+        }
+    }
+
+    static let names = ["a", "b", "c"]
+    static let regions = ["root", "left", "pad"]
+    static let devices = ["event1", "event2"]
+
+    static func core() throws -> ServerCore {
+        ServerCore(
+            configuration: GestureServer.Configuration(listener: .path("/nonexistent/g.sock"), daemonVersion: "test"),
+            delegate: nil, mailbox: try Mailbox(),
+            logger: Logger(label: "audience", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    static func connect(_ core: ServerCore) throws -> Connection {
+        let link = KeepingLink()
+        let session = ClientSession(core: core, link: link, transport: .unixSocket(user: 0))
+        session.start()
+        let client = try #require(session.id).rawValue
+        return Connection(session: session, link: link, client: client)
+    }
+
+    static func send(_ line: String, to connection: Connection) {
+        connection.session.received(.line(ByteBuffer(string: line)))
+        connection.session.readComplete()
+    }
+
+    /// A random `gesture`, `touch` or `explain`, owned by the configuration or by one of `clients`.
+    static func publication(_ seq: UInt64, clients: [UInt64], _ rng: inout SplitMix64) throws -> Publication {
+        let owner: Owner =
+            clients.isEmpty || Bool.random(using: &rng) ? .configuration : .client(clients.randomElement(using: &rng)!)
+        let region = regions.randomElement(using: &rng)!
+        let device = devices.randomElement(using: &rng)!
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0:
+            let kind = [GestureKind.tap, .swipe, .pan].randomElement(using: &rng)!
+            let state: GestureState = kind == .pan ? [.began, .changed].randomElement(using: &rng)! : .recognized
+            return .gesture(
+                Sample.gesture(
+                    seq, name: names.randomElement(using: &rng)!, kind: kind, state: state, device: device,
+                    region: region), owner: owner)
+        case 1:
+            var touch = Sample.touch(seq, id: UInt32(seq), phase: .began, region: region)
+            touch.device = device
+            let landedIn = clients.filter { _ in Int.random(in: 0..<4, using: &rng) == 0 }.map {
+                ClientRegion(owner: .client($0), name: "own-\(Int.random(in: 0..<2, using: &rng))")
+            }
+            return .touch(touch, clientRegions: landedIn)
+        default:
+            let line =
+                #"{"decision":"failed","device":"\#(device)","kind":"swipe","name":"\#(names.randomElement(using: &rng)!)","#
+                + #""region":"\#(region)","text":"why \#(seq)","time_us":\#(seq),"type":"explain"}"#
+            return .explain(try JSONDecoder().decode(ExplainMessage.self, from: Data(line.utf8)), owner: owner)
+        }
+    }
+
+    /// Random subscribes, unsubscribes, disconnects and connects interleaved with batches, each
+    /// decided on an interest the publisher read a few changes ago (as the daemon's publisher may
+    /// hold one): every connection gets exactly the lines its subscription at delivery takes, of
+    /// what was published, in order; and what the publisher left out no connection unchanged since
+    /// its interest takes. Fails if the server delivered to a reader that changed since without
+    /// deciding again, or if the publisher's audience and the rule disagree.
+    @Test(arguments: 0..<40)
+    func `every connection gets what its subscription takes when it is delivered`(run: Int) throws {
+        let seed = 0x6175_6469_656E_6365 &+ UInt64(run)
+        var rng = SplitMix64(seed: seed)
+        var encoder = LineEncoder()
+        let core = try Self.core()
+        var connections = try (0..<4).map { _ in try Self.connect(core) }
+        /// Interests the publisher read, oldest first; what a connection's filters were after each.
+        var read: [Interest] = [Interest()]
+        var seq: UInt64 = 0
+        for step in 0..<120 {
+            let context = "seed 0x\(String(seed, radix: 16)), step \(step)"
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0...2:
+                let i = Int.random(in: 0..<connections.count, using: &rng)
+                let filters = Filters.random(&rng)
+                Self.send(filters.json, to: connections[i])
+                connections[i].filters = filters
+            case 3:
+                let i = Int.random(in: 0..<connections.count, using: &rng)
+                Self.send(#"{"type":"unsubscribe","id":"u"}"#, to: connections[i])
+                connections[i].filters = nil
+            case 4:
+                let gone = connections.remove(at: Int.random(in: 0..<connections.count, using: &rng))
+                gone.session.closed()
+                connections.append(try Self.connect(core))
+            case 5...6:
+                if let fresh = core.interest.read(newerThan: read.last!.version) { read.append(fresh) }
+            default:
+                // The publisher decides on an interest it read (most often the latest).
+                let stale = Int.random(in: 0..<4, using: &rng) == 0
+                let back = min(read.count - 1, stale ? Int.random(in: 0..<4, using: &rng) : 0)
+                let interest = read[read.count - 1 - back]
+                var batch: [Publication] = []
+                for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                    seq += 1
+                    let publication = try Self.publication(seq, clients: connections.map(\.client), &rng)
+                    if let decided = interest.decided(publication) {
+                        batch.append(decided)
+                        continue
+                    }
+                    // Left out: no connection unchanged since the interest takes it.
+                    for connection in connections where connection.session.readerVersion <= interest.version {
+                        let line = try connection.filters?.line(
+                            of: publication, client: connection.client, encoder: &encoder)
+                        #expect(line == nil, "\(context): left out, but \(connection.client) takes it: \(line ?? "")")
+                    }
+                }
+                for connection in connections { connection.link.lines.removeAll() }
+                core.publish(batch)
+                for connection in connections {
+                    let expected = try batch.compactMap {
+                        try connection.filters?.line(of: $0, client: connection.client, encoder: &encoder)
+                    }
+                    #expect(
+                        connection.link.lines == expected,
+                        "\(context): client \(connection.client), filters \(connection.filters?.json ?? "none")")
+                }
+            }
+        }
+    }
+
+    @Test func `an audience of more than 64 readers names each once, in order`() {
+        var audience = Audience(decidedAt: 1)
+        let slots = [0, 5, 63, 64, 65, 127, 128, 300]
+        for slot in slots.reversed() { audience.add(slot, sees: .asPublished) }
+        audience.add(64, sees: .asPublished)
+        #expect(Array(audience.readers) == slots)
+        #expect(slots.allSatisfy { audience.readers.contains($0) } && !audience.readers.contains(6))
+        #expect(!audience.isEmpty && Audience.undecided.isEmpty)
+    }
+}
