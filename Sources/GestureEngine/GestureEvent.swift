@@ -89,16 +89,19 @@ public struct TouchIDList: Sendable, Sequence, Equatable {
     }
 }
 
-/// One report of a recognizer: what the protocol's `gesture` message carries.
+/// One report of a recognizer, as the engine makes it: full precision, typed units, the device by
+/// its id. What a client reads is GestureProtocol's `GestureMessage`, made from it by
+/// GestureServer's `WireMapping` alone (numbers rounded to six decimals, the device by its label,
+/// `seq`, touch ids as numbers); why the two are not one type: docs/PROTOCOL.md, §7, "Engine event
+/// and wire message". WireFieldParityTests fails when a field is added here and not to the message,
+/// its encoders and the schema.
+///
+/// The engine builds it with the synthesized memberwise initializer (internal: no other module
+/// makes one), which assembles the event in place in the caller's buffer; a hand-written
+/// initializer's assignments to `self` make the optimizer copy the whole event and destroy the
+/// original (the optional `shape` string defeats it), about 200 instructions per event
+/// (docs/PERFORMANCE.md, "Engine").
 public struct GestureEvent: Sendable, Equatable {
-    // The stored properties are declared in a different order from the public initializer's
-    // parameters (`state` before `owner`) on purpose: the public initializer lives in an extension,
-    // so Swift also synthesizes the internal memberwise initializer, and the two do not clash. The
-    // engine builds its events with the memberwise one on the per-frame path: it assembles the
-    // event directly, whereas the assignments to `self` of a hand-written initializer make the
-    // optimizer copy the whole event and destroy the original (the optional `shape` string defeats
-    // it), about 200 instructions per event (docs/PERFORMANCE.md, "Engine").
-
     /// The recognizer's name from the configuration or the client's `define`.
     public var name: String
     public var kind: GestureKind
@@ -137,41 +140,6 @@ public struct GestureEvent: Sendable, Equatable {
     /// Shape: the template that matched and its score (0…1, higher is better).
     public var shape: String?
     public var score: Double?
-}
-
-extension GestureEvent {
-    public init(
-        name: String, kind: GestureKind, owner: Owner, state: GestureState, device: DeviceID, region: String,
-        fingers: Int, touches: TouchIDList, time: Timestamp, position: SurfacePoint,
-        positionMM: PhysicalPoint? = nil, translation: SurfaceVector = .zero, translationMM: PhysicalVector? = nil,
-        velocity: SurfaceVector = .zero, velocityMM: PhysicalVector? = nil, scale: Double? = nil,
-        rotation: Double? = nil, scaleVelocity: Double? = nil, rotationVelocity: Double? = nil,
-        direction: Direction? = nil, edge: Edge? = nil, shape: String? = nil, score: Double? = nil
-    ) {
-        self.name = name
-        self.kind = kind
-        self.owner = owner
-        self.state = state
-        self.device = device
-        self.region = region
-        self.fingers = fingers
-        self.touches = touches
-        self.time = time
-        self.position = position
-        self.positionMM = positionMM
-        self.translation = translation
-        self.translationMM = translationMM
-        self.velocity = velocity
-        self.velocityMM = velocityMM
-        self.scale = scale
-        self.rotation = rotation
-        self.scaleVelocity = scaleVelocity
-        self.rotationVelocity = rotationVelocity
-        self.direction = direction
-        self.edge = edge
-        self.shape = shape
-        self.score = score
-    }
 }
 
 /// A touch as the views see it (R8): raw-touch subscribers and the passthrough mirror device.

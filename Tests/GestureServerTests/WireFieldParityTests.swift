@@ -1,9 +1,10 @@
 import Foundation
-import GestureEngine
 import GestureProtocol
 import GestureServer
 import TestSupport
 import Testing
+
+@testable import GestureEngine
 
 /// A field of the engine's ``GestureEvent`` reaches a client only if it is in the message
 /// (``GestureMessage``), its mapping (``WireMapping``), the hand-written encoder
@@ -25,7 +26,7 @@ import Testing
 
     /// An event with every optional field set, so that every key it has is on the wire.
     static let full = GestureEvent(
-        name: "all", kind: .shape, owner: .configuration, state: .recognized, device: DeviceID(3), region: "root",
+        name: "all", kind: .shape, state: .recognized, owner: .configuration, device: DeviceID(3), region: "root",
         fingers: 2, touches: TouchIDList([TouchID(1), TouchID(2)]), time: Timestamp(microseconds: 7),
         position: SurfacePoint(x: 0.5, y: 0.25), positionMM: PhysicalPoint(x: Millimeters(10), y: Millimeters(5)),
         translation: SurfaceVector(dx: 0.125, dy: 0),
