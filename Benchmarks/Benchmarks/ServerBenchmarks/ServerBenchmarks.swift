@@ -1,7 +1,8 @@
 // Socket latency, end to end: from a touch frame entering the engine to the lines read by every
 // client, through real Unix sockets. One iteration does what the daemon's input thread does with
-// one frame — `engine.process`, each event turned into a `Publication` (`Publication(event,
-// device:seq:)`), one `server.publish(batch)` — and then waits until each connected client has read
+// one frame — `engine.process`, each event turned into a `Publication` with its audience by the one
+// mapping (`WireMapping`, on the interest the server posted), one `server.publish(batch)` — and then
+// waits until each connected client has read
 // all of that frame's lines. Two gestures long under way, so every frame reports `changed`: a
 // one-finger pan (one `gesture` line per frame) and a two-finger pinch that also turns and drifts
 // (`pan`, `pinch` and `rotate`: three lines per frame). An iteration's wall-clock time is the
@@ -144,9 +145,7 @@ let sampleGesture: GestureMessage = {
         events.removeAll()
         engine.process(stream.next(), into: &events)
         for case .gesture(let g) in events where g.name == "pinch" && g.state == .changed {
-            if case .gesture(let message, _) = Publication(.gesture(g), device: stream.device, seq: 1) {
-                found = message
-            }
+            found = GestureMessage(g, deviceLabel: stream.device.label, seq: 1)
         }
     }
     return found!
@@ -213,7 +212,9 @@ final class Rig: @unchecked Sendable {
     var events: [EngineEvent] = []
     var fds: [Int32] = []
     var counters: [MessageCounter] = []
-    var seq: UInt64 = 0
+    var mapping = WireMapping()
+    /// What the clients take, once they all subscribed.
+    var interest = Interest()
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
 
     init(clients: Int, fingers: Int, transport: Transport) async throws {
@@ -272,6 +273,7 @@ final class Rig: @unchecked Sendable {
             try readMessages(1, from: fd, counter: &counter)  // ok
             counters.append(counter)
         }
+        interest = server.interest(newerThan: 0) ?? Interest()
         Rig.current = self
     }
 
@@ -283,9 +285,11 @@ final class Rig: @unchecked Sendable {
         batch.reserveCapacity(events.count)
         var lines = 0
         for event in events {
-            seq += 1
-            batch.append(Publication(event, device: stream.device, seq: seq))
-            if case .gesture = event { lines += 1 }
+            guard let publication = mapping.publication(of: event, device: stream.device, for: interest) else {
+                continue
+            }
+            batch.append(publication)
+            if case .gesture = publication { lines += 1 }
         }
         events.removeAll(keepingCapacity: true)
         precondition(
