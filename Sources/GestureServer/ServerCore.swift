@@ -326,9 +326,6 @@ struct DefinitionCounts {
 extension Definitions {
     /// Shape templates named or built in, over all its shape recognizers.
     var templateCount: Int {
-        recognizers.reduce(0) { count, spec in
-            if case .shape(let p) = spec.parameters { return count + p.templates.count }
-            return count
-        }
+        recognizers.reduce(0) { $0 + $1.parameters.templateCount }
     }
 }

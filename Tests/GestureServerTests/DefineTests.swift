@@ -140,6 +140,38 @@ extension SocketTests {
             }
         }
 
+        /// The shape kind counts its templates (named or built in) through the registry
+        /// (`RecognizerParameters.templateCount`); other kinds count none.
+        @Test func `all clients together may define at most max_client_templates shape templates`() async throws {
+            let delegate = TestDelegate(define: .accept)
+            try await ServerFixture.with(limits: ServerLimits(maxClientTemplates: 3), delegate: delegate) { f in
+                let first = try await f.connect()
+                _ = try await first.next(ofType: "hello")
+                let second = try await f.connect()
+                _ = try await second.next(ofType: "hello")
+                let points = "[[0,0],[1,0],[1,1]]"
+                try await first.send(
+                    #"{"type":"define","id":"two","recognizers":[{"name":"s","kind":"shape","templates":"#
+                        + #"[{"name":"v","points":\#(points)},"circle"]},{"name":"p","kind":"pan"}]}"#)
+                guard case .ok(.string("two")?) = try await first.next() else { throw Unexpected("no ok for two") }
+
+                try await second.send(
+                    #"{"type":"define","id":"more","recognizers":[{"name":"s","kind":"shape","templates":"#
+                        + #"[{"name":"a","points":\#(points)},{"name":"b","points":\#(points)}]}]}"#)
+                guard case .error(let refused) = try await second.next() else { throw Unexpected("no refusal") }
+                #expect(refused.code == .tooManyRecognizers)
+                #expect(
+                    refused.message.hasSuffix("at most 3 shape templates; with these there would be 4"),
+                    "\(refused.message)")
+
+                // A shape without `templates` has the built-in circle: one more, and the limit is met.
+                try await second.send(
+                    #"{"type":"define","id":"one","recognizers":"#
+                        + #"[{"name":"c","kind":"shape"},{"name":"t","kind":"tap"}]}"#)
+                guard case .ok(.string("one")?) = try await second.next() else { throw Unexpected("no ok for one") }
+            }
+        }
+
         @Test func `a server without a delegate answers define with unavailable`() async throws {
             try await ServerFixture.with(delegate: nil) { f in
                 let client = try await f.connect()

@@ -40,6 +40,10 @@ public enum RecognizerParameters: Hashable, Sendable {
         }
         return kind
     }
+
+    /// Shape templates these parameters define, named or built in (0 for kinds without
+    /// templates): what the server's per-connection and all-connections limits on templates count.
+    public var templateCount: Int { kind.visit(TemplateCount(parameters: self)) }
 }
 
 /// A recognizer kind as the engine knows it: its parameters (whose descriptors decode, encode,
@@ -65,6 +69,13 @@ protocol KindDefinition {
     /// fixed limit): what explanations may say of the kind. A failure not in the table, a key
     /// that is not one of the kind's own, or a check without a sentence fails RegistryTests.
     static var failures: [(check: FailureCheck, key: ParameterKey?)] { get }
+    /// Shape templates its parameters define, named or built in: what the limits on templates
+    /// count (``RecognizerParameters/templateCount``). 0, the default: none.
+    static func templateCount(_ parameters: Parameters) -> Int
+}
+
+extension KindDefinition {
+    static func templateCount(_: Parameters) -> Int { 0 }
 }
 
 extension KindDefinition where Machine.Parameters == Parameters {
@@ -142,6 +153,13 @@ private struct KindFailures: KindVisitor {
 private struct Unwraps: KindVisitor {
     let parameters: RecognizerParameters
     func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Bool { Kind.unwrap(parameters) != nil }
+}
+
+private struct TemplateCount: KindVisitor {
+    let parameters: RecognizerParameters
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Int {
+        Kind.templateCount(Kind.unwrap(parameters)!)
+    }
 }
 
 private struct KindKeys: KindVisitor {

@@ -547,6 +547,7 @@ enum ShapeKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [ShapeRecognizer]> { \.shapes }
     static func mostFingers(_ parameters: ShapeParameters) -> Int { parameters.maxFingers }
+    static func templateCount(_ parameters: ShapeParameters) -> Int { parameters.templates.count }
 
     /// The templates are prepared once per owner's definitions (``CompiledSet/shapes``).
     static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> ShapeRecognizer {
