@@ -98,11 +98,10 @@ public struct ReplayPicture {
             out += "fill=\"#4a7bd0\" fill-opacity=\"0.7\">\(escape(region.name))</text>\n"
         }
         for recognizer in configuration.recognizers {
-            guard case .edgeSwipe(let p) = recognizer.parameters else { continue }
-            let band = p.band.value
-            for edge in Edge.allCases where p.edges.contains(edge) {
+            for edgeBand in recognizer.parameters.edgeBands {
+                let band = edgeBand.width.value
                 let (x, y, bw, bh): (Double, Double, Double, Double) =
-                    switch edge {
+                    switch edgeBand.edge {
                     case .left: (0, 0, band, h)
                     case .right: (w - band, 0, band, h)
                     case .top: (0, 0, w, band)
@@ -110,7 +109,7 @@ public struct ReplayPicture {
                     }
                 out += "<rect class=\"edge-band\" x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(bw))\" height=\"\(n(bh))\" "
                 out += "fill=\"#d08a4a\" fill-opacity=\"0.08\"><title>\(escape(recognizer.name)): "
-                out += "\(edge.rawValue) edge, band-mm \(n(band))</title></rect>\n"
+                out += "\(edgeBand.edge.rawValue) edge, \(edgeBand.key.rawValue) \(n(band))</title></rect>\n"
             }
         }
         for (i, track) in tracks.enumerated() where !track.points.isEmpty {

@@ -55,6 +55,8 @@ struct ReplayPictureTests {
         #expect(census.counts["text.gesture"] == gestures)
         #expect(census.counts["circle.landing"] == touches)
         #expect(census.counts["rect.panel"] == 1)
+        // The built-in edge swipe's band along each of its four edges (its kind's `edgeBands`).
+        #expect(census.counts["rect.edge-band"] == 4)
         #expect(census.counts["svg."] == 1)
 
         let committed = Self.repository.appendingPathComponent("docs/images/demo.svg")

@@ -68,6 +68,20 @@ struct RegistryTests {
     }
 }
 
+/// What the registry answers for a kind beyond its machine (the replay's picture): a kind whose
+/// keys say it has an edge band answers for it, and no other kind does. A kind that forgets its
+/// answer (the default says "none") fails here.
+extension RegistryTests {
+    @Test("a kind with an edge band draws it at its own key; no other kind draws one", arguments: GestureKind.allCases)
+    func edgeBands(kind: GestureKind) {
+        let bands = kind.visit(DefaultParameters()).edgeBands
+        #expect(bands.isEmpty != kind.parameterKeys.contains(ParameterKey.band.rawValue), "\(kind.rawValue): \(bands)")
+        for band in bands {
+            #expect(kind.parameterKeys.contains(band.key.rawValue), "\(kind.rawValue): \(band.key) is not its key")
+        }
+    }
+}
+
 private struct DefaultParameters: KindVisitor {
     func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> RecognizerParameters {
         Kind.wrap(Kind.Parameters())

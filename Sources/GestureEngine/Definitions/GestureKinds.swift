@@ -44,6 +44,24 @@ public enum RecognizerParameters: Hashable, Sendable {
     /// Shape templates these parameters define, named or built in (0 for kinds without
     /// templates): what the server's per-connection and all-connections limits on templates count.
     public var templateCount: Int { kind.visit(TemplateCount(parameters: self)) }
+
+    /// The strips along the surface's edges where the recognizer's touches must land (none for
+    /// most kinds; an edge swipe's `band-mm` along each of its `edges`): what `replay --svg` draws.
+    public var edgeBands: [EdgeBand] { kind.visit(EdgeBands(parameters: self)) }
+}
+
+/// A strip along one edge of the surface, `width` deep, where a recognizer's touches must land;
+/// `key` is the parameter that sets its width.
+public struct EdgeBand: Hashable, Sendable {
+    public var edge: Edge
+    public var width: Millimeters
+    public var key: ParameterKey
+
+    public init(edge: Edge, width: Millimeters, key: ParameterKey) {
+        self.edge = edge
+        self.width = width
+        self.key = key
+    }
 }
 
 /// A recognizer kind as the engine knows it: its parameters (whose descriptors decode, encode,
@@ -72,10 +90,14 @@ protocol KindDefinition {
     /// Shape templates its parameters define, named or built in: what the limits on templates
     /// count (``RecognizerParameters/templateCount``). 0, the default: none.
     static func templateCount(_ parameters: Parameters) -> Int
+    /// The strips along the surface's edges its touches must land in, for pictures of a replay
+    /// (``RecognizerParameters/edgeBands``). None, the default.
+    static func edgeBands(_ parameters: Parameters) -> [EdgeBand]
 }
 
 extension KindDefinition {
     static func templateCount(_: Parameters) -> Int { 0 }
+    static func edgeBands(_: Parameters) -> [EdgeBand] { [] }
 }
 
 extension KindDefinition where Machine.Parameters == Parameters {
@@ -159,6 +181,13 @@ private struct TemplateCount: KindVisitor {
     let parameters: RecognizerParameters
     func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Int {
         Kind.templateCount(Kind.unwrap(parameters)!)
+    }
+}
+
+private struct EdgeBands: KindVisitor {
+    let parameters: RecognizerParameters
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [EdgeBand] {
+        Kind.edgeBands(Kind.unwrap(parameters)!)
     }
 }
 

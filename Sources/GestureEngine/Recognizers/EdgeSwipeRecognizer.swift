@@ -135,6 +135,13 @@ enum EdgeSwipeKind: KindDefinition {
     }
     static var bank: WritableKeyPath<MachineBanks, [EdgeSwipeRecognizer]> { \.edgeSwipes }
     static func mostFingers(_ parameters: EdgeSwipeParameters) -> Int { parameters.fingers }
+
+    /// `band-mm` along each of its edges, in ``Edge``'s order.
+    static func edgeBands(_ parameters: EdgeSwipeParameters) -> [EdgeBand] {
+        Edge.allCases.filter { parameters.edges.contains($0) }.map {
+            EdgeBand(edge: $0, width: parameters.band, key: .band)
+        }
+    }
 }
 
 extension EdgeSwipeKind {
