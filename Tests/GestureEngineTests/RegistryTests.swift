@@ -68,10 +68,23 @@ struct RegistryTests {
     }
 }
 
-/// What the registry answers for a kind beyond its machine (the replay's picture): a kind whose
-/// keys say it has an edge band answers for it, and no other kind does. A kind that forgets its
-/// answer (the default says "none") fails here.
+/// What the registry answers for a kind beyond its machine (the server's template limits, the
+/// replay's picture, the names of the shapes it reports): a kind whose keys say it has templates
+/// or an edge band answers for them, and no other kind does. A kind that forgets its answer (the
+/// defaults say "none") fails here.
 extension RegistryTests {
+    @Test(
+        "a kind with templates counts them, prepares them and names them; no other kind does",
+        arguments: GestureKind.allCases)
+    func templates(kind: GestureKind) {
+        let parameters = kind.visit(DefaultParameters())
+        let hasTemplates = kind.parameterKeys.contains("templates")
+        #expect(
+            (parameters.templateCount > 0) == hasTemplates, "\(kind.rawValue): \(parameters.templateCount) templates")
+        let names = parameters.prepared?.shapeNames ?? []
+        #expect(names.isEmpty != hasTemplates, "\(kind.rawValue): reports shapes named \(names)")
+    }
+
     @Test("a kind with an edge band draws it at its own key; no other kind draws one", arguments: GestureKind.allCases)
     func edgeBands(kind: GestureKind) {
         let bands = kind.visit(DefaultParameters()).edgeBands

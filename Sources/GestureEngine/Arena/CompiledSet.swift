@@ -15,28 +15,28 @@
 /// `*` is a flag, and so is "a client's recognizer observes the configuration's" (the `clients`
 /// policy), neither a row of pairs; named relations are adjacency lists in one flat array
 /// (``Relation``), never an n × n matrix; delivery lists are built from per-region buckets; the
-/// order is one sort; shape templates are prepared once per owner's definitions
-/// (``Definitions/shapes``), not at every recompile. So a client's `define` costs in proportion
-/// to everything running, not to its square (docs/PERFORMANCE.md, "Defining").
+/// order is one sort; what a kind prepares (a shape's templates) is prepared once per owner's
+/// definitions (``Definitions/prepared``), not at every recompile. So a client's `define` costs
+/// in proportion to everything running, not to its square (docs/PERFORMANCE.md, "Defining").
 struct CompiledSet: Sendable {
-    /// One owner's definitions, with the shape templates of its recognizers prepared once.
+    /// One owner's definitions, with what their kinds prepare (``KindDefinition/prepare(_:)``)
+    /// prepared once.
     struct Definitions: Sendable {
         var owner: Owner
         var regions: [RegionSpec]
         var recognizers: [RecognizerSpec]
-        /// Prepared templates of its shape recognizers, by recognizer name.
-        let shapes: [String: ShapeRecognizer.Configuration]
+        /// What the kinds of its recognizers prepared, by recognizer name (none for most kinds).
+        let prepared: [String: any PreparedParameters]
 
         init(owner: Owner, regions: [RegionSpec], recognizers: [RecognizerSpec]) {
             self.owner = owner
             self.regions = regions
             self.recognizers = recognizers
-            var shapes: [String: ShapeRecognizer.Configuration] = [:]
+            var prepared: [String: any PreparedParameters] = [:]
             for spec in recognizers {
-                guard case .shape(let p) = spec.parameters else { continue }
-                shapes[spec.name] = ShapeRecognizer.Configuration(p)
+                prepared[spec.name] = spec.parameters.prepared
             }
-            self.shapes = shapes
+            self.prepared = prepared
         }
     }
 
@@ -94,8 +94,11 @@ struct CompiledSet: Sendable {
     var when: [BeginConditions] = []
     var accepts: [Filter] = []
     var parameters: [RecognizerParameters] = []
-    /// Prepared templates of shape recognizers (nil for other kinds).
-    var shapes: [ShapeRecognizer.Configuration?] = []
+    /// What each recognizer's kind prepared (nil for most kinds): read by its definition's
+    /// `machine(_:_:scale:)`, when a device's machines are made.
+    var prepared: [(any PreparedParameters)?] = []
+    /// The names a report's ``Report/shape`` picks from, for each recognizer (empty for most).
+    var shapeNames: [[String]] = []
     /// R4: whom each recognizer waits for, and who waits for it.
     var requires: [[Int]] = []
     var dependents: [[Int]] = []
@@ -195,12 +198,12 @@ struct CompiledSet: Sendable {
         }
 
         var specs: [RecognizerSpec] = []
-        var prepared: [ShapeRecognizer.Configuration?] = []
+        var prepared: [(any PreparedParameters)?] = []
         for (g, definitions) in owners.enumerated() {
             for spec in definitions.recognizers {
                 index[Key(owner: definitions.owner, name: spec.name)] = specs.count
                 specs.append(spec)
-                prepared.append(definitions.shapes[spec.name])
+                prepared.append(definitions.prepared[spec.name])
                 self.owners.append(definitions.owner)
                 groups.append(Group(g))
             }
@@ -211,7 +214,8 @@ struct CompiledSet: Sendable {
         simultaneousWithAll = Array(repeating: false, count: n)
         preemptsAll = Array(repeating: false, count: n)
         dependents = Array(repeating: [], count: n)
-        shapes = prepared
+        self.prepared = prepared
+        shapeNames = prepared.map { $0?.shapeNames ?? [] }
         clientsObserve = !policy.mayCompete
         configurationViewer = policy.mayCover ? Self.everyone : 0
         for (i, spec) in specs.enumerated() {

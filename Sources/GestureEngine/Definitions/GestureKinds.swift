@@ -87,6 +87,11 @@ protocol KindDefinition {
     /// fixed limit): what explanations may say of the kind. A failure not in the table, a key
     /// that is not one of the kind's own, or a check without a sentence fails RegistryTests.
     static var failures: [(check: FailureCheck, key: ParameterKey?)] { get }
+    /// What its machines are made from that is costly to work out, worked out once per owner's
+    /// definitions (``CompiledSet/Definitions``), not at every recompile nor for every device; its
+    /// `machine(_:_:scale:)` reads it back (``CompiledSet/prepared``). nil, the default: nothing
+    /// to prepare. (``ShapeKind`` prepares its templates.)
+    static func prepare(_ parameters: Parameters) -> (any PreparedParameters)?
     /// Shape templates its parameters define, named or built in: what the limits on templates
     /// count (``RecognizerParameters/templateCount``). 0, the default: none.
     static func templateCount(_ parameters: Parameters) -> Int
@@ -96,6 +101,7 @@ protocol KindDefinition {
 }
 
 extension KindDefinition {
+    static func prepare(_: Parameters) -> (any PreparedParameters)? { nil }
     static func templateCount(_: Parameters) -> Int { 0 }
     static func edgeBands(_: Parameters) -> [EdgeBand] { [] }
 }
@@ -104,6 +110,15 @@ extension KindDefinition where Machine.Parameters == Parameters {
     static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Machine {
         Machine(unwrap(c.parameters[r])!, scale: scale)
     }
+}
+
+/// What a kind works out from its parameters once per owner's definitions
+/// (``KindDefinition/prepare(_:)``). Kept boxed in the compiled set and read when a device's
+/// machines are made, never on the frame path: what a frame needs of it is copied out when the
+/// set is compiled (``shapeNames``).
+protocol PreparedParameters: Sendable {
+    /// The names a report's ``Report/shape`` picks from, by index.
+    var shapeNames: [String] { get }
 }
 
 /// Something done with a kind, whichever it is: the engine's one dispatch over kinds, in place
@@ -175,6 +190,18 @@ private struct KindFailures: KindVisitor {
 private struct Unwraps: KindVisitor {
     let parameters: RecognizerParameters
     func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Bool { Kind.unwrap(parameters) != nil }
+}
+
+extension RecognizerParameters {
+    /// What the kind works out once per owner's definitions (``KindDefinition/prepare(_:)``).
+    var prepared: (any PreparedParameters)? { kind.visit(Prepare(parameters: self)) }
+}
+
+private struct Prepare: KindVisitor {
+    let parameters: RecognizerParameters
+    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> (any PreparedParameters)? {
+        Kind.prepare(Kind.unwrap(parameters)!)
+    }
 }
 
 private struct TemplateCount: KindVisitor {

@@ -549,10 +549,20 @@ enum ShapeKind: KindDefinition {
     static func mostFingers(_ parameters: ShapeParameters) -> Int { parameters.maxFingers }
     static func templateCount(_ parameters: ShapeParameters) -> Int { parameters.templates.count }
 
-    /// The templates are prepared once per owner's definitions (``CompiledSet/shapes``).
-    static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> ShapeRecognizer {
-        ShapeRecognizer(c.shapes[r]!, scale: scale)
+    /// The templates, resampled once per owner's definitions (a built-in shape drawn either way round).
+    static func prepare(_ parameters: ShapeParameters) -> (any PreparedParameters)? {
+        ShapeRecognizer.Configuration(parameters)
     }
+
+    /// The machine matches against the templates prepared (``CompiledSet/prepared``).
+    static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> ShapeRecognizer {
+        ShapeRecognizer(c.prepared[r] as! ShapeRecognizer.Configuration, scale: scale)
+    }
+}
+
+extension ShapeRecognizer.Configuration: PreparedParameters {
+    /// A matched template's name is the gesture's `shape`.
+    var shapeNames: [String] { templates.map(\.name) }
 }
 
 extension ShapeKind {
