@@ -2,8 +2,11 @@
 // its parameters (``RecognizerParameters``), its line in the one dispatch over kinds
 // (``GestureKind/visit(_:_:)``) and its machines' bank (``MachineBanks``). The rest of a kind is in
 // its file under Recognizers/: parameters and descriptors, machine, definition and the table of
-// its failures and the checks and keys only it uses (CONTRIBUTING.md, "Adding a recognizer kind",
-// says why these four entries are not one).
+// its failures and the checks and keys only it uses, and its answers to what only some kinds have
+// (templates, edge bands, what it prepares), which the rest of the code asks for here
+// (``RecognizerParameters/templateCount``, ``RecognizerParameters/edgeBands``) and never by
+// naming a kind (CONTRIBUTING.md, "Adding a recognizer kind", says why the four entries are not
+// one).
 
 /// The recognizer kinds. Raw values are the spellings of the config file and the protocol.
 public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
