@@ -33,8 +33,9 @@ struct CompiledSet: Sendable {
             self.regions = regions
             self.recognizers = recognizers
             var prepared: [String: any PreparedParameters] = [:]
-            for spec in recognizers {
-                prepared[spec.name] = spec.parameters.prepared
+            for r in recognizers.indices {
+                guard let p = recognizers[r].parameters.prepared else { continue }
+                prepared[recognizers[r].name] = p
             }
             self.prepared = prepared
         }
@@ -94,11 +95,12 @@ struct CompiledSet: Sendable {
     var when: [BeginConditions] = []
     var accepts: [Filter] = []
     var parameters: [RecognizerParameters] = []
-    /// What each recognizer's kind prepared (nil for most kinds): read by its definition's
-    /// `machine(_:_:scale:)`, when a device's machines are made.
-    var prepared: [(any PreparedParameters)?] = []
-    /// The names a report's ``Report/shape`` picks from, for each recognizer (empty for most).
-    var shapeNames: [[String]] = []
+    /// What a recognizer's kind prepared (``KindDefinition/prepare(_:)``), by recognizer, for the
+    /// few whose kind prepares anything: read by its definition's `machine(_:_:scale:)` when a
+    /// device's machines are made. Sparse, so that hundreds of taps cost a set nothing here.
+    var prepared: [Int: any PreparedParameters] = [:]
+    /// The names a report's ``Report/shape`` picks from, by recognizer (those that prepared).
+    var shapeNames: [Int: [String]] = [:]
     /// R4: whom each recognizer waits for, and who waits for it.
     var requires: [[Int]] = []
     var dependents: [[Int]] = []
@@ -198,12 +200,14 @@ struct CompiledSet: Sendable {
         }
 
         var specs: [RecognizerSpec] = []
-        var prepared: [(any PreparedParameters)?] = []
         for (g, definitions) in owners.enumerated() {
             for spec in definitions.recognizers {
                 index[Key(owner: definitions.owner, name: spec.name)] = specs.count
+                if let p = definitions.prepared[spec.name] {
+                    prepared[specs.count] = p
+                    shapeNames[specs.count] = p.shapeNames
+                }
                 specs.append(spec)
-                prepared.append(definitions.prepared[spec.name])
                 self.owners.append(definitions.owner)
                 groups.append(Group(g))
             }
@@ -214,8 +218,6 @@ struct CompiledSet: Sendable {
         simultaneousWithAll = Array(repeating: false, count: n)
         preemptsAll = Array(repeating: false, count: n)
         dependents = Array(repeating: [], count: n)
-        self.prepared = prepared
-        shapeNames = prepared.map { $0?.shapeNames ?? [] }
         clientsObserve = !policy.mayCompete
         configurationViewer = policy.mayCover ? Self.everyone : 0
         for (i, spec) in specs.enumerated() {

@@ -227,7 +227,7 @@ extension DeviceArena {
     ) {
         let geometry = device.geometry
         var shape: String?
-        if let index = report.shape { shape = c.shapeNames[r][index] }
+        if let index = report.shape { shape = c.shapeNames[r]?[index] }
         // The memberwise initializer (GestureEvent): the event is assembled in place, with no copy
         // of it made and destroyed on the way into the caller's buffer.
         events.append(
