@@ -371,7 +371,8 @@ struct DiscreteStrokeRecognizerTests {
     @Test("shape: a stroke longer than the buffer is decimated, not lost")
     func longStroke() {
         var h = Shape(Self.shapeConfiguration())
-        let points = Self.circle(radius: 40, clockwise: true, start: 0, steps: ShapeRecognizer.capacity * 3)
+        let capacity = type(of: h.machine.gesture).capacity
+        let points = Self.circle(radius: 40, clockwise: true, start: 0, steps: capacity * 3)
         let result = Self.stroke(&h, points)
         #expect(Self.shapeName(h, result) == "circle")
     }

@@ -261,3 +261,16 @@ extension FailureCheck {
     /// The best template scored below `min-score`.
     public static var scoreTooLow: FailureCheck { FailureCheck("score-too-low", sentence: "score {rm} < {key} {rl}") }
 }
+
+/// The failures of a finger count outside its range, as the kinds with a range propose them.
+extension Failure {
+    /// `fingers` are more than `max-fingers`.
+    static func tooManyFingers(_ fingers: Int, most: Int) -> Failure {
+        Failure(.tooManyFingers, .maxFingers, measured: Double(fingers), limit: Double(most))
+    }
+
+    /// `fingers` are fewer than `min-fingers`.
+    static func tooFewFingers(_ fingers: Int, least: Int) -> Failure {
+        Failure(.tooFewFingers, .minFingers, measured: Double(fingers), limit: Double(least))
+    }
+}

@@ -198,9 +198,16 @@ extension ShapeTemplate: Codable {
 /// The stroke is kept as points ``step`` apart with the turn and path length up to each; the
 /// buffer holds ``capacity`` points and drops every other one when full, so a long stroke never
 /// allocates.
-struct ShapeRecognizer: Recognizer {
-    enum State { case tracking, done }
+///
+/// The machine is ``StrokeRecognizer``; this is the kind's part.
+typealias ShapeRecognizer = StrokeRecognizer<Shape>
 
+extension StrokeRecognizer where Gesture == Shape {
+    /// The templates the shape machine matches against, prepared once (``CompiledSet/shapes``).
+    typealias Configuration = Shape.Configuration
+}
+
+struct Shape: StrokeGesture {
     static let capacity = 512
     /// Points closer than this (mm) to the last kept one are not kept: finger jitter of a few
     /// tenths of a millimetre would otherwise turn the heading at every frame.
@@ -246,11 +253,6 @@ struct ShapeRecognizer: Recognizer {
 
     let parameters: Configuration
     let scale: MeasuringScale
-    private(set) var state = State.tracking
-    private var started = false
-    private var anyLifted = false
-    private var settling: FingerSettling
-    private var tracker = CentroidTracker()
     /// Where the stroke started (mm); a point is `origin` + the tracker's translation.
     private var origin = Vec2.zero
     private var points: [Vec2] = []
@@ -264,79 +266,48 @@ struct ShapeRecognizer: Recognizer {
     init(_ parameters: Configuration, scale: MeasuringScale) {
         self.parameters = parameters
         self.scale = scale
-        settling = FingerSettling(window: parameters.settle, maxFingers: parameters.maxFingers)
         points.reserveCapacity(Self.capacity)
         turns.reserveCapacity(Self.capacity)
         paths.reserveCapacity(Self.capacity)
     }
 
-    var deadline: Timestamp? { state == .tracking ? settling.deadline : nil }
+    var minFingers: Int { parameters.minFingers }
+    var maxFingers: Int { parameters.maxFingers }
+    var settle: TimeSpan { parameters.settle }
 
-    mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
-        guard state == .tracking else { return .none }
-        if !started {
-            started = true
-            tracker.start(input.live | input.lifted, touches)
-            origin = scale.mm(tracker.centroid)
-            keep(origin)
-        }
-        if input.added != 0 && (anyLifted || settling.isCommitted) {
-            return fail(settling.lateLanding(at: input.time, afterLift: anyLifted))
-        }
-        if input.lifted != 0 { anyLifted = true }
-        tracker.update(input.live, touches)
-        let moved = scale.mm(tracker.translation)
-        settling.update(down: input.live.count, lifted: input.lifted != 0, moved: moved.length, at: input.time)
-        if settling.fingers > parameters.maxFingers {
-            return fail(
-                Failure(
-                    .tooManyFingers, .maxFingers, measured: Double(settling.fingers),
-                    limit: Double(parameters.maxFingers)))
-        }
-
-        let p = origin + moved
-        if (p - points[points.count - 1]).length >= Self.step {
-            keep(p)
-            if settling.isSettled {
-                let proposal = loopOrRun(at: input.time, touches)
-                if case .none = proposal {} else { return proposal }
-            }
-        }
-        guard input.live == 0 else { return .none }
-        return decideAtLift(at: input.time, touches)
+    mutating func start(at origin: Vec2) {
+        self.origin = origin
+        keep(origin)
     }
 
-    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        settling.timerFired(at: time)
-        return loopOrRun(at: time, touches)
+    /// Keeps the stroke's point when it is ``step`` from the last one kept: something new.
+    mutating func follow(_ stroke: Stroke, at time: Timestamp) -> Bool {
+        let p = origin + stroke.moved
+        guard (p - points[points.count - 1]).length >= Self.step else { return false }
+        keep(p)
+        return true
     }
 
-    /// Once the count has settled: a closed loop recognizes the circle, a straight run gives up
-    /// (circle only), a count outside `min`…`max` fails.
-    private mutating func loopOrRun(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        // Too few fingers: final once the count is committed; until then another may still land.
-        guard settling.fingers >= parameters.minFingers else { return settling.isCommitted ? fail(tooFewFingers) : .none }
-        guard parameters.hasCircle else { return .none }
-        if let report = circleReport(at: time, lifted: false) {
-            state = .done
-            return .recognize(report)
-        }
+    /// A closed loop recognizes the circle, a straight run gives up (circle only).
+    mutating func decide(_ stroke: Stroke, at time: Timestamp, lifted: Bool) -> StrokeDecision {
+        guard parameters.hasCircle else { return .wait }
+        if let report = circleReport(stroke, at: time, lifted: false) { return .recognize(report) }
         if !parameters.hasPoints, let deviation = straightRunDeviation() {
-            return fail(
+            return .fail(
                 Failure(
                     .straightRun, .circleStraightRunDeviation, measured: deviation,
                     limit: parameters.straightRunDeviation.value))
         }
-        return .none
+        return .wait
     }
 
     /// The report for the stroke if it ends in a circle: while it moves, its last loop (the
     /// last full 360° of heading); at the lift, the whole stroke, then the last loop of it.
-    private mutating func circleReport(at time: Timestamp, lifted: Bool) -> Report? {
+    private mutating func circleReport(_ stroke: Stroke, at time: Timestamp, lifted: Bool) -> Report? {
         let start = lastLoopStart()
         let isLoop = abs(turns[points.count - 1] - turns[start]) >= 2 * Double.pi
         guard lifted else {
-            return isLoop ? circleReport(at: time, start..<points.count, as: .moving) : nil
+            return isLoop ? circleReport(stroke, at: time, start..<points.count, as: .moving) : nil
         }
         // Every candidate lies within the whole stroke: nothing to measure when it is too small.
         guard let (low, high) = bounds(points.indices), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
@@ -344,33 +315,33 @@ struct ShapeRecognizer: Recognizer {
         else { return nil }
         let single = whole.turn <= parameters.circle.overshootTurn
         if whole.failure(as: .whole(single: single), parameters.circle) == nil,
-            let report = circleReport(at: time, low: low, high: high)
+            let report = circleReport(stroke, at: time, low: low, high: high)
         {
             return report
         }
         guard isLoop && start > 0 else { return nil }
-        return circleReport(at: time, start..<points.count, as: .lastLoop(single: single))
+        return circleReport(stroke, at: time, start..<points.count, as: .lastLoop(single: single))
     }
 
     /// The report for the loop ``circle`` measured last (spanning `low`…`high`) if it scores
     /// `min-score` against the circle templates.
-    private mutating func circleReport(at time: Timestamp, low: Vec2, high: Vec2) -> Report? {
+    private mutating func circleReport(_ stroke: Stroke, at time: Timestamp, low: Vec2, high: Vec2) -> Report? {
         guard
             let (index, score) = matcher.match(
                 circle.loop, circle.loop.indices, against: parameters.templates, builtIn: true),
             score >= parameters.minScore
         else { return nil }
-        return report(at: time, shape: index, score: score, low: low, high: high)
+        return report(stroke, at: time, shape: index, score: score, low: low, high: high)
     }
 
     /// The report for `points[range]` as `candidate` if it is a circle.
     private mutating func circleReport(
-        at time: Timestamp, _ range: Range<Int>, as candidate: CircleCheck.Candidate
+        _ stroke: Stroke, at time: Timestamp, _ range: Range<Int>, as candidate: CircleCheck.Candidate
     ) -> Report? {
         guard let (low, high) = bounds(range), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
             let measures = circle.measure(points, range), measures.failure(as: candidate, parameters.circle) == nil
         else { return nil }
-        return circleReport(at: time, low: low, high: high)
+        return circleReport(stroke, at: time, low: low, high: high)
     }
 
     /// Where the last loop starts: the shortest end of the stroke that turns 360° (the whole
@@ -408,12 +379,13 @@ struct ShapeRecognizer: Recognizer {
         return farthest / length
     }
 
-    /// The last finger lifted: a circle that did not close, then the whole stroke against the
-    /// templates of points.
-    private mutating func decideAtLift(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        state = .done
-        guard settling.fingers >= parameters.minFingers else { return .fail(tooFewFingers) }
-        if parameters.hasCircle, let report = circleReport(at: time, lifted: true) { return .recognize(report) }
+    /// The last finger lifted: too few fingers fail; else a circle that did not close, then the
+    /// whole stroke against the templates of points.
+    mutating func lifted(_ stroke: Stroke, at time: Timestamp) -> StrokeVerdict {
+        guard stroke.fingers >= parameters.minFingers else {
+            return .fail(.tooFewFingers(stroke.fingers, least: parameters.minFingers))
+        }
+        if parameters.hasCircle, let report = circleReport(stroke, at: time, lifted: true) { return .recognize(report) }
         guard parameters.hasPoints,
             let (low, high) = bounds(points.indices), max(high.x - low.x, high.y - low.y) >= parameters.minSize.value,
             let (index, score) = matcher.match(points, points.indices, against: parameters.templates, builtIn: false),
@@ -422,12 +394,7 @@ struct ShapeRecognizer: Recognizer {
             // No template matched; ``explain(_:_:)`` measures which check stopped it when asked.
             return .fail(Failure(.scoreTooLow, .minScore, measured: 0, limit: parameters.minScore))
         }
-        return .recognize(report(at: time, shape: index, score: score, low: low, high: high))
-    }
-
-    private var tooFewFingers: Failure {
-        Failure(
-            .tooFewFingers, .minFingers, measured: Double(settling.fingers), limit: Double(parameters.minFingers))
+        return .recognize(report(stroke, at: time, shape: index, score: score, low: low, high: high))
     }
 
     /// No template matched at the lift: the check that stopped the stroke — for a circle, what
@@ -435,7 +402,7 @@ struct ShapeRecognizer: Recognizer {
     /// `circle-overshoot-turn-deg`, its last loop): its size, its geometry, its score; for
     /// templates of points the size and the score of the whole stroke (those are tried last, so
     /// they give the reason when present).
-    mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure {
+    mutating func explain(_ failure: Failure, _ stroke: Stroke) -> Failure {
         guard failure.check == .scoreTooLow, failure.measured == 0 else { return failure }
         let minSize = parameters.minSize.value
         if parameters.hasPoints {
@@ -460,10 +427,12 @@ struct ShapeRecognizer: Recognizer {
         return Failure(.scoreTooLow, .minScore, measured: score ?? 0, limit: parameters.minScore)
     }
 
-    private func report(at time: Timestamp, shape: Int, score: Double, low: Vec2, high: Vec2) -> Report {
+    private func report(
+        _ stroke: Stroke, at time: Timestamp, shape: Int, score: Double, low: Vec2, high: Vec2
+    ) -> Report {
         let center = SurfacePoint(x: (low.x + high.x) / 2 / scale.width, y: (low.y + high.y) / 2 / scale.height)
-        var r = Report(time: time, fingers: settling.fingers, position: center)
-        r.translation = tracker.translation
+        var r = Report(time: time, fingers: stroke.fingers, position: center)
+        r.translation = stroke.translation
         r.shape = shape
         r.score = score
         return r
@@ -516,21 +485,7 @@ struct ShapeRecognizer: Recognizer {
         paths.removeLast(n - kept)
     }
 
-    func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
-        Report(time: time, fingers: settling.fingers, position: tracker.centroid)
-    }
-
-    private mutating func fail(_ failure: Failure) -> Proposal {
-        state = .done
-        return .fail(failure)
-    }
-
     mutating func reset() {
-        state = .tracking
-        started = false
-        anyLifted = false
-        settling.reset()
-        tracker.reset()
         points.removeAll(keepingCapacity: true)
         turns.removeAll(keepingCapacity: true)
         paths.removeAll(keepingCapacity: true)

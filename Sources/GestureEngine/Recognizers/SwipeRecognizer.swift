@@ -99,9 +99,11 @@ extension SwipeParameters: DescribedParameters {
 /// |---|---|---|---|---|---|
 /// | tracking | once the count is committed, after a lift, or more than `max-fingers` → fail | settled, the stretch passes and is a flick, or the longer stretch passes, and the newest frame goes its direction → **recognize** | follow (commits the count) | the stretch passes → **recognize**, else fail | more than `max-fingers` → fail, fewer than `min-fingers` once committed → fail; as on a move → **recognize** |
 /// | done | ignored | ignored | ignored | ignored | — |
-struct SwipeRecognizer: Recognizer {
-    enum State { case tracking, done }
+///
+/// The machine is ``StrokeRecognizer``; this is the kind's part.
+typealias SwipeRecognizer = StrokeRecognizer<Swipe>
 
+struct Swipe: StrokeGesture {
     /// Fingers from which a stroke is a multi-finger swipe (libinput: two fingers scroll, three
     /// and more swipe).
     static let multiFinger = 3
@@ -110,12 +112,6 @@ struct SwipeRecognizer: Recognizer {
     static let flick = 2.0
 
     let parameters: SwipeParameters
-    let scale: MeasuringScale
-    private(set) var state = State.tracking
-    private var started = false
-    private var anyLifted = false
-    private var settling: FingerSettling
-    private var tracker = CentroidTracker()
     /// The stroke's recent part for one or two fingers (`max-duration-ms`) and for three and more
     /// (`multi-finger-max-duration-ms`).
     private var window: StrokeWindow
@@ -129,113 +125,81 @@ struct SwipeRecognizer: Recognizer {
 
     init(_ parameters: SwipeParameters, scale: MeasuringScale) {
         self.parameters = parameters
-        self.scale = scale
         toleranceCosine = cosSin(parameters.angleTolerance * Double.pi / 180).cos
-        settling = FingerSettling(window: parameters.settle, maxFingers: parameters.maxFingers)
         window = StrokeWindow(span: parameters.maxDuration)
         multiFingerWindow = StrokeWindow(span: parameters.multiFingerMaxDuration)
     }
 
-    /// Whether the settled count makes a multi-finger swipe.
-    private var isMultiFinger: Bool { settling.fingers >= Self.multiFinger }
+    var minFingers: Int { parameters.minFingers }
+    var maxFingers: Int { parameters.maxFingers }
+    var settle: TimeSpan { parameters.settle }
 
-    private var minVelocity: Double {
-        isMultiFinger ? parameters.multiFingerMinVelocity.value : parameters.minVelocity.value
+    /// Whether `fingers` make a multi-finger swipe.
+    private static func isMultiFinger(_ fingers: Int) -> Bool { fingers >= multiFinger }
+
+    private func minVelocity(_ fingers: Int) -> Double {
+        Self.isMultiFinger(fingers) ? parameters.multiFingerMinVelocity.value : parameters.minVelocity.value
     }
 
-    var deadline: Timestamp? { state == .tracking ? settling.deadline : nil }
-
-    mutating func update(_ input: RecognizerInput, _ touches: borrowing TouchTable) -> Proposal {
-        guard state == .tracking else { return .none }
-        if !started {
-            started = true
-            tracker.start(input.live | input.lifted, touches)
-        }
-        if input.added != 0 && (anyLifted || settling.isCommitted) {
-            return fail(settling.lateLanding(at: input.time, afterLift: anyLifted))
-        }
-        if input.lifted != 0 { anyLifted = true }
-        tracker.update(input.live, touches)
-        let t = tracker.translation
-        let mm = scale.mm(t)
-        settling.update(down: input.live.count, lifted: input.lifted != 0, moved: mm.length, at: input.time)
-        if settling.fingers > parameters.maxFingers {
-            return fail(
-                Failure(
-                    .tooManyFingers, .maxFingers, measured: Double(settling.fingers),
-                    limit: Double(parameters.maxFingers)))
-        }
+    mutating func follow(_ stroke: Stroke, at time: Timestamp) -> Bool {
+        let mm = stroke.moved
         frameStep = mm - previousTranslation
         previousTranslation = mm
-        window.add(input.time, mm)
+        window.add(time, mm)
         // The multi-finger window only while the stroke may be one: before the count has
         // settled, or with three fingers or more (a late finger joining a settled count starts
         // the window again from where the hand still rests, within 8 mm of its start).
-        if parameters.maxFingers >= Self.multiFinger && (isMultiFinger || !settling.isSettled) {
-            multiFingerWindow.add(input.time, mm)
+        if parameters.maxFingers >= Self.multiFinger && (Self.isMultiFinger(stroke.fingers) || !stroke.isSettled) {
+            multiFingerWindow.add(time, mm)
         }
-        velocity.add(input.time, x: t.dx, y: t.dy)
-
-        let proposal = decide(touches, lifted: input.live == 0)
-        if case .none = proposal, input.live == 0 {
-            // The checks did not pass by the lift. The stroke's length is the first reason;
-            // ``explain(_:_:)`` measures the others when asked.
-            return fail(
-                Failure(.strokeTooShort, .minDistance, measured: mm.length, limit: parameters.minDistance.value))
-        }
-        return proposal
+        velocity.add(time, x: stroke.translation.dx, y: stroke.translation.dy)
+        return true
     }
 
-    mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        settling.timerFired(at: time)
-        return decide(touches, lifted: false)
-    }
-
-    /// The checks, once the count has settled: recognize, fail, or wait for more stroke (or, when
-    /// the last finger `lifted`, for nothing more).
-    private mutating func decide(_ touches: borrowing TouchTable, lifted: Bool) -> Proposal {
-        guard settling.isSettled else { return .none }
-        // Too few fingers: final once the count is committed; until then another may still land.
-        guard settling.fingers >= parameters.minFingers else {
-            guard settling.isCommitted else { return .none }
-            return fail(
-                Failure(
-                    .tooFewFingers, .minFingers, measured: Double(settling.fingers),
-                    limit: Double(parameters.minFingers)))
-        }
+    /// The checks: recognize, or wait for more stroke (or, when the last finger `lifted`, for
+    /// nothing more).
+    mutating func decide(_ stroke: Stroke, at time: Timestamp, lifted: Bool) -> StrokeDecision {
+        let fingers = stroke.fingers
         let distance = parameters.minDistance.value
-        let slowest = minVelocity
-        guard let (d, elapsed) = covered(distance),
+        let slowest = minVelocity(fingers)
+        guard let (d, elapsed) = covered(distance, fingers: fingers),
             d.length >= slowest * elapsed.seconds, var direction = direction(of: d)
-        else { return .none }
+        else { return .wait }
         let hold = parameters.holdDistance.value
         if !lifted && hold > 0 {
-            if !isFlick(along: d, limit: slowest) {
+            if !isFlick(along: d, limit: slowest, fingers: fingers) {
                 // Not clearly flicked: the stroke's main motion must keep this way for
                 // hold-distance-mm more.
                 guard
-                    let (longer, time) = covered(distance + hold),
+                    let (longer, time) = covered(distance + hold, fingers: fingers),
                     longer.length >= slowest * time.seconds, let held = self.direction(of: longer)
-                else { return .none }
+                else { return .wait }
                 direction = held
             }
             // And its newest frame goes that way: a stretch across the turn after a hook is not
             // the main motion yet.
-            guard goes(frameStep, direction) else { return .none }
+            guard goes(frameStep, direction) else { return .wait }
         }
-        state = .done
-        var r = Report(time: window.newestTime, fingers: settling.fingers, position: tracker.centroid)
-        r.translation = tracker.translation
+        var r = Report(time: window.newestTime, fingers: fingers, position: stroke.centroid)
+        r.translation = stroke.translation
         let v = velocity.velocity(at: window.newestTime)
         r.velocity = SurfaceVector(dx: v.x, dy: v.y)
         r.direction = direction
         return .recognize(r)
     }
 
+    /// The checks did not pass by the lift. The stroke's length is the first reason;
+    /// ``explain(_:_:)`` measures the others when asked.
+    mutating func lifted(_ stroke: Stroke, at time: Timestamp) -> StrokeVerdict {
+        .fail(
+            Failure(.strokeTooShort, .minDistance, measured: stroke.moved.length, limit: parameters.minDistance.value))
+    }
+
     /// Whether the stroke is flicked along `d`: its recent motion (one ring spacing or more) goes
     /// that way (within `angle-tolerance-deg`) at ``flick`` times the speed limit `limit` or faster.
-    private func isFlick(along d: Vec2, limit: Double) -> Bool {
-        guard let (step, time) = isMultiFinger ? multiFingerWindow.recentStep : window.recentStep else { return false }
+    private func isFlick(along d: Vec2, limit: Double, fingers: Int) -> Bool {
+        guard let (step, time) = Self.isMultiFinger(fingers) ? multiFingerWindow.recentStep : window.recentStep
+        else { return false }
         let length = step.length
         guard length > 0, length >= Self.flick * limit * time.seconds else { return false }
         let cos = (step.x * d.x + step.y * d.y) / (length * d.length)
@@ -251,8 +215,8 @@ struct SwipeRecognizer: Recognizer {
 
     /// The stretch back to the most recent point `distance` behind, in the window of the finger
     /// count, if it is straight.
-    private func covered(_ distance: Double) -> (Vec2, TimeSpan)? {
-        isMultiFinger
+    private func covered(_ distance: Double, fingers: Int) -> (Vec2, TimeSpan)? {
+        Self.isMultiFinger(fingers)
             ? multiFingerWindow.covered(distance, straightness: parameters.minStraightness)
             : window.covered(distance, straightness: parameters.minStraightness)
     }
@@ -280,10 +244,10 @@ struct SwipeRecognizer: Recognizer {
 
     /// A stroke long enough that failed at the lift: which check of the last moment stopped it —
     /// covering the distance in time, straightness, speed, direction — in that order.
-    mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure {
+    mutating func explain(_ failure: Failure, _ stroke: Stroke) -> Failure {
         let distance = parameters.minDistance.value
         guard failure.check == .strokeTooShort, failure.measured >= distance else { return failure }
-        let multi = isMultiFinger
+        let multi = Self.isMultiFinger(stroke.fingers)
         let reach =
             multi
             ? multiFingerWindow.shortfall(distance, straightness: parameters.minStraightness)
@@ -296,33 +260,22 @@ struct SwipeRecognizer: Recognizer {
             return Failure(.notStraight, .minStraightness, measured: ratio, limit: parameters.minStraightness)
         case .covered(let d, let elapsed):
             let speed = d.length / max(elapsed.seconds, 1e-6)
-            if speed < minVelocity {
+            let slowest = minVelocity(stroke.fingers)
+            if speed < slowest {
                 return Failure(
-                    .tooSlow, multi ? .multiFingerMinVelocity : .minVelocity, measured: speed, limit: minVelocity)
+                    .tooSlow, multi ? .multiFingerMinVelocity : .minVelocity, measured: speed, limit: slowest)
             }
             return Failure(
                 .offDirection, .angleTolerance, measured: nearestDirection(of: d).1, limit: parameters.angleTolerance)
         }
     }
 
-    func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
-        var r = Report(time: time, fingers: settling.fingers, position: tracker.centroid)
-        r.translation = tracker.translation
-        return r
-    }
-
-    private mutating func fail(_ failure: Failure) -> Proposal {
-        state = .done
-        return .fail(failure)
+    func annotate(_ report: inout Report, _ stroke: Stroke) {
+        report.translation = stroke.translation
     }
 
     /// Back to the start, keeping the buffers (a reset must not allocate).
     mutating func reset() {
-        state = .tracking
-        started = false
-        anyLifted = false
-        settling.reset()
-        tracker.reset()
         window.reset()
         multiFingerWindow.reset()
         velocity.reset()
