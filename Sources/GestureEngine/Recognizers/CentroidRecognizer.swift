@@ -158,12 +158,12 @@ enum TrackingDecision {
         reached: @autoclosure () -> Bool, shortfall: @autoclosure () -> Failure
     ) -> TrackingDecision {
         if down > maxFingers {
-            return .fail(Failure(.tooManyFingers, .maxFingers, measured: Double(down), limit: Double(maxFingers)))
+            return .fail(.tooManyFingers(down, most: maxFingers))
         }
         if down == 0 {
             let short = shortfall()
             guard short.measured >= short.limit, peak < minFingers else { return .fail(short) }
-            return .fail(Failure(.tooFewFingers, .minFingers, measured: Double(peak), limit: Double(minFingers)))
+            return .fail(.tooFewFingers(peak, least: minFingers))
         }
         return input.moved != 0 && down >= minFingers && reached() ? .begin : .wait
     }
