@@ -60,11 +60,7 @@ struct LongPressRecognizer: FinishingRecognizer {
                 let pressed = (input.time - touches.latestStart(mask)).milliseconds
                 return fail(.liftedTooSoon, .minDuration, pressed, parameters.minDuration.milliseconds)
             }
-            let changed = input.moved & mask
-            if changed != 0 {
-                let travel = touches.maxTravel(changed, scale)
-                if travel > parameters.slop.value { return fail(.moved, .slop, travel, parameters.slop.value) }
-            }
+            if let moved = failIfMoved(input.moved & mask, beyond: parameters.slop, touches) { return moved }
             if state == .waiting && down == parameters.fingers {
                 // Pressing since the last finger landed.
                 state = .pressing

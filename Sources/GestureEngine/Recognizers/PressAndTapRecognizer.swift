@@ -59,10 +59,8 @@ struct PressAndTapRecognizer: FinishingRecognizer {
             break
         }
         let mine = press | tap
-        let changed = (input.moved | input.lifted) & mine
-        if changed != 0 {
-            let travel = touches.maxTravel(changed, scale)
-            if travel > parameters.slop.value { return fail(.moved, .slop, travel, parameters.slop.value) }
+        if let moved = failIfMoved((input.moved | input.lifted) & mine, beyond: parameters.slop, touches) {
+            return moved
         }
         if input.lifted & press != 0 { return fail(.pressLifted, nil, 0, 0) }
         let landed = input.added & ~mine
@@ -92,17 +90,12 @@ struct PressAndTapRecognizer: FinishingRecognizer {
 
     /// The tap stayed down `max-duration-ms`.
     mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        let late = (time - (deadline ?? time)).milliseconds
-        return fail(
-            .heldTooLong, .maxDuration, parameters.maxDuration.milliseconds + late,
-            parameters.maxDuration.milliseconds)
+        failTimedOut(.heldTooLong, .maxDuration, parameters.maxDuration, at: time)
     }
 
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
         Report(time: time, fingers: (press | tap).count, position: touches.centroid(press))
     }
-
-    mutating func reset() { self = PressAndTapRecognizer(parameters, scale: scale) }
 }
 
 /// `press-and-tap` in the engine's list of kinds (``GestureKind/visit(_:_:)``).

@@ -35,12 +35,15 @@ extension Recognizer {
     mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure { failure }
 }
 
-/// A machine with one final state and one deadline, whose checks fail it at once: failing is
-/// the same for each.
+/// A machine with one final state and one deadline, whose checks fail it at once (tap,
+/// long-press, press-and-tap): failing is the same for each, and so are the checks they share —
+/// fingers that must hold still within `slop-mm`, a timer that ran out.
 protocol FinishingRecognizer: Recognizer {
     associatedtype State
     /// The final state: the machine ignores input until the arena resets it (R2).
     static var finished: State { get }
+    var parameters: Parameters { get }
+    var scale: MeasuringScale { get }
     var state: State { get set }
     var deadline: Timestamp? { get set }
 }
@@ -55,6 +58,28 @@ extension FinishingRecognizer {
         deadline = nil
         return .fail(Failure(check, key, measured: measured, limit: limit))
     }
+
+    /// The failure of fingers that must hold still: a touch of `changed` (those that moved or
+    /// lifted in this frame) farther than `slop` (`slop-mm`) from where it landed; nil if none is.
+    mutating func failIfMoved(
+        _ changed: UInt64, beyond slop: Millimeters, _ touches: borrowing TouchTable
+    ) -> Proposal? {
+        guard changed != 0 else { return nil }
+        let travel = touches.maxTravel(changed, scale)
+        return travel > slop.value ? fail(.moved, .slop, travel, slop.value) : nil
+    }
+
+    /// The failure of the timer that ran out at `time`: `limit` (the value of `key`) had passed,
+    /// and the timer fired this late besides.
+    mutating func failTimedOut(
+        _ check: FailureCheck, _ key: ParameterKey, _ limit: TimeSpan, at time: Timestamp
+    ) -> Proposal {
+        let late = (time - (deadline ?? time)).milliseconds
+        return fail(check, key, limit.milliseconds + late, limit.milliseconds)
+    }
+
+    /// Back to the start: a machine without buffers starts over.
+    mutating func reset() { self = Self(parameters, scale: scale) }
 }
 
 /// What one frame changed for one recognizer, as slot masks of its own touches.

@@ -86,10 +86,8 @@ struct TapRecognizer: FinishingRecognizer {
         if peak > parameters.fingers {
             return fail(.tooManyFingers, .fingers, Double(peak), Double(parameters.fingers))
         }
-        let changed = (input.moved | input.lifted) & tapMask
-        if changed != 0 {
-            let travel = touches.maxTravel(changed, scale)
-            if travel > parameters.slop.value { return fail(.moved, .slop, travel, parameters.slop.value) }
+        if let moved = failIfMoved((input.moved | input.lifted) & tapMask, beyond: parameters.slop, touches) {
+            return moved
         }
         guard input.live & tapMask == 0 else { return .none }
         // The last finger of this tap lifted.
@@ -111,19 +109,14 @@ struct TapRecognizer: FinishingRecognizer {
 
     /// The tap was held too long (down) or the next tap did not come (between).
     mutating func timerFired(at time: Timestamp, _ touches: borrowing TouchTable) -> Proposal {
-        let late = (time - (deadline ?? time)).milliseconds
-        return state == .down
-            ? fail(
-                .heldTooLong, .maxDuration, parameters.maxDuration.milliseconds + late,
-                parameters.maxDuration.milliseconds)
-            : fail(.gapTooLong, .maxGap, parameters.maxGap.milliseconds + late, parameters.maxGap.milliseconds)
+        state == .down
+            ? failTimedOut(.heldTooLong, .maxDuration, parameters.maxDuration, at: time)
+            : failTimedOut(.gapTooLong, .maxGap, parameters.maxGap, at: time)
     }
 
     func snapshot(at time: Timestamp, _ touches: borrowing TouchTable) -> Report {
         Report(time: time, fingers: peak, position: lastCentroid)
     }
-
-    mutating func reset() { self = TapRecognizer(parameters, scale: scale) }
 }
 
 /// `tap` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
