@@ -61,14 +61,15 @@ struct StrokeRecognizer<Gesture: StrokeGesture>: Recognizer, Sendable {
         if settling.fingers > gesture.maxFingers {
             return fail(.tooManyFingers(settling.fingers, most: gesture.maxFingers))
         }
-        if gesture.follow(stroke(moved), at: input.time) {
-            let proposal = decide(stroke(moved), at: input.time, lifted: input.live == 0)
+        let stroke = self.stroke(moved)
+        if gesture.follow(stroke, at: input.time) {
+            let proposal = decide(stroke, at: input.time, lifted: input.live == 0)
             if case .none = proposal {} else { return proposal }
         }
         guard input.live == 0 else { return .none }
         // The last finger lifted and nothing was decided: no more stroke is coming.
         state = .done
-        switch gesture.lifted(stroke(moved), at: input.time) {
+        switch gesture.lifted(stroke, at: input.time) {
         case .recognize(let report): return .recognize(report)
         case .fail(let failure): return .fail(failure)
         }
