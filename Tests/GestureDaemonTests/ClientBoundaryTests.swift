@@ -9,47 +9,22 @@ import Testing
 /// "Client recognizers"). The daemon replays the WeTab taps in a loop: taps on both halves.
 @Suite("client boundaries", .timeLimit(.minutes(3)))
 struct ClientBoundaryTests {
-    /// argv: socket, the `name` of a gesture to wait for, how many of it, then requests. Sends
-    /// each request after the previous one's reply, prints every line, and exits 0 once that many
-    /// `recognized` gestures of the name came after the last reply (3 when the daemon closes; it
-    /// gives up after 30 s of silence). A name `-` waits for nothing.
-    static let client = """
-        import json, socket, sys
-        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(30)
-        f = s.makefile("rwb", buffering=0)
-        def read():
-            line = f.readline()
-            if not line: sys.exit(3)
-            print(line.decode().rstrip("\\n"), flush=True)
-            return json.loads(line)
-        read()
-        for request in sys.argv[4:]:
-            f.write((request + "\\n").encode())
-            wanted = json.loads(request).get("id")
-            while read().get("id") != wanted: pass
-        print("replied", flush=True)
-        left = {name: int(sys.argv[3]) for name in sys.argv[2].split(",") if name != "-"}
-        while left:
-            m = read()
-            if m.get("type") == "gesture" and m.get("state") == "recognized" and left.get(m["name"], 0) > 0:
-                left[m["name"]] -= 1
-                if left[m["name"]] == 0: del left[m["name"]]
-        """
-
+    /// A client (``ScriptedClient``) that sends `requests`, then waits for `count` `recognized`
+    /// gestures of each of `names` (none: it exits after the replies), giving up after 30 s of
+    /// silence.
     static func start(
-        _ socket: String, waitFor names: String = "-", count: Int = 1, _ requests: [String]
+        _ socket: String, waitFor names: [String] = [], count: Int = 1, _ requests: [String]
     ) throws
         -> ChildProcess
     {
-        try ChildProcess(["python3", "-c", client, socket, names, String(count)] + requests)
+        try ScriptedClient.start(
+            socket, timeout: 30, until: names.isEmpty ? .afterReplies : .gestures(names, count: count), requests)
     }
 
     /// A client that defines `definitions` and stays connected.
     static func squatter(_ socket: String, _ definitions: String) async throws -> ChildProcess {
-        let client = try ChildProcess([
-            "python3", "-c", client + "\nimport time\ntime.sleep(3600)", socket, "-", "1",
-            #"{"type":"define","id":"d",\#(definitions)}"#,
-        ])
+        let client = try ScriptedClient.start(
+            socket, timeout: 30, until: .never, [#"{"type":"define","id":"d",\#(definitions)}"#])
         try await client.output.wait(for: "the define's reply") { $0.lines.contains("replied") }
         #expect(client.lines.contains { $0.contains(#""id":"d""#) && $0.contains(#""type":"ok""#) }, "\(client.lines)")
         return client
@@ -83,7 +58,8 @@ struct ClientBoundaryTests {
         let cover = try await Self.squatter(
             socket, #""regions":[{"name":"cover","rect":{"x":0,"y":0,"width":1,"height":1}}]"#)
         defer { cover.send(SIGKILL) }
-        let watcher = try Self.start(socket, waitFor: "l-tap,r-tap", count: 2, [#"{"type":"subscribe","id":"s"}"#])
+        let watcher = try Self.start(
+            socket, waitFor: ["l-tap", "r-tap"], count: 2, [#"{"type":"subscribe","id":"s"}"#])
         #expect(try await watcher.waitForExit(within: .seconds(60)) == 0, "\(watcher.lines.suffix(5))")
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
@@ -108,7 +84,7 @@ struct ClientBoundaryTests {
             #""recognizers":[\#(greedy.joined(separator: ",")),{"name":"hog","kind":"pan","start-distance-mm":0}]"#)
         defer { hog.send(SIGKILL) }
         let other = try Self.start(
-            socket, waitFor: "mine", count: 3,
+            socket, waitFor: ["mine"], count: 3,
             [
                 #"{"type":"define","id":"d","recognizers":[{"name":"mine","kind":"tap"}]}"#,
                 #"{"type":"subscribe","id":"s"}"#,
@@ -135,7 +111,7 @@ struct ClientBoundaryTests {
             socket, #""recognizers":[{"name":"secret-lp","kind":"long-press","min-duration-ms":1,"slop-mm":100}]"#)
         defer { secret.send(SIGKILL) }
         let other = try Self.start(
-            socket, waitFor: "tap", count: 4, [#"{"type":"subscribe","id":"s","explain":true}"#])
+            socket, waitFor: ["tap"], count: 4, [#"{"type":"subscribe","id":"s","explain":true}"#])
         #expect(try await other.waitForExit(within: .seconds(60)) == 0, "\(other.lines.suffix(5))")
         let explanations = other.lines.filter { $0.contains(#""type":"explain""#) }
         #expect(explanations.count > 10, "the subscriber is explained the configuration's decisions")

@@ -8,30 +8,11 @@ import Testing
 /// under a client's feet.
 @Suite("hostile clients", .timeLimit(.minutes(3)))
 struct HostileClientTests {
-    /// A client: prints every line it receives; sends each request argument after the previous
-    /// one's reply (matched by id); then goes on reading until a message of type argv[2] arrives
-    /// ("-": exit after the replies) or the daemon closes.
-    static let client = """
-        import json, socket, sys
-        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(60)
-        f = s.makefile("rwb", buffering=0)
-        def read():
-            line = f.readline()
-            if not line: sys.exit(3)
-            print(line.decode().rstrip("\\n"), flush=True)
-            return json.loads(line)
-        read()
-        for request in sys.argv[3:]:
-            f.write((request + "\\n").encode())
-            wanted = json.loads(request).get("id")
-            while read().get("id") != wanted: pass
-        print("replied", flush=True)
-        if sys.argv[2] != "-":
-            while read().get("type") != sys.argv[2]: pass
-        """
-
-    static func start(_ socket: String, until: String = "-", _ requests: [String]) throws -> ChildProcess {
-        try ChildProcess(["python3", "-c", client, socket, until] + requests)
+    /// A client (``ScriptedClient``) that sends `requests`, then reads until a message of type
+    /// `until` arrives (nil: it exits after the replies) or the daemon closes, giving up after
+    /// 60 s of silence.
+    static func start(_ socket: String, until type: String? = nil, _ requests: [String]) throws -> ChildProcess {
+        try ScriptedClient.start(socket, timeout: 60, until: type.map { .type($0) } ?? .afterReplies, requests)
     }
 
     /// A fresh directory and a socket path in it.
