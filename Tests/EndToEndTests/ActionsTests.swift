@@ -15,6 +15,29 @@ extension EndToEndTests {
     struct Actions {
         static var user: String? { ProcessInfo.processInfo.environment["GESTURED_E2E_USER"] }
 
+        /// The right click of a gesture at `position`, as the absolute pointer (`reader`) gives it:
+        /// the pointer moves there (surface × 32767) before BTN_RIGHT goes down and up; and, where
+        /// the boot has libinput, as a compositor reads it.
+        static func expectRightClick(
+            at position: XY, _ reader: EventReader, _ libinput: LibinputEvents?
+        ) async throws {
+            let events = try await reader.wait(for: "the right button down and up") { $0.buttons.count >= 2 }
+            #expect(events.buttons == ["BTN_RIGHT 1", "BTN_RIGHT 0"], "\(events.map(\.description))")
+            let x = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absX })
+            let y = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absY })
+            #expect(abs(Double(x.value) - position.x * 32767) <= 1 && abs(Double(y.value) - position.y * 32767) <= 1)
+            let down = try #require(events.firstIndex { $0.type == EventCode.evKey })
+            #expect(events[..<down].contains { $0.code == EventCode.absX }, "the move comes before the press")
+            guard let libinput else { return }
+            let lines = try await libinput.wait(for: "libinput's button events") {
+                $0.filter { $0.contains("POINTER_BUTTON") }.count >= 2
+            }
+            let buttons = lines.filter { $0.contains("POINTER_BUTTON") }
+            #expect(
+                buttons.count == 2 && buttons[0].contains("BTN_RIGHT") && buttons[0].contains("pressed"), "\(lines)")
+            #expect(buttons.count == 2 && buttons[1].contains("BTN_RIGHT") && buttons[1].contains("released"))
+        }
+
         @Test(
             "a three-finger swipe down types Ctrl+R: the exact key sequence, as libevdev and libinput read it"
         )
@@ -80,27 +103,9 @@ extension EndToEndTests {
                 try await client.device(named: panel.name)
                 panel.play()
                 let press = try await client.gesture("the long press") { $0.state == .began }
-                let events = try await reader.wait(for: "the right button down and up") { $0.buttons.count >= 2 }
-                #expect(events.buttons == ["BTN_RIGHT 1", "BTN_RIGHT 0"], "\(events.map(\.description))")
-                let x = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absX })
-                let y = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absY })
-                // At the press's position (surface × 32767), which is where the finger is.
-                #expect(
-                    abs(Double(x.value) - press.position.x * 32767) <= 1
-                        && abs(Double(y.value) - press.position.y * 32767) <= 1)
+                // At the press's position, which is where the finger is.
                 #expect(abs(press.position.x - 0.3) < 0.01 && abs(press.position.y - 0.6) < 0.01)
-                let down = try #require(events.firstIndex { $0.type == EventCode.evKey })
-                #expect(events[..<down].contains { $0.code == EventCode.absX }, "the move comes before the press")
-                if let libinput {
-                    let lines = try await libinput.wait(for: "libinput's button events") {
-                        $0.filter { $0.contains("POINTER_BUTTON") }.count >= 2
-                    }
-                    let buttons = lines.filter { $0.contains("POINTER_BUTTON") }
-                    #expect(
-                        buttons.count == 2 && buttons[0].contains("BTN_RIGHT") && buttons[0].contains("pressed"),
-                        "\(lines)")
-                    #expect(buttons.count == 2 && buttons[1].contains("BTN_RIGHT") && buttons[1].contains("released"))
-                }
+                try await Self.expectRightClick(at: press.position, reader, libinput)
                 try await panel.unplug()
                 try await fixture.finish(daemon)
             }
@@ -139,25 +144,7 @@ extension EndToEndTests {
                 #expect(gesture.fingers == 2)
                 #expect(abs(gesture.position.x - 0.3) < 0.01, "at the press, not between the fingers")
                 #expect(abs(gesture.position.y - 0.6) < 0.01)
-                let events = try await reader.wait(for: "the right button down and up") { $0.buttons.count >= 2 }
-                #expect(events.buttons == ["BTN_RIGHT 1", "BTN_RIGHT 0"], "\(events.map(\.description))")
-                let x = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absX })
-                let y = try #require(events.last { $0.type == EventCode.evAbs && $0.code == EventCode.absY })
-                #expect(
-                    abs(Double(x.value) - gesture.position.x * 32767) <= 1
-                        && abs(Double(y.value) - gesture.position.y * 32767) <= 1)
-                let down = try #require(events.firstIndex { $0.type == EventCode.evKey })
-                #expect(events[..<down].contains { $0.code == EventCode.absX }, "the move comes before the press")
-                if let libinput {
-                    let lines = try await libinput.wait(for: "libinput's button events") {
-                        $0.filter { $0.contains("POINTER_BUTTON") }.count >= 2
-                    }
-                    let buttons = lines.filter { $0.contains("POINTER_BUTTON") }
-                    #expect(
-                        buttons.count == 2 && buttons[0].contains("BTN_RIGHT") && buttons[0].contains("pressed"),
-                        "\(lines)")
-                    #expect(buttons.count == 2 && buttons[1].contains("BTN_RIGHT") && buttons[1].contains("released"))
-                }
+                try await Self.expectRightClick(at: gesture.position, reader, libinput)
                 try await panel.unplug()
                 try await fixture.finish(daemon)
             }
