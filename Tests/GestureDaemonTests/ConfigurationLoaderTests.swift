@@ -327,7 +327,7 @@ struct ConfigurationLoaderTests {
         let admin = try #require(config.recognizers?.first)
         #expect(admin.kind == .edgeSwipe)
         #expect(admin.preempts == ["pan"])
-        guard case .edgeSwipe(let p) = admin.parameters else { return }
+        let p = try #require(admin.parameters.value(as: EdgeSwipeParameters.self))
         #expect(p.edges == [.top] && p.fingers == 3)
     }
 }

@@ -146,10 +146,7 @@ struct ParameterDescriptorTests {
         ])
     func multiFingerKeysInherit(json: String, velocity: Double, duration: Int64) throws {
         let spec = try JSONDecoder().decode(RecognizerSpec.self, from: Data(json.utf8))
-        guard case .swipe(let p) = spec.parameters else {
-            Issue.record("not a swipe: \(spec)")
-            return
-        }
+        let p = try #require(spec.parameters.value(as: SwipeParameters.self), "not a swipe: \(spec)")
         #expect(p.multiFingerMinVelocity == Millimeters(velocity))
         #expect(p.multiFingerMaxDuration == .milliseconds(duration))
         // Written back, both keys are there: the file reads the same again.

@@ -1,3 +1,4 @@
+import Foundation
 import GestureProtocol
 import Testing
 
@@ -22,6 +23,31 @@ struct RegistryTests {
     @Test("a kind's parameters are of that kind", arguments: GestureKind.allCases)
     func parametersSayTheirKind(kind: GestureKind) {
         #expect(kind.visit(DefaultParameters()).kind == kind)
+    }
+
+    @Test("each kind is spelled once, and its spelling reads back as the kind")
+    func spellings() throws {
+        let spellings = GestureKind.allCases.map(\.rawValue)
+        #expect(Set(spellings).count == spellings.count, "\(spellings)")
+        for kind in GestureKind.allCases {
+            #expect(GestureKind(rawValue: kind.rawValue) == kind)
+            let decoded = try JSONDecoder().decode(GestureKind.self, from: Data("\"\(kind.rawValue)\"".utf8))
+            #expect(decoded == kind && "\(kind)" == kind.rawValue)
+        }
+        #expect(GestureKind(rawValue: "wave") == nil)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(GestureKind.self, from: Data("\"wave\"".utf8)) }
+    }
+
+    @Test("parameters are equal when their kind and values are, and read back only as their own type")
+    func parametersCompare() {
+        var slow = TapParameters()
+        slow.maxDuration = .milliseconds(900)
+        let tap = RecognizerParameters.tap(TapParameters())
+        #expect(tap == .tap(TapParameters()) && tap.hashValue == RecognizerParameters.tap(TapParameters()).hashValue)
+        #expect(tap != .tap(slow))
+        #expect(tap != .longPress(LongPressParameters()))
+        #expect(tap.kind == .tap && tap.value(as: TapParameters.self) == TapParameters())
+        #expect(tap.value(as: LongPressParameters.self) == nil)
     }
 
     @Test("every key a kind's failure names is one of the kind's own keys", arguments: GestureKind.allCases)
@@ -96,7 +122,7 @@ extension RegistryTests {
 }
 
 private struct DefaultParameters: KindVisitor {
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> RecognizerParameters {
-        Kind.wrap(Kind.Parameters())
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> RecognizerParameters {
+        RecognizerParameters(Kind.self, Kind.Parameters())
     }
 }

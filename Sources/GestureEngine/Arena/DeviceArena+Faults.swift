@@ -102,19 +102,8 @@ extension DeviceArena {
             deadlines[r] = old.deadlines[o]
             held[r] = old.held[o]
             let (k, ok) = (kindSlot[r], old.kindSlot[o])
-            c.kinds[r].visit(CarryMachine(old: old.banks, k: k, ok: ok), &banks)
+            banks.carry(c.kinds[r], k, from: old.banks, ok)
         }
         updateEarliestDeadline()
-    }
-}
-
-/// Puts the machine an old arena had at `ok` of a kind's bank at `k` of this one's.
-private struct CarryMachine: KindVisitor {
-    let old: MachineBanks
-    let k: Int
-    let ok: Int
-
-    func visit<Kind: KindDefinition>(_: Kind.Type, _ banks: inout MachineBanks) {
-        banks[keyPath: Kind.bank][k] = old[keyPath: Kind.bank][ok]
     }
 }

@@ -131,7 +131,7 @@ struct DeviceArena {
         var mayBegin: [Bool] = []
         var most: [Int] = []
         for r in 0..<c.count {
-            slots.append(c.kinds[r].visit(AddMachine(r: r, c: c, scale: scale), &banks))
+            slots.append(banks.add(c.kinds[r], r, c, scale: scale))
             let filter = c.accepts[r]
             tools.append(DeviceNamePattern.matchesAny(filter.devices, device.name) ? filter.tools : 0)
             sizes.append(filter.maxContactSize ?? Double.infinity)
@@ -226,8 +226,8 @@ struct DeviceArena {
                 }
                 let input = RecognizerInput(
                     time: time, live: seen & table.live, added: newlyAdded, lifted: seen & lifted, moved: seen & moved)
-                let proposal = update(r, c.kinds[r], input)
-                syncDeadline(r, c.kinds[r])
+                let (proposal, deadline) = update(r, c.kinds[r], input)
+                syncDeadline(r, deadline)
                 handle(r, proposal, at: time, c, into: &events)
             }
             if lifted != 0 { failStranded(at: time, c, into: &events) }
@@ -383,8 +383,8 @@ struct DeviceArena {
                 instances[r].added = 0
                 let input = RecognizerInput(
                     time: time, live: instances[r].seen & table.live, added: added, lifted: 0, moved: 0)
-                let proposal = update(r, c.kinds[r], input)
-                syncDeadline(r, c.kinds[r])
+                let (proposal, deadline) = update(r, c.kinds[r], input)
+                syncDeadline(r, deadline)
                 handle(r, proposal, at: time, c, into: &events)
             }
         }
@@ -430,9 +430,8 @@ struct DeviceArena {
         guard chosen >= 0 else { preconditionFailure("fireEarliest with no timer running; expected a due deadline") }
         let time = Timestamp(microseconds: earliest)
         if time > now { now = time }
-        let kind = c.kinds[chosen]
-        let proposal = timerFired(chosen, kind, at: time)
-        syncDeadline(chosen, kind)
+        let (proposal, deadline) = timerFired(chosen, c.kinds[chosen], at: time)
+        syncDeadline(chosen, deadline)
         if deadlines[chosen] <= earliest {
             // A machine that does not move its deadline would be fired forever.
             deadlines[chosen] = Int64.max
@@ -443,39 +442,40 @@ struct DeviceArena {
         finishCycle(c)
     }
 
-    @inline(__always) mutating func syncDeadline(_ r: Int, _ kind: GestureKind) {
-        guard !instances[r].phase.isFinal, let deadline = deadline(r, kind) else {
+    /// Keeps the machine's `deadline` unless the recognizer is done (R2).
+    @inline(__always) mutating func syncDeadline(_ r: Int, _ deadline: Timestamp?) {
+        guard !instances[r].phase.isFinal, let deadline else {
             deadlines[r] = Int64.max
             return
         }
         deadlines[r] = deadline.microseconds
     }
 
-    // MARK: - Dispatch to the machines (through the kind's definition: no existentials)
+    // MARK: - Dispatch to the machines (through the registry: specialised, no existentials)
 
-    @inline(__always) mutating func update(_ r: Int, _ kind: GestureKind, _ input: RecognizerInput) -> Proposal {
-        kind.visit(UpdateMachine(k: kindSlot[r], input: input), &self)
+    /// The machine's proposal for `input`, and its deadline after it.
+    @inline(__always) mutating func update(
+        _ r: Int, _ kind: GestureKind, _ input: RecognizerInput
+    ) -> (Proposal, deadline: Timestamp?) {
+        banks.visit(kind, kindSlot[r], UpdateMachine(input: input), table)
     }
 
-    mutating func timerFired(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> Proposal {
-        kind.visit(FireMachine(k: kindSlot[r], time: time), &self)
-    }
-
-    @inline(__always) mutating func deadline(_ r: Int, _ kind: GestureKind) -> Timestamp? {
-        kind.visit(MachineDeadline(k: kindSlot[r]), &self)
+    /// The machine's proposal when its deadline came, and its deadline after it.
+    mutating func timerFired(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> (Proposal, deadline: Timestamp?) {
+        banks.visit(kind, kindSlot[r], FireMachine(time: time), table)
     }
 
     mutating func snapshot(_ r: Int, _ kind: GestureKind, at time: Timestamp) -> Report {
-        kind.visit(SnapshotMachine(k: kindSlot[r], time: time), &self)
+        banks.visit(kind, kindSlot[r], SnapshotMachine(time: time), table)
     }
 
     mutating func resetMachine(_ r: Int, _ kind: GestureKind) {
-        kind.visit(ResetMachine(k: kindSlot[r]), &self)
+        banks.visit(kind, kindSlot[r], ResetMachine(), table)
     }
 
     /// The machine's whole reason for the failure it just proposed (explanations only).
     mutating func explainMachine(_ r: Int, _ kind: GestureKind, _ failure: Failure) -> Failure {
-        kind.visit(ExplainMachine(k: kindSlot[r], failure: failure), &self)
+        banks.visit(kind, kindSlot[r], ExplainMachine(failure: failure), table)
     }
 }
 
@@ -483,71 +483,49 @@ struct DeviceArena {
 private struct MostFingers: KindVisitor {
     let parameters: RecognizerParameters
 
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Int {
-        Kind.mostFingers(Kind.unwrap(parameters)!)
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> Int {
+        Kind.mostFingers(parameters.of(Kind.self))
     }
 }
 
-/// Appends recognizer `r`'s machine to its kind's bank; its index there.
-private struct AddMachine: KindVisitor {
-    let r: Int
-    let c: CompiledSet
-    let scale: MeasuringScale
-
-    func visit<Kind: KindDefinition>(_: Kind.Type, _ banks: inout MachineBanks) -> Int {
-        banks[keyPath: Kind.bank].append(Kind.machine(r, c, scale: scale))
-        return banks[keyPath: Kind.bank].count - 1
-    }
-}
-
-private struct UpdateMachine: KindVisitor {
-    let k: Int
+private struct UpdateMachine: MachineVisitor {
     let input: RecognizerInput
 
-    @inline(__always) func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Proposal {
-        arena.banks[keyPath: Kind.bank][k].update(input, arena.table)
+    @inline(__always) func visit<Machine: Recognizer>(
+        _ machine: inout Machine, _ touches: borrowing TouchTable
+    ) -> (Proposal, deadline: Timestamp?) {
+        (machine.update(input, touches), machine.deadline)
     }
 }
 
-private struct FireMachine: KindVisitor {
-    let k: Int
+private struct FireMachine: MachineVisitor {
     let time: Timestamp
 
-    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Proposal {
-        arena.banks[keyPath: Kind.bank][k].timerFired(at: time, arena.table)
+    func visit<Machine: Recognizer>(
+        _ machine: inout Machine, _ touches: borrowing TouchTable
+    ) -> (Proposal, deadline: Timestamp?) {
+        (machine.timerFired(at: time, touches), machine.deadline)
     }
 }
 
-private struct MachineDeadline: KindVisitor {
-    let k: Int
-
-    @inline(__always) func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Timestamp? {
-        arena.banks[keyPath: Kind.bank][k].deadline
-    }
-}
-
-private struct SnapshotMachine: KindVisitor {
-    let k: Int
+private struct SnapshotMachine: MachineVisitor {
     let time: Timestamp
 
-    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Report {
-        arena.banks[keyPath: Kind.bank][k].snapshot(at: time, arena.table)
+    func visit<Machine: Recognizer>(_ machine: inout Machine, _ touches: borrowing TouchTable) -> Report {
+        machine.snapshot(at: time, touches)
     }
 }
 
-private struct ExplainMachine: KindVisitor {
-    let k: Int
+private struct ExplainMachine: MachineVisitor {
     let failure: Failure
 
-    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) -> Failure {
-        arena.banks[keyPath: Kind.bank][k].explain(failure, arena.table)
+    func visit<Machine: Recognizer>(_ machine: inout Machine, _ touches: borrowing TouchTable) -> Failure {
+        machine.explain(failure, touches)
     }
 }
 
-private struct ResetMachine: KindVisitor {
-    let k: Int
-
-    func visit<Kind: KindDefinition>(_: Kind.Type, _ arena: inout DeviceArena) {
-        arena.banks[keyPath: Kind.bank][k].reset()
+private struct ResetMachine: MachineVisitor {
+    func visit<Machine: Recognizer>(_ machine: inout Machine, _: borrowing TouchTable) {
+        machine.reset()
     }
 }

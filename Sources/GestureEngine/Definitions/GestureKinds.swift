@@ -1,47 +1,91 @@
-// The registry of recognizer kinds: a kind is registered here — its spelling (``GestureKind``),
-// its parameters (``RecognizerParameters``), its line in the one dispatch over kinds
-// (``GestureKind/visit(_:_:)``) and its machines' bank (``MachineBanks``). The rest of a kind is in
-// its file under Recognizers/: parameters and descriptors, machine, definition and the table of
-// its failures and the checks and keys only it uses, and its answers to what only some kinds have
-// (templates, edge bands, what it prepares), which the rest of the code asks for here
-// (``RecognizerParameters/templateCount``, ``RecognizerParameters/edgeBands``) and never by
-// naming a kind (CONTRIBUTING.md, "Adding a recognizer kind", says why the four entries are not
-// one).
+// The registry of recognizer kinds. A kind is its file under Recognizers/ — its parameters and
+// their descriptors, its machine, its definition (``KindDefinition``: its spelling, finger limit,
+// table of failures, the checks and keys only it uses, and its answers to what only some kinds
+// have) and its public names (``GestureKind/tap``, ``RecognizerParameters/tap(_:)`` and the
+// rest) — and its one line in ``RegisteredKinds``, below. Everything else goes through the
+// registry and never names a kind: coding and validating parameters, making a device's machines
+// and feeding them (``MachineBanks``), explanations, the server's template limits
+// (``RecognizerParameters/templateCount``), the picture of a replay
+// (``RecognizerParameters/edgeBands``). CONTRIBUTING.md, "Adding a recognizer kind".
 
-/// The recognizer kinds. Raw values are the spellings of the config file and the protocol.
-public enum GestureKind: String, Hashable, Sendable, CaseIterable, Codable {
-    case tap
-    case longPress = "long-press"
-    case pan
-    case swipe
-    case edgeSwipe = "edge-swipe"
-    case pinch
-    case rotate
-    case shape
-    case pressAndTap = "press-and-tap"
+/// Every kind, one line each. A kind's position is its ``GestureKind`` (the order of
+/// ``GestureKind/allCases``): a new kind's line goes at the end.
+typealias RegisteredKinds = NoKinds
+    .And<TapKind>
+    .And<LongPressKind>
+    .And<PanKind>
+    .And<SwipeKind>
+    .And<EdgeSwipeKind>
+    .And<PinchKind>
+    .And<RotateKind>
+    .And<ShapeKind>
+    .And<PressAndTapKind>
+
+/// A recognizer kind, spelled in the config file and the protocol by its ``rawValue``: one of
+/// ``allCases``. Each kind's file declares its name (``GestureKind/tap`` and the rest). A struct
+/// rather than an enum so that a kind is declared in its own file; a `switch` over kinds needs a
+/// `default`, as kinds are added.
+public struct GestureKind: RawRepresentable, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    /// Its position in ``RegisteredKinds``.
+    let index: Int
+
+    private init(index: Int) {
+        self.index = index
+    }
+
+    /// The kind `Kind` defines.
+    init<Kind: KindDefinition>(_: Kind.Type) {
+        guard let index = RegisteredKinds.index(of: Kind.self) else {
+            preconditionFailure("\(Kind.self) has no line in RegisteredKinds")
+        }
+        self.index = index
+    }
+
+    /// The kind spelled `rawValue`; nil when no kind is.
+    public init?(rawValue: String) {
+        guard let kind = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = kind
+    }
+
+    /// Its spelling in the config file and the protocol.
+    public var rawValue: String { visit(KindName()) }
+
+    public var description: String { rawValue }
+
+    /// Every kind, in the order they are registered.
+    public static var allCases: [GestureKind] { (0..<RegisteredKinds.count).map(GestureKind.init(index:)) }
 
     /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
     public var isContinuous: Bool { visit(IsContinuous()) }
+
+    public static func == (a: GestureKind, b: GestureKind) -> Bool { a.index == b.index }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(index)
+    }
 }
 
-/// The kind of a recognizer and the parameters of that kind.
-public enum RecognizerParameters: Hashable, Sendable {
-    case tap(TapParameters)
-    case longPress(LongPressParameters)
-    case pan(PanParameters)
-    case swipe(SwipeParameters)
-    case edgeSwipe(EdgeSwipeParameters)
-    case pinch(PinchParameters)
-    case rotate(RotateParameters)
-    case shape(ShapeParameters)
-    case pressAndTap(PressAndTapParameters)
+/// The kind of a recognizer and the parameters of that kind. Made with the kind's name
+/// (`.tap(TapParameters())`, declared in each kind's file) and read back with ``value(as:)``.
+public struct RecognizerParameters: Hashable, Sendable {
+    /// The kind whose definition these parameters are of.
+    public let kind: GestureKind
+    private let parameters: any DescribedParameters
 
-    /// The kind whose definition these parameters are of (a kind's ``KindDefinition/unwrap(_:)``).
-    public var kind: GestureKind {
-        guard let kind = GestureKind.allCases.first(where: { $0.visit(Unwraps(parameters: self)) }) else {
-            preconditionFailure("\(self) is the parameters of no kind in GestureKind.visit")
+    init<Kind: KindDefinition>(_: Kind.Type, _ parameters: Kind.Parameters) {
+        kind = GestureKind(Kind.self)
+        self.parameters = parameters
+    }
+
+    /// The parameters, when they are a `P` (the kind's: ``TapParameters`` and the rest).
+    public func value<P>(as _: P.Type) -> P? { parameters as? P }
+
+    /// The parameters of `Kind`, the kind they are of.
+    func of<Kind: KindDefinition>(_: Kind.Type) -> Kind.Parameters {
+        guard let p = parameters as? Kind.Parameters else {
+            preconditionFailure("\(kind) parameters read as \(Kind.self)'s")
         }
-        return kind
+        return p
     }
 
     /// Shape templates these parameters define, named or built in (0 for kinds without
@@ -51,6 +95,19 @@ public enum RecognizerParameters: Hashable, Sendable {
     /// The strips along the surface's edges where the recognizer's touches must land (none for
     /// most kinds; an edge swipe's `band-mm` along each of its `edges`): what `replay --svg` draws.
     public var edgeBands: [EdgeBand] { kind.visit(EdgeBands(parameters: self)) }
+
+    public static func == (a: RecognizerParameters, b: RecognizerParameters) -> Bool {
+        a.kind == b.kind && a.parameters.isEqual(to: b.parameters)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        parameters.hash(into: &hasher)
+    }
+}
+
+extension DescribedParameters {
+    fileprivate func isEqual(to other: any DescribedParameters) -> Bool { (other as? Self) == self }
 }
 
 /// A strip along one edge of the surface, `width` deep, where a recognizer's touches must land;
@@ -67,22 +124,18 @@ public struct EdgeBand: Hashable, Sendable {
     }
 }
 
-/// A recognizer kind as the engine knows it: its parameters (whose descriptors decode, encode,
-/// validate and document them), its machine, and where a device's arena keeps its machines.
-/// Each kind's file declares one (``TapKind`` and the rest); ``GestureKind/visit(_:_:)`` is the
-/// one place that lists them.
+/// A recognizer kind as the engine knows it: its spelling, its parameters (whose descriptors
+/// decode, encode, validate and document them) and its machine. Each kind's file declares one
+/// (``TapKind`` and the rest); ``RegisteredKinds`` lists them.
 protocol KindDefinition {
     associatedtype Parameters: DescribedParameters
-    associatedtype Machine: Recognizer
+    associatedtype Machine: Recognizer, Sendable
+    /// Its spelling in the config file and the protocol (``GestureKind/rawValue``).
+    static var name: String { get }
     /// Continuous kinds report began/changed/ended/cancelled; discrete ones report recognized.
     static var isContinuous: Bool { get }
-    static func wrap(_ parameters: Parameters) -> RecognizerParameters
-    /// The parameters when they are of this kind.
-    static func unwrap(_ parameters: RecognizerParameters) -> Parameters?
     /// The machine for recognizer `r` of a compiled set, on a device measured by `scale`.
     static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Machine
-    /// This kind's machines in an arena.
-    static var bank: WritableKeyPath<MachineBanks, [Machine]> { get }
     /// The most fingers it takes: more fail it before it begins, and once it began it takes no
     /// touch beyond them (R1).
     static func mostFingers(_ parameters: Parameters) -> Int
@@ -111,7 +164,7 @@ extension KindDefinition {
 
 extension KindDefinition where Machine.Parameters == Parameters {
     static func machine(_ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Machine {
-        Machine(unwrap(c.parameters[r])!, scale: scale)
+        Machine(c.parameters[r].of(Self.self), scale: scale)
     }
 }
 
@@ -124,59 +177,129 @@ protocol PreparedParameters: Sendable {
     var shapeNames: [String] { get }
 }
 
-/// Something done with a kind, whichever it is: the engine's one dispatch over kinds, in place
-/// of a `switch` per operation. `visit` is specialised for each kind's concrete types (no
-/// existentials), and works on a `subject` it may change (an arena, its machines).
-protocol KindVisitor {
-    associatedtype Subject
-    associatedtype Result
-    associatedtype Failure: Error = Never
-    func visit<Kind: KindDefinition>(_ kind: Kind.Type, _ subject: inout Subject) throws(Failure) -> Result
+// MARK: - The list of kinds
+
+/// A list of kinds, built one kind at a time (``RegisteredKinds``): each kind's type at its
+/// position, and storage for each kind's machines (``Banks``). The compiler resolves the whole
+/// list, so an operation on the kind at a position runs that kind's own code, specialised for its
+/// concrete types (no existentials); the tests of the position fold into one `switch`.
+protocol KindList {
+    associatedtype Banks: MachineBankList
+    /// How many kinds the list has.
+    static var count: Int { get }
+    /// `Kind`'s position; nil when it is not in the list.
+    static func index<Kind: KindDefinition>(of: Kind.Type) -> Int?
+    /// `visitor` run with the type of the kind at `index`.
+    static func visit<V: KindVisitor>(_ index: Int, _ visitor: V) throws(V.Failure) -> V.Result
 }
 
-extension GestureKind {
-    /// The list of kinds: a new kind's line goes here, with its cases of ``GestureKind`` and
-    /// ``RecognizerParameters`` and its bank in ``MachineBanks`` (this file).
-    @inline(__always) func visit<V: KindVisitor>(_ visitor: V, _ subject: inout V.Subject) throws(V.Failure) -> V.Result
-    {
-        switch self {
-        case .tap: try visitor.visit(TapKind.self, &subject)
-        case .longPress: try visitor.visit(LongPressKind.self, &subject)
-        case .pan: try visitor.visit(PanKind.self, &subject)
-        case .swipe: try visitor.visit(SwipeKind.self, &subject)
-        case .edgeSwipe: try visitor.visit(EdgeSwipeKind.self, &subject)
-        case .pinch: try visitor.visit(PinchKind.self, &subject)
-        case .rotate: try visitor.visit(RotateKind.self, &subject)
-        case .shape: try visitor.visit(ShapeKind.self, &subject)
-        case .pressAndTap: try visitor.visit(PressAndTapKind.self, &subject)
+extension KindList {
+    /// This list and `Kind` after it.
+    typealias And<Kind: KindDefinition> = Kinds<Self, Kind>
+}
+
+/// The empty list of kinds.
+enum NoKinds: KindList {
+    static var count: Int { 0 }
+
+    static func index<Kind: KindDefinition>(of: Kind.Type) -> Int? { nil }
+
+    static func visit<V: KindVisitor>(_ index: Int, _: V) throws(V.Failure) -> V.Result {
+        preconditionFailure("no kind at \(index)")
+    }
+
+    struct Banks: MachineBankList {
+        mutating func add(_ kind: GestureKind, _: Int, _: CompiledSet, scale _: MeasuringScale) -> Int {
+            preconditionFailure("no kind at \(kind.index)")
+        }
+
+        mutating func visit<V: MachineVisitor>(
+            _ kind: GestureKind, _: Int, _: V, _: borrowing TouchTable
+        ) -> V.Result {
+            preconditionFailure("no kind at \(kind.index)")
+        }
+
+        mutating func carry(_ kind: GestureKind, _: Int, from _: Banks, _: Int) {
+            preconditionFailure("no kind at \(kind.index)")
         }
     }
+}
 
-    /// ``visit(_:_:)`` for a visitor that needs no subject.
-    @inline(__always) func visit<V: KindVisitor>(_ visitor: V) throws(V.Failure) -> V.Result where V.Subject == Void {
-        var none: Void = ()
-        return try visit(visitor, &none)
+/// The kinds of `Earlier` and `Kind` after them, at position `Earlier.count`.
+enum Kinds<Earlier: KindList, Kind: KindDefinition>: KindList {
+    @inline(__always) static var count: Int { Earlier.count + 1 }
+
+    static func index<K: KindDefinition>(of: K.Type) -> Int? {
+        K.self == Kind.self ? Earlier.count : Earlier.index(of: K.self)
+    }
+
+    @inline(__always) static func visit<V: KindVisitor>(_ index: Int, _ visitor: V) throws(V.Failure) -> V.Result {
+        index == Earlier.count ? try visitor.visit(Kind.self) : try Earlier.visit(index, visitor)
+    }
+
+    /// `Earlier`'s machines, and this kind's in an array of their concrete type (inline, not boxed).
+    struct Banks: MachineBankList {
+        var earlier = Earlier.Banks()
+        var machines: [Kind.Machine] = []
+
+        mutating func add(_ kind: GestureKind, _ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Int {
+            guard kind.index == Earlier.count else { return earlier.add(kind, r, c, scale: scale) }
+            machines.append(Kind.machine(r, c, scale: scale))
+            return machines.count - 1
+        }
+
+        @inline(__always) mutating func visit<V: MachineVisitor>(
+            _ kind: GestureKind, _ k: Int, _ visitor: V, _ touches: borrowing TouchTable
+        ) -> V.Result {
+            kind.index == Earlier.count
+                ? visitor.visit(&machines[k], touches) : earlier.visit(kind, k, visitor, touches)
+        }
+
+        mutating func carry(_ kind: GestureKind, _ k: Int, from old: Banks, _ ok: Int) {
+            guard kind.index == Earlier.count else { return earlier.carry(kind, k, from: old.earlier, ok) }
+            machines[k] = old.machines[ok]
+        }
     }
 }
 
-/// A device's machines, one array of concrete value types per kind (``KindDefinition/bank``).
-struct MachineBanks {
-    var taps: [TapRecognizer] = []
-    var longPresses: [LongPressRecognizer] = []
-    var pans: [PanRecognizer] = []
-    var swipes: [SwipeRecognizer] = []
-    var edgeSwipes: [EdgeSwipeRecognizer] = []
-    var pinches: [PinchRecognizer] = []
-    var rotations: [RotateRecognizer] = []
-    var shapes: [ShapeRecognizer] = []
-    var pressAndTaps: [PressAndTapRecognizer] = []
+/// A device's machines: for each kind, an array of its machines' concrete type
+/// (``Kinds/Banks``); a recognizer's machine is at its index in its kind's array.
+typealias MachineBanks = RegisteredKinds.Banks
+
+/// Where a list of kinds keeps a device's machines.
+protocol MachineBankList: Sendable {
+    init()
+    /// Appends recognizer `r`'s machine, of kind `kind`, to its kind's array; its index there.
+    mutating func add(_ kind: GestureKind, _ r: Int, _ c: CompiledSet, scale: MeasuringScale) -> Int
+    /// `visitor` run on machine `k` of kind `kind`.
+    mutating func visit<V: MachineVisitor>(
+        _ kind: GestureKind, _ k: Int, _ visitor: V, _ touches: borrowing TouchTable
+    ) -> V.Result
+    /// Puts the machine `old` has at `ok` of kind `kind`'s array at `k` of this one's.
+    mutating func carry(_ kind: GestureKind, _ k: Int, from old: Self, _ ok: Int)
 }
 
-struct IsContinuous: KindVisitor {
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Bool { Kind.isContinuous }
+/// Something done with a kind, whichever it is: the engine's one dispatch over kinds, in place
+/// of a `switch` per operation. `visit` is specialised for each kind's concrete types.
+protocol KindVisitor {
+    associatedtype Result
+    associatedtype Failure: Error = Never
+    func visit<Kind: KindDefinition>(_ kind: Kind.Type) throws(Failure) -> Result
+}
+
+/// Something done with one machine, whichever kind it is (``MachineBankList/visit(_:_:_:_:)``),
+/// specialised for the machine's concrete type.
+protocol MachineVisitor {
+    associatedtype Result
+    func visit<Machine: Recognizer>(_ machine: inout Machine, _ touches: borrowing TouchTable) -> Result
 }
 
 extension GestureKind {
+    /// `visitor` run with this kind's definition (``KindDefinition``).
+    @inline(__always) func visit<V: KindVisitor>(_ visitor: V) throws(V.Failure) -> V.Result {
+        try RegisteredKinds.visit(index, visitor)
+    }
+
     /// The kind's table of failures (``KindDefinition/failures``).
     var failures: [(check: FailureCheck, key: ParameterKey?)] { visit(KindFailures()) }
 
@@ -184,15 +307,22 @@ extension GestureKind {
     var parameterKeys: [String] { visit(KindKeys()) }
 }
 
+private struct KindName: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> String { Kind.name }
+}
+
+private struct IsContinuous: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> Bool { Kind.isContinuous }
+}
+
 private struct KindFailures: KindVisitor {
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [(check: FailureCheck, key: ParameterKey?)] {
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> [(check: FailureCheck, key: ParameterKey?)] {
         Kind.failures
     }
 }
 
-private struct Unwraps: KindVisitor {
-    let parameters: RecognizerParameters
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Bool { Kind.unwrap(parameters) != nil }
+private struct KindKeys: KindVisitor {
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> [String] { Kind.Parameters.keyNames }
 }
 
 extension RecognizerParameters {
@@ -202,25 +332,21 @@ extension RecognizerParameters {
 
 private struct Prepare: KindVisitor {
     let parameters: RecognizerParameters
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> (any PreparedParameters)? {
-        Kind.prepare(Kind.unwrap(parameters)!)
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> (any PreparedParameters)? {
+        Kind.prepare(parameters.of(Kind.self))
     }
 }
 
 private struct TemplateCount: KindVisitor {
     let parameters: RecognizerParameters
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> Int {
-        Kind.templateCount(Kind.unwrap(parameters)!)
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> Int {
+        Kind.templateCount(parameters.of(Kind.self))
     }
 }
 
 private struct EdgeBands: KindVisitor {
     let parameters: RecognizerParameters
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [EdgeBand] {
-        Kind.edgeBands(Kind.unwrap(parameters)!)
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> [EdgeBand] {
+        Kind.edgeBands(parameters.of(Kind.self))
     }
-}
-
-private struct KindKeys: KindVisitor {
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [String] { Kind.Parameters.keyNames }
 }

@@ -154,14 +154,14 @@ extension RecognizerSpec: Codable {
 }
 
 private struct KeyNames: KindVisitor {
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [String] { Kind.Parameters.keyNames }
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> [String] { Kind.Parameters.keyNames }
 }
 
 private struct DecodeParameters: KindVisitor {
     let decoder: any Decoder
 
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) throws(any Error) -> RecognizerParameters {
-        Kind.wrap(try Kind.Parameters(decodingFrom: decoder))
+    func visit<Kind: KindDefinition>(_: Kind.Type) throws(any Error) -> RecognizerParameters {
+        RecognizerParameters(Kind.self, try Kind.Parameters(decodingFrom: decoder))
     }
 }
 
@@ -169,7 +169,7 @@ private struct EncodeParameters: KindVisitor {
     let parameters: RecognizerParameters
     let encoder: any Encoder
 
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) throws(any Error) {
-        try Kind.unwrap(parameters)!.encodeParameters(to: encoder)
+    func visit<Kind: KindDefinition>(_: Kind.Type) throws(any Error) {
+        try parameters.of(Kind.self).encodeParameters(to: encoder)
     }
 }

@@ -205,7 +205,7 @@ struct SpecValidator {
 private struct ParametersProblem: KindVisitor {
     let parameters: RecognizerParameters
 
-    func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> (path: [SpecPathComponent], message: String)? {
-        Kind.unwrap(parameters)!.problem()
+    func visit<Kind: KindDefinition>(_: Kind.Type) -> (path: [SpecPathComponent], message: String)? {
+        parameters.of(Kind.self).problem()
     }
 }

@@ -125,15 +125,24 @@ struct EdgeSwipe: CentroidGesture {
     }
 }
 
-/// `edgeSwipe` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum EdgeSwipeKind: KindDefinition {
-    static let isContinuous = true
-    static func wrap(_ parameters: EdgeSwipeParameters) -> RecognizerParameters { .edgeSwipe(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> EdgeSwipeParameters? {
-        guard case .edgeSwipe(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `edge-swipe` (``EdgeSwipeParameters``).
+    public static var edgeSwipe: GestureKind { GestureKind(EdgeSwipeKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of an edge swipe recognizer.
+    public static func edgeSwipe(_ parameters: EdgeSwipeParameters) -> RecognizerParameters {
+        RecognizerParameters(EdgeSwipeKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [EdgeSwipeRecognizer]> { \.edgeSwipes }
+}
+
+/// `edge-swipe` in the engine's list of kinds (``RegisteredKinds``).
+enum EdgeSwipeKind: KindDefinition {
+    typealias Parameters = EdgeSwipeParameters
+    typealias Machine = EdgeSwipeRecognizer
+    static let name = "edge-swipe"
+    static let isContinuous = true
     static func mostFingers(_ parameters: EdgeSwipeParameters) -> Int { parameters.fingers }
 
     /// `band-mm` along each of its edges, in ``Edge``'s order.

@@ -113,15 +113,24 @@ struct LongPressRecognizer: FinishingRecognizer {
     }
 }
 
-/// `longPress` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum LongPressKind: KindDefinition {
-    static let isContinuous = true
-    static func wrap(_ parameters: LongPressParameters) -> RecognizerParameters { .longPress(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> LongPressParameters? {
-        guard case .longPress(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `long-press` (``LongPressParameters``).
+    public static var longPress: GestureKind { GestureKind(LongPressKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a long press recognizer.
+    public static func longPress(_ parameters: LongPressParameters) -> RecognizerParameters {
+        RecognizerParameters(LongPressKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [LongPressRecognizer]> { \.longPresses }
+}
+
+/// `long-press` in the engine's list of kinds (``RegisteredKinds``).
+enum LongPressKind: KindDefinition {
+    typealias Parameters = LongPressParameters
+    typealias Machine = LongPressRecognizer
+    static let name = "long-press"
+    static let isContinuous = true
     static func mostFingers(_ parameters: LongPressParameters) -> Int { parameters.fingers }
 }
 

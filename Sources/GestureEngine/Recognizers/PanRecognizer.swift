@@ -62,15 +62,24 @@ struct Pan: CentroidGesture {
     }
 }
 
-/// `pan` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum PanKind: KindDefinition {
-    static let isContinuous = true
-    static func wrap(_ parameters: PanParameters) -> RecognizerParameters { .pan(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> PanParameters? {
-        guard case .pan(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `pan` (``PanParameters``).
+    public static var pan: GestureKind { GestureKind(PanKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a pan recognizer.
+    public static func pan(_ parameters: PanParameters) -> RecognizerParameters {
+        RecognizerParameters(PanKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [PanRecognizer]> { \.pans }
+}
+
+/// `pan` in the engine's list of kinds (``RegisteredKinds``).
+enum PanKind: KindDefinition {
+    typealias Parameters = PanParameters
+    typealias Machine = PanRecognizer
+    static let name = "pan"
+    static let isContinuous = true
     static func mostFingers(_ parameters: PanParameters) -> Int { parameters.maxFingers }
 }
 

@@ -99,15 +99,24 @@ struct Pinch: CentroidGesture {
     }
 }
 
-/// `pinch` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum PinchKind: KindDefinition {
-    static let isContinuous = true
-    static func wrap(_ parameters: PinchParameters) -> RecognizerParameters { .pinch(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> PinchParameters? {
-        guard case .pinch(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `pinch` (``PinchParameters``).
+    public static var pinch: GestureKind { GestureKind(PinchKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a pinch recognizer.
+    public static func pinch(_ parameters: PinchParameters) -> RecognizerParameters {
+        RecognizerParameters(PinchKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [PinchRecognizer]> { \.pinches }
+}
+
+/// `pinch` in the engine's list of kinds (``RegisteredKinds``).
+enum PinchKind: KindDefinition {
+    typealias Parameters = PinchParameters
+    typealias Machine = PinchRecognizer
+    static let name = "pinch"
+    static let isContinuous = true
     static func mostFingers(_ parameters: PinchParameters) -> Int { parameters.maxFingers }
 }
 

@@ -98,15 +98,24 @@ struct PressAndTapRecognizer: FinishingRecognizer {
     }
 }
 
-/// `press-and-tap` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum PressAndTapKind: KindDefinition {
-    static let isContinuous = false
-    static func wrap(_ parameters: PressAndTapParameters) -> RecognizerParameters { .pressAndTap(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> PressAndTapParameters? {
-        guard case .pressAndTap(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `press-and-tap` (``PressAndTapParameters``).
+    public static var pressAndTap: GestureKind { GestureKind(PressAndTapKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a press-and-tap recognizer.
+    public static func pressAndTap(_ parameters: PressAndTapParameters) -> RecognizerParameters {
+        RecognizerParameters(PressAndTapKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [PressAndTapRecognizer]> { \.pressAndTaps }
+}
+
+/// `press-and-tap` in the engine's list of kinds (``RegisteredKinds``).
+enum PressAndTapKind: KindDefinition {
+    typealias Parameters = PressAndTapParameters
+    typealias Machine = PressAndTapRecognizer
+    static let name = "press-and-tap"
+    static let isContinuous = false
     static func mostFingers(_: PressAndTapParameters) -> Int { 2 }
 }
 

@@ -35,8 +35,8 @@ extension Recognizer {
     mutating func explain(_ failure: Failure, _ touches: borrowing TouchTable) -> Failure { failure }
 }
 
-/// A machine with one final state and one deadline, whose checks fail it at once (tap,
-/// long-press, press-and-tap): failing is the same for each, and so are the checks they share —
+/// A machine with one final state and one deadline, whose checks fail it at once (tap's and
+/// long-press's, among others): failing is the same for each, and so are the checks they share —
 /// fingers that must hold still within `slop-mm`, a timer that ran out.
 protocol FinishingRecognizer: Recognizer {
     associatedtype State

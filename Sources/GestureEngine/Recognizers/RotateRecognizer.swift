@@ -105,15 +105,24 @@ struct Rotate: CentroidGesture {
     }
 }
 
-/// `rotate` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum RotateKind: KindDefinition {
-    static let isContinuous = true
-    static func wrap(_ parameters: RotateParameters) -> RecognizerParameters { .rotate(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> RotateParameters? {
-        guard case .rotate(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `rotate` (``RotateParameters``).
+    public static var rotate: GestureKind { GestureKind(RotateKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a rotation recognizer.
+    public static func rotate(_ parameters: RotateParameters) -> RecognizerParameters {
+        RecognizerParameters(RotateKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [RotateRecognizer]> { \.rotations }
+}
+
+/// `rotate` in the engine's list of kinds (``RegisteredKinds``).
+enum RotateKind: KindDefinition {
+    typealias Parameters = RotateParameters
+    typealias Machine = RotateRecognizer
+    static let name = "rotate"
+    static let isContinuous = true
     static func mostFingers(_ parameters: RotateParameters) -> Int { parameters.maxFingers }
 }
 

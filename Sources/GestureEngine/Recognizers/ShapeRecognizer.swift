@@ -492,15 +492,24 @@ struct Shape: StrokeGesture {
     }
 }
 
-/// `shape` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum ShapeKind: KindDefinition {
-    static let isContinuous = false
-    static func wrap(_ parameters: ShapeParameters) -> RecognizerParameters { .shape(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> ShapeParameters? {
-        guard case .shape(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `shape` (``ShapeParameters``).
+    public static var shape: GestureKind { GestureKind(ShapeKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a shape recognizer.
+    public static func shape(_ parameters: ShapeParameters) -> RecognizerParameters {
+        RecognizerParameters(ShapeKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [ShapeRecognizer]> { \.shapes }
+}
+
+/// `shape` in the engine's list of kinds (``RegisteredKinds``).
+enum ShapeKind: KindDefinition {
+    typealias Parameters = ShapeParameters
+    typealias Machine = ShapeRecognizer
+    static let name = "shape"
+    static let isContinuous = false
     static func mostFingers(_ parameters: ShapeParameters) -> Int { parameters.maxFingers }
     static func templateCount(_ parameters: ShapeParameters) -> Int { parameters.templates.count }
 

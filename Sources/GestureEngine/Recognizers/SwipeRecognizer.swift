@@ -421,15 +421,24 @@ extension Direction {
     }
 }
 
-/// `swipe` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum SwipeKind: KindDefinition {
-    static let isContinuous = false
-    static func wrap(_ parameters: SwipeParameters) -> RecognizerParameters { .swipe(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> SwipeParameters? {
-        guard case .swipe(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `swipe` (``SwipeParameters``).
+    public static var swipe: GestureKind { GestureKind(SwipeKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a swipe recognizer.
+    public static func swipe(_ parameters: SwipeParameters) -> RecognizerParameters {
+        RecognizerParameters(SwipeKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [SwipeRecognizer]> { \.swipes }
+}
+
+/// `swipe` in the engine's list of kinds (``RegisteredKinds``).
+enum SwipeKind: KindDefinition {
+    typealias Parameters = SwipeParameters
+    typealias Machine = SwipeRecognizer
+    static let name = "swipe"
+    static let isContinuous = false
     static func mostFingers(_ parameters: SwipeParameters) -> Int { parameters.maxFingers }
 }
 

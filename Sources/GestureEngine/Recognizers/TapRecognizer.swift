@@ -119,15 +119,24 @@ struct TapRecognizer: FinishingRecognizer {
     }
 }
 
-/// `tap` in the engine's list of kinds (``GestureKind/visit(_:_:)``).
-enum TapKind: KindDefinition {
-    static let isContinuous = false
-    static func wrap(_ parameters: TapParameters) -> RecognizerParameters { .tap(parameters) }
-    static func unwrap(_ parameters: RecognizerParameters) -> TapParameters? {
-        guard case .tap(let p) = parameters else { return nil }
-        return p
+extension GestureKind {
+    /// `tap` (``TapParameters``).
+    public static var tap: GestureKind { GestureKind(TapKind.self) }
+}
+
+extension RecognizerParameters {
+    /// The parameters of a tap recognizer.
+    public static func tap(_ parameters: TapParameters) -> RecognizerParameters {
+        RecognizerParameters(TapKind.self, parameters)
     }
-    static var bank: WritableKeyPath<MachineBanks, [TapRecognizer]> { \.taps }
+}
+
+/// `tap` in the engine's list of kinds (``RegisteredKinds``).
+enum TapKind: KindDefinition {
+    typealias Parameters = TapParameters
+    typealias Machine = TapRecognizer
+    static let name = "tap"
+    static let isContinuous = false
     static func mostFingers(_ parameters: TapParameters) -> Int { parameters.fingers }
 }
 

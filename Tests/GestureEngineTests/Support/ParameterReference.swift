@@ -16,7 +16,7 @@ enum ParameterReference {
     struct Rows: KindVisitor {
         let kind: GestureKind
 
-        func visit<Kind: KindDefinition>(_: Kind.Type, _: inout Void) -> [String] {
+        func visit<Kind: KindDefinition>(_: Kind.Type) -> [String] {
             let defaults = Kind.Parameters()
             return Kind.Parameters.descriptors.enumerated().map { i, d in
                 let name = i == 0 ? "`\(kind.rawValue)`" : ""

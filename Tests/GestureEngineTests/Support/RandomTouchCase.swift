@@ -139,6 +139,8 @@ struct RandomTouchCase {
             p.minDuration = ms(50...300)
             p.maxDuration = ms(150...600)
             return .pressAndTap(p)
+        default:
+            preconditionFailure("RandomTouchCase draws no \(kind) recognizer: give the kind its case here")
         }
     }
 
