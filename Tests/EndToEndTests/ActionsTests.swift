@@ -111,6 +111,45 @@ extension EndToEndTests {
             }
         }
 
+        @Test(
+            "a press-and-tap right-clicks at the pressing finger: the absolute pointer moves there, then BTN_RIGHT down and up"
+        )
+        func pressAndTapRightClick() async throws {
+            try await EndToEndFixture.run { fixture in
+                try fixture.writeConfiguration(
+                    """
+                    recognizers:
+                      - name: right-click
+                        kind: press-and-tap
+                    """)
+                let daemon = try await fixture.startDaemon()
+                let actions = try await fixture.startActions(
+                    """
+                    actions:
+                      - on: right-click
+                        click: right
+                    """)
+                let pointer = try #require(actions.devnodes["pointer-absolute"], "\(actions.process.lines)")
+                let reader = try await EventReader.start(pointer)
+                let libinput = try await LibinputEvents.startIfAvailable(pointer, fixture: fixture)
+                // One finger holds at (0.3, 0.6); 300 ms later a second taps 0.06 to its right.
+                let panel = try await fixture.panel(steps: [
+                    "down id=1 at=0.3,0.6", "wait 300ms", "down id=2 at=0.36,0.6", "wait 80ms", "up id=2",
+                    "wait 150ms", "up id=1",
+                ])
+                let client = try await fixture.subscribe(Subscription(gestures: ["right-click"]))
+                try await client.device(named: panel.name)
+                panel.play()
+                let gesture = try await client.gesture("the press-and-tap") { $0.state == .recognized }
+                #expect(gesture.fingers == 2)
+                #expect(abs(gesture.position.x - 0.3) < 0.01, "at the press, not between the fingers")
+                #expect(abs(gesture.position.y - 0.6) < 0.01)
+                try await Self.expectRightClick(at: gesture.position, reader, libinput)
+                try await panel.unplug()
+                try await fixture.finish(daemon)
+            }
+        }
+
         @Test("a two-finger pan scrolls: the wheel turns by the pan's translation within one detent")
         func twoFingerScroll() async throws {
             try await EndToEndFixture.run { fixture in

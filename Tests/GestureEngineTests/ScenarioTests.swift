@@ -52,6 +52,9 @@ struct ScenarioTests {
     @Test("R7: the long-press timer begins the long press; no tap follows")
     func longPress() throws { try ScenarioFiles.check("long-press") }
 
+    @Test("A press held still and a tap beside it is a press-and-tap; two fingers landing together are not")
+    func pressAndTap() throws { try ScenarioFiles.check("press-and-tap") }
+
     @Test("R8: held touches reach the views in time order, across touches, with their original times")
     func viewsInTimeOrder() throws { try ScenarioFiles.check("views-in-time-order") }
 
@@ -127,6 +130,9 @@ struct ScenarioTests {
 
     @Test("Explained: a rotation that turned too little")
     func explainRotate() throws { try ScenarioFiles.check("explain-rotate") }
+
+    @Test("Explained: a press-and-tap too soon, too far, held too long, a third finger, the press lifted or moved")
+    func explainPressAndTap() throws { try ScenarioFiles.check("explain-press-and-tap") }
 
     @Test("Explained: a shape that turned too little, is too small, runs straight, or spirals")
     func explainShape() throws { try ScenarioFiles.check("explain-shape") }

@@ -19,6 +19,7 @@ typealias RegisteredKinds = NoKinds
     .And<PinchKind>
     .And<RotateKind>
     .And<ShapeKind>
+    .And<PressAndTapKind>
 
 /// A recognizer kind, spelled in the config file and the protocol by its ``rawValue``: one of
 /// ``allCases``. Each kind's file declares its name (``GestureKind/tap`` and the rest). A struct

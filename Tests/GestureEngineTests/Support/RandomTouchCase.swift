@@ -134,6 +134,11 @@ struct RandomTouchCase {
             var p = ShapeParameters()
             p.maxFingers = Int.random(in: 1...2, using: &rng)
             return .shape(p)
+        case .pressAndTap:
+            var p = PressAndTapParameters()
+            p.minDuration = ms(50...300)
+            p.maxDuration = ms(150...600)
+            return .pressAndTap(p)
         default:
             preconditionFailure("RandomTouchCase draws no \(kind) recognizer: give the kind its case here")
         }
