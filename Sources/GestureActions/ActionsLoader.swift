@@ -1,23 +1,9 @@
 import GestureEngine
 import YAMLCoding
 
-/// A problem in an actions file, located. Prints as `FILE:LINE:COLUMN: message`, like the
-/// daemon's configuration errors.
-public struct ActionsFileError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var column: Int
-    public var message: String
-
-    public init(file: String, line: Int, column: Int, message: String) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.message = message
-    }
-
-    public var description: String { "\(file):\(line):\(column): \(message)" }
-}
+/// A problem in an actions file, located (`FILE:LINE:COLUMN: message`), as the daemon's
+/// configuration errors are: the same type.
+public typealias ActionsFileError = YAMLFileError
 
 /// An actions file as loaded: the configuration, and where each rule's `on` is written (so a
 /// warning about a rule can point at it).
@@ -50,32 +36,14 @@ public enum ActionsLoader {
         _ bytes: [UInt8], file: String, isKeyName: (String) -> Bool
     ) throws(ActionsFileError) -> LoadedActions {
         func located(_ mark: YAMLMark, _ message: String) -> ActionsFileError {
-            ActionsFileError(file: file, line: mark.line, column: mark.column, message: message)
+            ActionsFileError(file: file, at: mark, message)
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw located(YAMLMark(ofFirstInvalidUTF8In: bytes), "the file is not valid UTF-8")
-        }
-        let parsed: YAMLNode?
-        do {
-            parsed = try YAMLNode.parse(text)
-        } catch {
-            throw located(error.mark, error.message)
-        }
-        guard let root = parsed else {
+        let document = try YAMLFile.mapping(
+            bytes, file: file, expecting: "expected a mapping with 'actions' at the top level")
+        guard let root = document else {
             throw located(YAMLMark(line: 1, column: 1), "the file is empty: it needs 'actions'")
         }
-        guard root.mapping != nil else {
-            throw located(root.mark, "expected a mapping with 'actions' at the top level")
-        }
-        let configuration: ActionsConfiguration
-        do {
-            configuration = try YAMLDecoder().decode(ActionsConfiguration.self, from: root)
-        } catch let error as DecodingError {
-            let found = root.locate(error)
-            throw located(found.mark, found.message)
-        } catch {
-            throw located(root.mark, "\(error)")
-        }
+        let configuration = try YAMLFile.decode(ActionsConfiguration.self, from: root, file: file)
         func node(_ path: [any CodingKey]) -> YAMLNode { root.resolve(path).node }
         var locations: [String] = []
         for (i, rule) in configuration.actions.enumerated() {

@@ -6,14 +6,7 @@ import YAMLCoding
 
 /// A configuration problem, located in its file. Prints as `FILE:LINE:COLUMN: message`, the
 /// form compilers use, so editors and CI logs link straight to it.
-public struct ConfigurationFileError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var column: Int
-    public var message: String
-
-    public var description: String { "\(file):\(line):\(column): \(message)" }
-}
+public typealias ConfigurationFileError = YAMLFileError
 
 /// Reads the YAML configuration (libyaml, through YAMLCoding) and decodes it with the
 /// definitions' strict Codable — the same code a client's JSON `define` goes through.
@@ -86,30 +79,13 @@ public enum ConfigurationLoader {
     public static func parse(
         _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil }
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw located(YAMLMark(ofFirstInvalidUTF8In: data), file: file, "the file is not valid UTF-8")
-        }
-        let root: YAMLNode
-        do {
-            guard let node = try YAMLNode.parse(text) else { return DaemonConfiguration() }
-            root = node
-        } catch {
-            throw located(error.mark, file: file, error.message)
-        }
-        guard root.mapping != nil else {
-            throw located(root.mark, file: file, "expected a mapping of settings at the top level")
-        }
-        let configuration: DaemonConfiguration
-        do {
-            configuration = try YAMLDecoder().decode(DaemonConfiguration.self, from: root)
-        } catch let error as DecodingError {
-            throw decodingError(error, root: root, file: file)
-        } catch {
-            throw located(root.mark, file: file, "\(error)")
-        }
+        let document = try YAMLFile.mapping(
+            data, file: file, expecting: "expected a mapping of settings at the top level")
+        guard let root = document else { return DaemonConfiguration() }
+        let configuration = try YAMLFile.decode(DaemonConfiguration.self, from: root, file: file)
         if let group = configuration.socket.group, let problem = groupProblem(group) {
             let target = root.resolve([AnyCodingKey(stringValue: "socket"), AnyCodingKey(stringValue: "group")])
-            throw located(target.node.mark, file: file, problem)
+            throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
         // References between definitions (names, parents, relations, cycles).
         do {
@@ -129,10 +105,6 @@ public enum ConfigurationLoader {
 
     // MARK: - Errors → positions
 
-    private static func located(_ mark: YAMLMark, file: String, _ message: String) -> ConfigurationFileError {
-        ConfigurationFileError(file: file, line: mark.line, column: mark.column, message: message)
-    }
-
     /// The error's position for a spec path (engine validation errors).
     private static func specError(_ error: SpecError, root: YAMLNode, file: String) -> ConfigurationFileError {
         let keys: [any CodingKey] = error.path.map { component in
@@ -141,11 +113,6 @@ public enum ConfigurationLoader {
             case .index(let i): AnyCodingKey(intValue: i) ?? AnyCodingKey(stringValue: String(i))
             }
         }
-        return located(root.resolve(keys).node.mark, file: file, error.message)
-    }
-
-    private static func decodingError(_ error: DecodingError, root: YAMLNode, file: String) -> ConfigurationFileError {
-        let found = root.locate(error)
-        return located(found.mark, file: file, found.message)
+        return ConfigurationFileError(file: file, at: root.resolve(keys).node.mark, error.message)
     }
 }

@@ -109,13 +109,7 @@ struct ActionsCommand: AsyncParsableCommand {
 
 /// Reads an actions file, checking key names against libevdev's table.
 func loadActions(_ path: String) throws(ActionsFileError) -> LoadedActions {
-    let data: Data
-    do {
-        data = try ConfigurationLoader.contents(of: path)
-    } catch {
-        throw ActionsFileError(file: error.file, line: error.line, column: error.column, message: error.message)
-    }
-    return try parseActions(Array(data), file: path)
+    try parseActions(Array(try ConfigurationLoader.contents(of: path)), file: path)
 }
 
 /// Checks actions text, key names against libevdev's table.
