@@ -33,7 +33,7 @@ public struct GestureKind: RawRepresentable, Hashable, Sendable, CaseIterable, C
     /// A position in the list, as an enum rather than an integer: the events that carry a kind
     /// keep the values it does not use for their own tags, as they did when GestureKind was an
     /// enum (an integer here made the engine's 10-touch frame 2–3 % slower). Room for 16 kinds.
-    private enum Position: UInt8, CaseIterable {
+    private enum Position: UInt8 {
         case k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15
     }
 
@@ -54,8 +54,9 @@ public struct GestureKind: RawRepresentable, Hashable, Sendable, CaseIterable, C
 
     /// The kind spelled `rawValue`; nil when no kind is.
     public init?(rawValue: String) {
-        guard let kind = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-        self = kind
+        let positions = 0..<RegisteredKinds.count
+        guard let index = positions.first(where: { GestureKind(index: $0).rawValue == rawValue }) else { return nil }
+        self.init(index: index)
     }
 
     /// Its spelling in the config file and the protocol.
