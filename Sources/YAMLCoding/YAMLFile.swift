@@ -29,7 +29,7 @@ public enum YAMLFile {
     /// Bytes that are not UTF-8, a YAML syntax error, or a top level that is not a mapping (then
     /// `expecting` says what the file should hold) throw, at their position in `file`.
     public static func mapping(
-        _ bytes: some Sequence<UInt8>, file: String, expecting: String
+        _ bytes: some Collection<UInt8>, file: String, expecting: String
     ) throws(YAMLFileError) -> YAMLNode? {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw YAMLFileError(file: file, at: YAMLMark(ofFirstInvalidUTF8In: bytes), "the file is not valid UTF-8")
