@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "TouchInput",
             dependencies: [
-                "TouchValues", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport",
+                "TouchValues", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport", "YAMLCoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

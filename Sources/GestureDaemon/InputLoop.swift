@@ -371,14 +371,14 @@ enum LoopToken {
 
 /// A recording to play in place of devices (`gestured run --replay`).
 public struct ReplayOptions: Sendable {
-    public var recording: EvemuRecording
+    public var recording: Recording
     /// Names the replay device (`device` in messages), usually the file's name.
     public var label: String
     /// Times real time; nil plays as fast as possible.
     public var speed: Double?
     public var loops: Bool
 
-    public init(recording: EvemuRecording, label: String, speed: Double?, loops: Bool) {
+    public init(recording: Recording, label: String, speed: Double?, loops: Bool) {
         self.recording = recording
         self.label = label
         self.speed = speed

@@ -18,10 +18,14 @@ public struct OfflineReplay {
     /// A recording and the label its device gets.
     public struct Input: Sendable {
         public var label: String
-        public var recording: EvemuRecording
-        public init(label: String, recording: EvemuRecording) {
+        public var recording: Recording
+        public init(label: String, recording: Recording) {
             self.label = label
             self.recording = recording
+        }
+
+        public init(label: String, recording: EvemuRecording) {
+            self.init(label: label, recording: Recording(recording))
         }
     }
 

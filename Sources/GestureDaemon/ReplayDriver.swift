@@ -10,7 +10,7 @@ import TouchInput
 /// changes. Each pass is a fresh replay device: to clients a loop looks like the device being
 /// unplugged and plugged in again, and touch ids are never reused.
 struct ReplayDriver {
-    let recording: EvemuRecording
+    let recording: Recording
     let label: String
     let settings: DeviceSettings
     /// Engine microseconds per wall microsecond; nil: no pacing.
@@ -49,7 +49,7 @@ struct ReplayDriver {
     static let unpacedBatch = 64
 
     init(
-        recording: EvemuRecording, label: String, settings: DeviceSettings, speed: Double?, loops: Bool, id: DeviceID
+        recording: Recording, label: String, settings: DeviceSettings, speed: Double?, loops: Bool, id: DeviceID
     ) throws(SkipReason) {
         self.recording = recording
         self.label = label

@@ -8,43 +8,112 @@ extension YAMLNode {
     /// Parses a one-document YAML text (`yaml_parser_parse`); nil when it holds no document
     /// (empty, or only comments).
     public static func parse(_ text: String) throws(YAMLError) -> YAMLNode? {
-        var bytes = Array(text.utf8)
-        let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
-        defer { parser.deallocate() }
-        guard yaml_parser_initialize(parser) == 1 else {
-            throw YAMLError("out of memory", at: YAMLMark(line: 1, column: 1))
-        }
-        defer { yaml_parser_delete(parser) }
+        let reader = try YAMLEventReader(bytes: Array(text.utf8))
         var composer = YAMLComposer()
-        let end = YAMLMark(after: text)
-        try bytes.withUnsafeMutableBufferPointer { (buffer) throws(YAMLError) in
-            yaml_parser_set_input_string(parser, buffer.baseAddress, buffer.count)
-            var event = yaml_event_t()
-            while true {
-                guard yaml_parser_parse(parser, &event) == 1 else {
-                    throw parserError(parser.pointee, in: buffer)
-                }
-                defer { yaml_event_delete(&event) }
-                if event.type == YAML_STREAM_END_EVENT { break }
-                if let converted = try convert(event, end: end) { try composer.handle(converted) }
-            }
-        }
+        while let event = try reader.next() { try composer.handle(event) }
         return composer.root
     }
+}
 
-    /// `end` is the position just after the text: libyaml puts a node it makes up at the end of
-    /// a file that does not end with a line break (the empty value of a document of comments)
-    /// one line further, where no editor can go (parserError(_:in:) does the same for errors).
-    private static func convert(_ event: yaml_event_t, end: YAMLMark) throws(YAMLError) -> YAMLEvent? {
-        var mark = YAMLMark(event.start_mark)
-        if mark.line > end.line { mark = end }
+/// libyaml's parser over a text held once, one event at a time: for files too big to hold as a
+/// node tree (a recording's events), read as a stream with the structure around them composed
+/// node by node (``node(startingWith:)``). ``YAMLNode/parse(_:)`` is this reader feeding one
+/// composer.
+public final class YAMLEventReader {
+    private let bytes: [UInt8]
+    /// How far libyaml has read `bytes`.
+    private var consumed = 0
+    private let parser: UnsafeMutablePointer<yaml_parser_t>
+    /// Composes the nodes asked for with ``node(startingWith:)``: its anchors and its alias budget
+    /// span the whole text, as in one composed document.
+    private var composer = YAMLComposer()
+    /// The position just after the text, computed when a mark past the last line needs it.
+    private var endMark: YAMLMark?
+    private var lineBreaks: Int
+
+    /// A reader over `bytes` (UTF-8, or UTF-16 with a byte order mark, as libyaml reads them).
+    public init(bytes: [UInt8]) throws(YAMLError) {
+        self.bytes = bytes
+        lineBreaks = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        parser = .allocate(capacity: 1)
+        guard yaml_parser_initialize(parser) == 1 else {
+            parser.deallocate()
+            throw YAMLError("out of memory", at: YAMLMark(line: 1, column: 1))
+        }
+        yaml_parser_set_input(
+            parser,
+            { context, buffer, size, read in
+                guard let context, let buffer, let read else { return 0 }
+                let reader = Unmanaged<YAMLEventReader>.fromOpaque(context).takeUnretainedValue()
+                let count = min(size, reader.bytes.count - reader.consumed)
+                if count > 0 {
+                    reader.bytes.withUnsafeBufferPointer { source in
+                        buffer.update(from: source.baseAddress! + reader.consumed, count: count)
+                    }
+                }
+                reader.consumed += count
+                read.pointee = count
+                return 1
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        yaml_parser_delete(parser)
+        parser.deallocate()
+    }
+
+    /// The next event (stream start and end are not reported); nil at the end of the stream.
+    public func next() throws(YAMLError) -> YAMLEvent? {
+        var event = yaml_event_t()
+        while true {
+            guard yaml_parser_parse(parser, &event) == 1 else { throw parserError() }
+            defer { yaml_event_delete(&event) }
+            if event.type == YAML_STREAM_END_EVENT { return nil }
+            if let converted = try convert(event) { return converted }
+        }
+    }
+
+    /// The whole node `first` begins (read on to its end), composed as ``YAMLNode/parse(_:)``
+    /// composes a document's nodes: aliases resolved (anchors from earlier nodes included), keys
+    /// unique, merge keys applied, the same depth and alias limits.
+    public func node(startingWith first: YAMLEvent) throws(YAMLError) -> YAMLNode {
+        switch first {
+        case .scalar, .alias, .sequenceStart, .mappingStart: break
+        case .documentStart(let mark): throw YAMLError("expected a value, found a document start", at: mark)
+        case .documentEnd, .sequenceEnd, .mappingEnd:
+            throw YAMLError("expected a value", at: clamped(YAMLMark(parser.pointee.mark)))
+        }
+        try composer.handle(first)
+        while true {
+            if let node = composer.takeRoot() { return node }
+            guard let event = try next() else {
+                throw YAMLError("the text ends inside a value", at: clamped(YAMLMark(parser.pointee.mark)))
+            }
+            try composer.handle(event)
+        }
+    }
+
+    /// libyaml puts a node it makes up at the end of a text that does not end with a line break
+    /// (the empty value of a document of comments) one line further, where no editor can go:
+    /// such marks move to the end of the last line.
+    private func clamped(_ mark: YAMLMark) -> YAMLMark {
+        // libyaml also breaks lines at a lone CR and at U+0085/2028/2029, so it counts at least
+        // as many lines as there are LFs: only a mark past them needs the real end.
+        guard mark.line > lineBreaks + 1 else { return mark }
+        let end = endMark ?? YAMLMark(after: String(decoding: bytes, as: UTF8.self))
+        endMark = end
+        return mark.line > end.line ? end : mark
+    }
+
+    private func convert(_ event: yaml_event_t) throws(YAMLError) -> YAMLEvent? {
+        let mark = clamped(YAMLMark(event.start_mark))
         switch event.type {
         case YAML_DOCUMENT_START_EVENT:
             return .documentStart(mark)
         case YAML_DOCUMENT_END_EVENT:
             return .documentEnd
         case YAML_ALIAS_EVENT:
-            return .alias(string(event.data.alias.anchor) ?? "", at: mark)
+            return .alias(Self.string(event.data.alias.anchor) ?? "", at: mark)
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
             let text = data.value.map { pointer in
@@ -58,16 +127,16 @@ extension YAMLNode {
                 case YAML_FOLDED_SCALAR_STYLE: .folded
                 default: .plain
                 }
-            let scalar = YAMLScalar(text ?? "", style: style, tag: try scalarTag(string(data.tag), at: mark))
-            return .scalar(scalar, anchor: string(data.anchor), at: mark)
+            let scalar = YAMLScalar(text ?? "", style: style, tag: try Self.scalarTag(Self.string(data.tag), at: mark))
+            return .scalar(scalar, anchor: Self.string(data.anchor), at: mark)
         case YAML_SEQUENCE_START_EVENT:
             let data = event.data.sequence_start
-            return .sequenceStart(tag: string(data.tag), anchor: string(data.anchor), at: mark)
+            return .sequenceStart(tag: Self.string(data.tag), anchor: Self.string(data.anchor), at: mark)
         case YAML_SEQUENCE_END_EVENT:
             return .sequenceEnd
         case YAML_MAPPING_START_EVENT:
             let data = event.data.mapping_start
-            return .mappingStart(tag: string(data.tag), anchor: string(data.anchor), at: mark)
+            return .mappingStart(tag: Self.string(data.tag), anchor: Self.string(data.anchor), at: mark)
         case YAML_MAPPING_END_EVENT:
             return .mappingEnd
         default:
@@ -92,19 +161,16 @@ extension YAMLNode {
 
     /// libyaml's own words, where it found the problem. Reader errors (bytes YAML does not allow,
     /// such as control characters) come with a byte offset instead of a mark.
-    private static func parserError(_ parser: yaml_parser_t, in bytes: UnsafeMutableBufferPointer<UInt8>) -> YAMLError {
-        let problem = parser.problem.map { String(cString: $0) } ?? "unreadable YAML"
-        let text = String(decoding: bytes, as: UTF8.self)
-        if parser.error == YAML_READER_ERROR {
-            let prefix = UnsafeBufferPointer(rebasing: bytes[..<min(parser.problem_offset, bytes.count)])
+    private func parserError() -> YAMLError {
+        let state = parser.pointee
+        let problem = state.problem.map { String(cString: $0) } ?? "unreadable YAML"
+        if state.error == YAML_READER_ERROR {
+            let prefix = bytes[..<min(state.problem_offset, bytes.count)]
             return YAMLError(problem, at: YAMLMark(after: String(decoding: prefix, as: UTF8.self)))
         }
-        // At the end of a file that does not end with a line break, libyaml counts one more
+        // At the end of a text that does not end with a line break, libyaml counts one more
         // line; point at the end of the last one instead, where an editor can go.
-        var mark = YAMLMark(parser.problem_mark)
-        let end = YAMLMark(after: text)
-        if mark.line > end.line { mark = end }
-        return YAMLError(problem, at: mark)
+        return YAMLError(problem, at: clamped(YAMLMark(state.problem_mark)))
     }
 }
 

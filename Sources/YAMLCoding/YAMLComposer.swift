@@ -1,5 +1,5 @@
 /// One parser event, as libyaml reports it (LibYAML.swift turns its C events into these).
-enum YAMLEvent {
+public enum YAMLEvent: Sendable {
     case documentStart(YAMLMark)
     case documentEnd
     case scalar(YAMLScalar, anchor: String?, at: YAMLMark)
@@ -38,6 +38,13 @@ struct YAMLComposer {
     private var nodesAddedByAliases = 0
     private var documents = 0
     private(set) var root: YAMLNode?
+
+    /// The node finished last, handed over once: a composer fed one node at a time
+    /// (``YAMLEventReader/node(startingWith:)``) keeps its anchors and alias budget between them.
+    mutating func takeRoot() -> YAMLNode? {
+        defer { root = nil }
+        return root
+    }
 
     mutating func handle(_ event: YAMLEvent) throws(YAMLError) {
         switch event {

@@ -6,13 +6,15 @@ import GestureDaemon
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Play evemu recordings through the engine and print the gestures as JSON lines.",
+        abstract: "Play recordings (evemu, libinput record) through the engine and print the gestures as JSON lines.",
         discussion: """
             No daemon, no socket, no clock: each recording is played on its own timestamps, and \
             every gesture is printed as one `gesture` object per line in the socket protocol's \
             schema (docs/PROTOCOL.md). The same files and configuration always print the same \
-            bytes, so the output can be diffed. Record a session with `evemu-record` (from \
-            evemu-tools) to see what the daemon would make of it.
+            bytes, so the output can be diffed. A recording is an evemu file (`evemu-record`, \
+            `gestured record`) or a `libinput record` file (libinput-tools), whose touchscreen is \
+            played (--device chooses another of its devices); docs/RECORDING.md shows how to make \
+            one and what to do with it.
 
             With --explain, `explain` objects come in time order with the gestures: why each \
             recognizer failed (the check, the measured value, the limit and its configuration key) \
@@ -29,8 +31,16 @@ struct ReplayCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("evemu recordings (plain text; decompress .xz first).", valueName: "file"))
+    @Argument(
+        help: ArgumentHelp("evemu or libinput recordings (plain text; decompress .xz first).", valueName: "file"))
     var files: [String]
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "In libinput recordings that hold several devices: the one to play (its node or name).",
+            valueName: "node|name"))
+    var device: String?
 
     @Option(name: .long, help: ArgumentHelp("The configuration file (default: the built-in one).", valueName: "file"))
     var config: String?
@@ -72,7 +82,7 @@ struct ReplayCommand: ParsableCommand {
         var failed = false
         for file in files {
             let input = OfflineReplay.Input(
-                label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file))
+                label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file, device: device))
             do {
                 if pretty {
                     try replay.play(input, observe: { picture?.add($1, device: $0) }) { message, _ in

@@ -20,7 +20,8 @@ struct RunCommand: ParsableCommand {
             why); SIGTERM and SIGINT cancel active gestures, tell the clients (`error` `shutdown`), \
             and exit 0 within a second: a client that does not read its socket is closed without it.
 
-            --replay plays an evemu recording in place of touchscreens, for runs without hardware. \
+            --replay plays a recording (evemu, or `libinput record`'s: its touchscreen, or the \
+            device --device names) in place of touchscreens, for runs without hardware. \
             Without --loop it plays once; then the replay device goes (clients get `device` \
             `removed`, as for an unplugged panel) and the daemon stays up, idle (it does not wake \
             at all), serving clients until it is stopped. \
@@ -45,9 +46,18 @@ struct RunCommand: ParsableCommand {
     var socket: String?
 
     @Option(
-        name: .long, help: ArgumentHelp("Play this evemu recording instead of reading touchscreens.", valueName: "file")
+        name: .long,
+        help: ArgumentHelp(
+            "Play this recording (evemu or libinput record) instead of reading touchscreens.", valueName: "file")
     )
     var replay: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --replay of a libinput recording holding several devices: the one to play (its node or name).",
+            valueName: "node|name"))
+    var device: String?
 
     @Option(
         name: .long, parsing: .unconditional,
@@ -61,15 +71,15 @@ struct RunCommand: ParsableCommand {
     var loop = false
 
     func validate() throws {
-        if replay == nil && (loop || speed != nil) {
-            throw ValidationError("--speed and --loop go with --replay")
+        if replay == nil && (loop || speed != nil || device != nil) {
+            throw ValidationError("--speed, --loop and --device go with --replay")
         }
     }
 
     func run() throws {
         var replayOptions: ReplayOptions?
         if let replay {
-            let recording = try loadRecording(replay)
+            let recording = try loadRecording(replay, device: device)
             replayOptions = ReplayOptions(
                 recording: recording, label: URL(fileURLWithPath: replay).lastPathComponent,
                 speed: (speed ?? .factor(1)).factor, loops: loop)
@@ -86,17 +96,18 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-/// Reads and parses an evemu recording, or prints why not and fails.
-func loadRecording(_ path: String) throws -> EvemuRecording {
+/// Reads and parses a recording (evemu, or `device` of a libinput recording: by default its
+/// touchscreen), or prints why not and fails.
+func loadRecording(_ path: String, device: String? = nil) throws -> Recording {
     if path.hasSuffix(".xz") || path.hasSuffix(".gz") || path.hasSuffix(".zst") {
         printError(
             "gestured: \(path): compressed recordings are not read directly; decompress it first (e.g. xz -dk \(path))")
         throw ExitCode.failure
     }
     do {
-        return try EvemuFile.recording(at: path)
+        return try RecordingFile.recording(at: path, device: device)
     } catch {
-        printError("gestured: \(path): \(error)")
+        printError("gestured: \(error.located(in: path))")
         throw ExitCode.failure
     }
 }

@@ -41,7 +41,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "A built-in device profile (see above).")
     var profile: String?
 
-    @Option(help: ArgumentHelp("An evemu device description (evemu-describe output) to copy.", valueName: "file"))
+    @Option(help: ArgumentHelp(
+            "An evemu device description (evemu-describe output), or a libinput recording's touchscreen, to copy.",
+            valueName: "file"))
     var device: String?
 
     @Option(help: "The device name (default: 'gestured virtual <profile>' or the description's name).")
@@ -52,7 +54,8 @@ struct SimulateCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "An evemu recording to play (its description is used unless --profile/--device).", valueName: "file"))
+            "An evemu or libinput recording to play (its description is used unless --profile/--device).",
+            valueName: "file"))
     var recording: String?
 
     @Option(
@@ -119,10 +122,10 @@ struct SimulateCommand: ParsableCommand {
         let signals = try SignalWaiter()
         // What to play, parsed before any device exists so a bad file fails cleanly.
         var parsed: GestureScript?
-        var recorded: EvemuRecording?
+        var recorded: Recording?
         do {
             if let recording {
-                recorded = try Self.evemu(recording)
+                recorded = try Self.recordingFile(recording)
             } else if let script {
                 parsed = try GestureScript(parsing: String(decoding: try Self.read(script), as: UTF8.self))
             } else if !steps.isEmpty {
@@ -134,7 +137,7 @@ struct SimulateCommand: ParsableCommand {
 
         var description: DeviceCapabilities
         if let device {
-            description = try Self.evemu(device).description
+            description = try Self.recordingFile(device).description
         } else if let recorded, profile == nil {
             description = recorded.description
         } else {
@@ -285,7 +288,7 @@ struct SimulateCommand: ParsableCommand {
 
     /// Plays a recording's events with their original spacing; returns true when interrupted.
     private func play(
-        _ recording: EvemuRecording, on touchscreen: VirtualTouchscreen, from start: Timestamp, unplugAt: Timestamp?,
+        _ recording: Recording, on touchscreen: VirtualTouchscreen, from start: Timestamp, unplugAt: Timestamp?,
         signals: SignalWaiter
     ) throws -> Bool {
         var reader = recording.events()
@@ -324,14 +327,17 @@ struct SimulateCommand: ParsableCommand {
         }
     }
 
-    /// An evemu recording or description, or the exit after saying why not.
-    static func evemu(_ path: String) throws -> EvemuRecording {
+    /// An evemu recording or description, or a `libinput record` file's touchscreen, or the
+    /// exit after saying why not.
+    static func recordingFile(_ path: String) throws -> Recording {
         do {
-            return try EvemuFile.recording(at: path)
+            return try RecordingFile.recording(at: path)
         } catch .line(let error) {
             throw fail("\(path):\(error.line): \(error.message)")
         } catch .unreadable(let reason) {
             throw fail("cannot read \(path): \(reason)")
+        } catch {
+            throw fail(error.located(in: path))
         }
     }
 

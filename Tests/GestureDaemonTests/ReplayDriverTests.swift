@@ -18,8 +18,8 @@ import TouchInput
         return text + farFuture
     }
 
-    static func farFutureRecording() throws -> EvemuRecording {
-        try EvemuRecording(bytes: Array(try farFutureText().utf8))
+    static func farFutureRecording() throws -> Recording {
+        Recording(try EvemuRecording(bytes: Array(try farFutureText().utf8)))
     }
 
     /// Plays one pass unpaced: every frame, then the pass's end; the engine time reached.
@@ -88,7 +88,7 @@ import TouchInput
         let text = try String(contentsOfFile: DaemonProcessTests.recording, encoding: .utf8)
         let header = text.split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n") + "\n"
         var driver = try ReplayDriver(
-            recording: try EvemuRecording(bytes: Array(header.utf8)), label: "empty", settings: DeviceSettings(),
+            recording: Recording(try EvemuRecording(bytes: Array(header.utf8))), label: "empty", settings: DeviceSettings(),
             speed: nil, loops: true, id: DeviceID(1))
         var engineTime = Timestamp(microseconds: 0)
         try Self.playPass(&driver, engineTime: &engineTime)

@@ -1,6 +1,6 @@
 import TouchValues
 
-/// Plays an evemu recording through the same ``FrameAssembler`` a live device uses, with the
+/// Plays a recording (evemu, or a device of a `libinput record` file) through the same ``FrameAssembler`` a live device uses, with the
 /// recording's own clock: the frames are those the device would have produced.
 ///
 /// Recording timestamps that go backwards (edited or concatenated files) are held at the last
@@ -16,21 +16,25 @@ public struct ReplaySource {
     public private(set) var timeReversals = 0
     /// The time of the last event read.
     public private(set) var lastTime: Timestamp?
-    private var reader: EvemuRecording.EventReader
+    private var reader: Recording.EventReader
 
     /// A replay of `recording` as device `id`, labelled `label` (usually the file name).
     /// Throws the ``SkipReason`` when the recorded device is not a touchscreen this module supports.
     public init(
-        recording: EvemuRecording, id: DeviceID, label: String, settings: DeviceSettings = DeviceSettings()
+        recording: Recording, id: DeviceID, label: String, settings: DeviceSettings = DeviceSettings()
     ) throws(SkipReason) {
-        model = try TouchscreenModel(description: recording.description, settings: settings)
+        model = try TouchscreenModel(description: recording.description, settings: settings, udev: recording.udev)
         descriptor = model.descriptor(id: id, label: label)
         assembler = model.makeAssembler(device: id, contactsKnown: false)
         reader = recording.events()
     }
 
-    /// The line of the recording the next event comes from (for error messages).
-    public var line: Int { reader.line }
+    /// A replay of an evemu recording.
+    public init(
+        recording: EvemuRecording, id: DeviceID, label: String, settings: DeviceSettings = DeviceSettings()
+    ) throws(SkipReason) {
+        try self.init(recording: Recording(recording), id: id, label: label, settings: settings)
+    }
 
     /// Reads events until at least one frame was appended to `frames` or the recording ended.
     /// Returns false at the end (frames may still have been appended by the last events).

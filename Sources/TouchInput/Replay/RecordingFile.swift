@@ -1,0 +1,127 @@
+import Glibc
+import YAMLCoding
+
+/// Reading a recording from disk (or a pipe), in either format: an evemu file, or a
+/// `libinput record` file (told apart by ``LibinputRecording/looksLikeLibinput(_:)``), of which
+/// one device is chosen (``LibinputRecording/device(named:)``).
+///
+/// The file is read in blocks with a line limit applied as the bytes come in, so a file that is
+/// one endless line (`/dev/zero`, 50 MB without a newline) is refused after its first line's worth
+/// instead of being read whole: ``EvemuRecording/maximumLineLength`` for evemu files,
+/// ``LibinputRecording/maximumLineLength`` for YAML (the format is decided on the first block).
+/// The bytes are held once.
+public enum RecordingFile {
+    /// Why a file could not be read, parsed, or gave no device to replay.
+    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// `open` or `read` failed: the system's reason.
+        case unreadable(String)
+        /// A line of an evemu file is wrong (too long, or the parser's error).
+        case line(LineError)
+        /// A libinput recording is wrong at this line and column.
+        case yaml(YAMLError)
+        /// The recording holds no device to replay, or not the one asked for.
+        case device(String)
+
+        /// `line 3: …` and `12:5: …`: the file's name goes in front.
+        public var description: String {
+            switch self {
+            case .unreadable(let reason): "cannot read the file: \(reason)"
+            case .line(let error): "\(error)"
+            case .yaml(let error): "\(error)"
+            case .device(let message): message
+            }
+        }
+
+        /// The message with the file's name in front, as compilers write it: `FILE: line 3: …`
+        /// for evemu files (as ever), `FILE:12:5: …` for YAML.
+        public func located(in file: String) -> String {
+            switch self {
+            case .yaml(let error): "\(file):\(error.mark.line):\(error.mark.column): \(error.message)"
+            default: "\(file): \(self)"
+            }
+        }
+    }
+
+    /// The recording at `path`: an evemu file's device, or a libinput recording's `device` (its
+    /// node or name), by default its touchscreen.
+    public static func recording(at path: String, device: String? = nil) throws(Failure) -> Recording {
+        try recording(bytes: try read(path), device: device)
+    }
+
+    /// The recording in `bytes` (see ``recording(at:device:)``).
+    public static func recording(bytes: [UInt8], device: String? = nil) throws(Failure) -> Recording {
+        if LibinputRecording.looksLikeLibinput(bytes) {
+            let file: LibinputRecording
+            do {
+                file = try LibinputRecording(bytes: bytes)
+            } catch {
+                throw .yaml(error)
+            }
+            return Recording(try file.device(named: device))
+        }
+        let evemu: EvemuRecording
+        do {
+            evemu = try EvemuRecording(bytes: bytes)
+        } catch {
+            throw .line(error)
+        }
+        if let device, device != evemu.description.name {
+            throw .device(
+                "the recording is of \"\(evemu.description.name)\", not '\(device)' (an evemu file holds one device)")
+        }
+        return Recording(evemu)
+    }
+
+    /// Bytes asked of each `read`.
+    static let blockSize = 64 * 1024
+
+    /// The bytes at `path`, every line within its format's limit.
+    static func read(_ path: String) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var info = stat()
+        if fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
+            bytes.reserveCapacity(Int(info.st_size) + blockSize)
+        }
+        var line = 1
+        var lineLength = 0
+        var limit: Int?
+        while true {
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: blockSize))
+            let count = bytes.withUnsafeMutableBufferPointer { buffer in
+                Glibc.read(fd, buffer.baseAddress! + start, blockSize)
+            }
+            if count < 0 {
+                if errno == EINTR {
+                    bytes.removeLast(blockSize)
+                    continue
+                }
+                throw .unreadable(String(cString: strerror(errno)))
+            }
+            bytes.removeLast(blockSize - count)
+            if count == 0 { return bytes }
+            let maximum =
+                limit
+                ?? (LibinputRecording.looksLikeLibinput(bytes)
+                    ? LibinputRecording.maximumLineLength : EvemuRecording.maximumLineLength)
+            limit = maximum
+            for i in start..<bytes.count {
+                if bytes[i] == 0x0A {
+                    line += 1
+                    lineLength = 0
+                } else {
+                    lineLength += 1
+                    if lineLength > maximum {
+                        let message = "line longer than \(maximum) bytes"
+                        throw maximum == EvemuRecording.maximumLineLength
+                            ? .line(LineError(line: line, message))
+                            : .yaml(YAMLError(message, at: YAMLMark(line: line, column: maximum + 1)))
+                    }
+                }
+            }
+        }
+    }
+}
