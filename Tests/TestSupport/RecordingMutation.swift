@@ -3,14 +3,22 @@
 /// (events out of order), digits changed. Shared by the parser's fuzzing (`EvemuFuzzTests`) and
 /// the daemon's (`ReplayFuzzTests`, through `gestured run --replay`).
 public enum RecordingMutation {
-    static let tokens: [[UInt8]] = [
+    public static let tokens: [[UInt8]] = [
         "E: ", "A: ", "B: 03 ", "P: ", "N: ", "I: ", "# ", "\n", "\r\n", "-", "+", ".", "0x", "ff", "2f", "39",
         "4294967296", "-2147483648", "99999999999999", " 0003 002f ", " 0003 0039 -1", " 0000 0000 0", " 0000 0003 0",
         " 0000 0002 0", " 0003 0037 2",
     ].map { Array($0.utf8) }
 
-    /// `input` with one to four random mutations.
-    public static func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
+    /// The same for a `libinput record` file (YAML): its structure's tokens and absurd numbers.
+    public static let yamlTokens: [[UInt8]] = [
+        "- ", ": ", "[", "]", "{", "}", ", ", "\n", "\n  ", "\n    - ", "#", "&a ", "*a", "!!str ", "---\n", "'", "\"",
+        "~", "-1", "4294967296", "-2147483649", "999999999999999", "0x7fffffff", "1e9", ".nan", "evdev: ",
+        "events: ", "absinfo: ", "codes: ", "3: [53, 54, 57]", "[0, 0, 3, 57, -1]", "[0, 0, 0, 0, 0]",
+        "[9, 999999, 3, 53, 2147483647]", "53: [0, -5, 0, 0, 0]", "devices: ", "version: 1",
+    ].map { Array($0.utf8) }
+
+    /// `input` with one to four random mutations, splicing in `tokens`.
+    public static func mutate(_ input: [UInt8], _ rng: inout SplitMix64, tokens: [[UInt8]] = tokens) -> [UInt8] {
         var bytes = input
         for _ in 0..<(1 + Int(rng.next() % 4)) {
             let at = bytes.isEmpty ? 0 : Int(rng.next() % UInt64(bytes.count))
