@@ -201,7 +201,7 @@ let package = Package(
             name: "TouchInputTests",
             dependencies: [
                 // GestureEngine: the mirror's tests run the engine's claims (MirrorEncoderTests).
-                "TouchInput", "TouchValues", "GestureEngine", "CEvdev", "CLinuxSupport", "TestSupport",
+                "TouchInput", "TouchValues", "GestureEngine", "CEvdev", "CLinuxSupport", "TestSupport", "YAMLCoding",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],

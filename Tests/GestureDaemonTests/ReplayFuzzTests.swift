@@ -75,8 +75,10 @@ struct ReplayFuzzTests {
         }
         if daemon.output.value.status != nil {
             let status = try await daemon.waitForExit()
-            // A recording the parser refuses is named by its path, one that is no touchscreen by its name.
-            let says = status == 64 ? "is invalid for '--speed <N|max>': must be" : "fuzz-\(input).event: "
+            // A recording the parser refuses is named by its path (`FILE: line N: …`, or
+            // `FILE:LINE:COLUMN: …` when a mutation made it read as YAML), one that is no
+            // touchscreen by its name.
+            let says = status == 64 ? "is invalid for '--speed <N|max>': must be" : "fuzz-\(input).event:"
             if ![1, 64].contains(status) || !daemon.lines.contains(where: { $0.contains(says) }) {
                 report("exit status \(status) without '\(says)…'")
             }

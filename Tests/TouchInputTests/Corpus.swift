@@ -35,9 +35,11 @@ enum Corpus {
         return result.sorted()
     }
 
-    /// Recordings (files with events). Split recordings (`X_gesture.events`, whose device is in
+    /// Recordings (files with events: evemu, or `libinput record` YAML). Split recordings (`X_gesture.events`, whose device is in
     /// `X.desc` beside it: evemu-devices/tablets-indirect-touch) count as recordings too.
-    static var recordings: [String] { files { $0.contains(".ev") } }
+    static var recordings: [String] {
+        files { $0.contains(".ev") || $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") }
+    }
     /// Device descriptions only (`.prop`, and the `.desc` of split recordings).
     static var descriptions: [String] { files { $0.hasSuffix(".prop") || $0.hasSuffix(".desc") } }
 

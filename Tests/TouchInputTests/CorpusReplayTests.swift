@@ -6,7 +6,7 @@ import Testing
 /// Every real recording of the optional corpus (`$GESTURED_CORPUS`) replays without a crash, every
 /// touch that began ends or is cancelled, and unsupported devices are refused with a message.
 /// Skipped, with that reason printed, when the variable is unset (a clean clone).
-@Suite(.enabled(if: Corpus.configured, "set GESTURED_CORPUS to a folder of evemu recordings to run the corpus tests"))
+@Suite(.enabled(if: Corpus.configured, "set GESTURED_CORPUS to a folder of evemu or libinput recordings to run the corpus tests"))
 struct CorpusReplayTests {
     /// Devices in the corpus that are not touchscreens, and why.
     static let expectedRefusals: [String: SkipReason] = [
@@ -23,7 +23,7 @@ struct CorpusReplayTests {
 
     @Test("every recording replays with a closed frame stream", arguments: Corpus.recordings)
     func replay(_ file: String) throws {
-        let recording = try EvemuRecording(bytes: Corpus.bytes(of: file))
+        let recording = try RecordingFile.recording(bytes: Corpus.bytes(of: file))
         let source: ReplaySource
         do {
             source = try ReplaySource(

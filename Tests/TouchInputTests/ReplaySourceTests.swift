@@ -34,10 +34,13 @@ import Testing
 
     @Test(
         "the committed recordings replay with a closed frame stream",
-        arguments: [("wetab.event", 11), ("ntrig-dell-xt2.event", 4), ("3m.event.xz", 34)])
+        arguments: [
+            ("wetab.event", 11), ("ntrig-dell-xt2.event", 4), ("3m.event.xz", 34), ("field.yml", 10),
+            ("field.evemu", 10),
+        ])
     func fixtures(_ name: String, _ touches: Int) throws {
         var replay = try ReplaySource(
-            recording: EvemuRecording(bytes: Fixture.bytes(name)), id: DeviceID(1), label: name)
+            recording: RecordingFile.recording(bytes: Fixture.bytes(name)), id: DeviceID(1), label: name)
         let checker = try FrameStreamChecker.checking(&replay, batch: 1000)
         #expect(checker.problems.isEmpty, "\(checker.problems)")
         #expect(checker.began == touches)

@@ -59,33 +59,32 @@ public struct LibinputRecording: Sendable {
         devices = try parser.document()
     }
 
-    /// Whether `bytes` look like a `libinput record` file rather than an evemu one: the first
-    /// line that is not blank or a `#` comment is not an evemu line (`N:`, `E:`, one letter and a
-    /// colon). A file of comments alone is early evemu's.
+    /// Whether `bytes` look like YAML (a `libinput record` file) rather than an evemu file: the
+    /// first line that is not blank or a `#` comment opens a YAML document — a key of two or more
+    /// characters and a colon (`version: 1`), `---`, `%YAML` or `{`. Anything else is read as evemu,
+    /// whose lines are one letter and a colon (`N:`, `E:`), and whose parser says what is wrong
+    /// with garbage (a file of comments alone is early evemu's).
     public static func looksLikeLibinput(_ bytes: some Collection<UInt8>) -> Bool {
-        var lineStart = true
         var index = bytes.startIndex
+        // Skip blank lines, spaces and comment lines.
         while index != bytes.endIndex {
             let byte = bytes[index]
-            if lineStart {
-                switch byte {
-                case 0x20, 0x09, 0x0D:
-                    break
-                case 0x0A:
-                    break
-                case UInt8(ascii: "#"):
-                    lineStart = false
-                default:
-                    let next = bytes.index(after: index)
-                    let isLetter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    return !(isLetter && next != bytes.endIndex && bytes[next] == UInt8(ascii: ":"))
-                }
-            } else if byte == 0x0A {
-                lineStart = true
+            if byte == UInt8(ascii: "#") {
+                while index != bytes.endIndex && bytes[index] != 0x0A { index = bytes.index(after: index) }
+            } else if byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
+                break
             }
-            index = bytes.index(after: index)
+            if index != bytes.endIndex { index = bytes.index(after: index) }
         }
-        return false
+        let line = bytes[index...].prefix(64).prefix { $0 != 0x0A }
+        if line.starts(with: "---".utf8) || line.starts(with: "%YAML".utf8) || line.first == UInt8(ascii: "{") {
+            return true
+        }
+        let key = line.prefix { byte in
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        return key.count >= 2 && line.dropFirst(key.count).first == UInt8(ascii: ":")
     }
 
     /// The device a replay plays: the one named by `device` (its node, or its name), else the one
