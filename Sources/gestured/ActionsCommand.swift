@@ -86,11 +86,12 @@ struct ActionsCommand: AsyncParsableCommand {
         let commands = CommandRunner(logger: logger)
         let runner = ActionsRunner(
             loaded: loaded, socket: socketPath, performer: performer, commands: commands, logger: logger)
+        // Before `started`: a SIGHUP or SIGTERM sent once it is logged finds its handler.
+        let signals = SignalStream([SIGHUP, SIGTERM, SIGINT])
         var metadata: Logger.Metadata = ["file": "\(path)", "rules": "\(loaded.configuration.actions.count)"]
         for (device, node) in performer.devnodes { metadata[device] = "\(node)" }
         logger.info("started", metadata: metadata)
 
-        let signals = SignalStream([SIGHUP, SIGTERM, SIGINT])
         let running = Task { await runner.run() }
         for await signal in signals.signals {
             guard signal == SIGHUP else { break }
