@@ -179,6 +179,8 @@ let package = Package(
             name: "gestured",
             dependencies: [
                 "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
+                // `simulate --script` reads its file as the configuration is read (YAMLFile.contents).
+                "YAMLCoding",
                 // `gestured actions`.
                 "GestureActions", "GestureActionsRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

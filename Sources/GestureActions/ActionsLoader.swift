@@ -23,6 +23,16 @@ public struct LoadedActions: Hashable, Sendable {
 /// Reads an actions file (libyaml, through YAMLCoding) with the same strict decoding and the same
 /// error positions as the daemon's configuration.
 public enum ActionsLoader {
+    /// The most bytes an actions file may have (docs/ACTIONS.md, "The file"): 256 rules with
+    /// commands near the kernel's argument limit fit twice over; a real file has a few kilobytes.
+    public static let maximumFileSize = 1 << 20
+
+    /// The bytes of the actions file at `path`, or why it cannot be read (at 1:1): not a regular
+    /// file, or over ``maximumFileSize`` (refused before it is read).
+    public static func contents(of path: String) throws(ActionsFileError) -> [UInt8] {
+        try YAMLFile.contents(of: path, limit: maximumFileSize, kind: "an actions file")
+    }
+
     /// Whether a top-level YAML mapping is an actions file rather than a daemon configuration (it
     /// has `actions`, which a daemon configuration never has): how `check-config` tells them apart.
     public static func isActionsFile(_ text: String) -> Bool {
@@ -38,6 +48,7 @@ public enum ActionsLoader {
         func located(_ mark: YAMLMark, _ message: String) -> ActionsFileError {
             ActionsFileError(file: file, at: mark, message)
         }
+        try YAMLFile.checkSize(bytes.count, limit: maximumFileSize, kind: "an actions file", file: file)
         let document = try YAMLFile.mapping(
             bytes, file: file, expecting: "expected a mapping with 'actions' at the top level")
         guard let root = document else {

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import GestureEngine
 import GestureServer
-import Glibc
 import YAMLCoding
 
 /// A configuration problem, located in its file. Prints as `FILE:LINE:COLUMN: message`, the
@@ -16,25 +15,23 @@ public typealias ConfigurationFileError = YAMLFileError
 /// node tree to the node it names (for an unknown key, the key itself; for a key written without
 /// a value, the key).
 public enum ConfigurationLoader {
+    /// The most bytes a configuration file may have (docs/CONFIGURATION.md, "Errors"): a hundred
+    /// times a large kiosk's (fifty shapes of 1000-point templates fit), and what the daemon
+    /// parses in well under a second with its memory growing by at most ~50 MB while it does, for
+    /// the densest YAML (a flow list of one-digit numbers).
+    public static let maximumFileSize = 1 << 20
+
     /// Loads and fully checks the file at `path`, as `run`, a reload and `check-config` do: the
     /// text, and what it names on this system (the socket's group).
     public static func load(contentsOf path: String) throws(ConfigurationFileError) -> DaemonConfiguration {
         try load(try contents(of: path), file: path)
     }
 
-    /// The bytes of the file at `path`, or why it cannot be read (at 1:1), as every file the
-    /// command line takes is read (`check-config` reads a file once, then tells its kind).
+    /// The bytes of the file at `path`, or why it cannot be read (at 1:1): not a regular file, or
+    /// over ``maximumFileSize`` (refused before it is read), as every configuration the command
+    /// line takes is read.
     public static func contents(of path: String) throws(ConfigurationFileError) -> Data {
-        if let kind = irregularKind(path) {
-            throw ConfigurationFileError(
-                file: path, line: 1, column: 1, message: "cannot read the file: it is \(kind), not a regular file")
-        }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ConfigurationFileError(
-                file: path, line: 1, column: 1, message: "cannot read the file: \(reason(error))")
-        }
+        Data(try YAMLFile.contents(of: path, limit: maximumFileSize, kind: "a configuration file"))
     }
 
     /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.
@@ -49,36 +46,13 @@ public enum ConfigurationLoader {
         }
     }
 
-    /// What is at `path` when it exists and is neither a regular file nor a directory (a FIFO
-    /// would block the read, a device such as `/dev/zero` never end; for a directory the system's
-    /// "Is a directory" says it): `a named pipe (FIFO)`, `a character device`…
-    static func irregularKind(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG, S_IFDIR: return nil
-        case S_IFIFO: return "a named pipe (FIFO)"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFSOCK: return "a socket"
-        default: return "an unknown kind of file"
-        }
-    }
-
-    /// Why a file could not be read, as the system says it ("No such file or directory"), not
-    /// Foundation's description of the error value.
-    static func reason(_ error: any Error) -> String {
-        let posix = (error as? CocoaError)?.underlying as? POSIXError ?? error as? POSIXError
-        guard let posix else { return "\(error)" }
-        return String(cString: strerror(posix.code.rawValue))
-    }
-
     /// Decodes and checks configuration text; `file` names it in errors. `groupProblem` says what
     /// is wrong with a socket group name on this system (nil: nothing); without it the group is
     /// not looked up.
     public static func parse(
         _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil }
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
+        try YAMLFile.checkSize(data.count, limit: maximumFileSize, kind: "a configuration file", file: file)
         let document = try YAMLFile.mapping(
             data, file: file, expecting: "expected a mapping of settings at the top level")
         guard let root = document else { return DaemonConfiguration() }

@@ -110,7 +110,7 @@ struct ActionsCommand: AsyncParsableCommand {
 
 /// Reads an actions file, checking key names against libevdev's table.
 func loadActions(_ path: String) throws(ActionsFileError) -> LoadedActions {
-    try parseActions(Array(try ConfigurationLoader.contents(of: path)), file: path)
+    try parseActions(try ActionsLoader.contents(of: path), file: path)
 }
 
 /// Checks actions text, key names against libevdev's table.

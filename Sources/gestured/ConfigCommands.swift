@@ -15,7 +15,7 @@ struct ConfigCommand: ParsableCommand {
 
             Examples:
               gestured config --default > /etc/gestured/gestured.yaml
-              gestured config --default | gestured check-config /dev/stdin
+              gestured config --default > gestured.yaml && gestured check-config gestured.yaml
             """
     )
 
@@ -56,7 +56,7 @@ struct CheckConfigCommand: ParsableCommand {
     var file: String
 
     func run() throws {
-        // Read once: the file may be a pipe.
+        // Read once, then told apart: an actions file or a configuration.
         var data = Data()
         try check { () throws(ConfigurationFileError) in data = try ConfigurationLoader.contents(of: file) }
         if ActionsLoader.isActionsFile(String(decoding: data, as: UTF8.self)) {

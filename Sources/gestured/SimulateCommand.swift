@@ -4,6 +4,7 @@ import FoundationEssentials
 import GestureEngine
 import Glibc
 import TouchInput
+import YAMLCoding
 
 /// `gestured simulate`: a virtual uinput touchscreen playing a gesture script or a recording.
 struct SimulateCommand: ParsableCommand {
@@ -341,11 +342,16 @@ struct SimulateCommand: ParsableCommand {
         }
     }
 
+    /// The most bytes a gesture script may have (docs/INPUT.md): a script is a few lines a gesture.
+    static let maximumScriptSize = 1 << 20
+
+    /// A gesture script's bytes, read as the configuration is (a regular file, refused over
+    /// ``maximumScriptSize`` before it is read), or the exit after saying why not.
     static func read(_ path: String) throws -> [UInt8] {
         do {
-            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            return try YAMLFile.contents(of: path, limit: maximumScriptSize, kind: "a gesture script")
         } catch {
-            throw fail("cannot read \(path): \(error)")
+            throw fail("\(error)")
         }
     }
 

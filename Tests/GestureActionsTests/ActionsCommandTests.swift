@@ -57,6 +57,30 @@ struct ActionsCommandTests {
                 == "gestured actions: /nonexistent/actions.yaml:1:1: cannot read the file: No such file or directory\n")
     }
 
+    /// A SIGHUP finding the file over its limit (here a sparse 1 GB file) keeps the running
+    /// rules, as any refused reload does, and says why with the file's path.
+    @Test("a reload of an actions file over the size limit is refused by its size; actions keeps running")
+    func reloadOverTheLimit() async throws {
+        let path = try Self.write("actions:\n  - on: tap\n    run: [/bin/true]\n")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let actions = try ChildProcess([
+            try ChildProcess.builtExecutable("gestured"), "actions", "--config", path, "--socket",
+            "/nonexistent/g.sock",
+        ])
+        defer { actions.send(SIGKILL) }
+        try await actions.output.wait(for: "started") { $0.lines.contains { $0.contains("started") } }
+        #expect(truncate(path, 1 << 30) == 0)
+        actions.send(SIGHUP)
+        try await actions.output.wait(for: "the reload to be refused") { o in
+            o.lines.contains {
+                $0.contains("reload refused, the running actions stay")
+                    && $0.contains("\(path):1:1: the file is 1073741824 bytes: an actions file is at most 1 MiB")
+            }
+        }
+        actions.send(SIGTERM)
+        #expect(try await actions.waitForExit() == 0, "\(actions.lines)")
+    }
+
     @Test(
         "without /dev/uinput, actions that need a keyboard stop at start with what to do",
         .enabled(if: access("/dev/uinput", F_OK) != 0, "this machine has /dev/uinput (the VM suite checks EACCES)"))

@@ -183,6 +183,70 @@ struct CommandLineLimitTests {
         }
     }
 
+    /// A file over its kind's limit: a sparse 1 GB file (its blocks never written) took `check-config`
+    /// over 20 s and 3 GB before an error at 1:1, and `replay` read it whole too. Every command that
+    /// takes a configuration, an actions file, a recording or a script refuses it by its size,
+    /// naming the file and the limit; none reads it (YAMLFileTests and RecordingFileTests show the
+    /// reads), so each answers at once.
+    @Test("a file over its kind's size limit is refused by every command that takes it, naming file and limit")
+    func filesOverTheirLimit() async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let big = directory + "/big"
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        #expect(truncate(big, 1 << 30) == 0)
+        let configuration =
+            "\(big):1:1: the file is 1073741824 bytes: a configuration file is at most 1 MiB (1048576 bytes)"
+        let actions = "\(big):1:1: the file is 1073741824 bytes: an actions file is at most 1 MiB (1048576 bytes)"
+        let recording = "\(big): the file is 1073741824 bytes, over the limit of 256 MiB (268435456 bytes)"
+        let script = "\(big):1:1: the file is 1073741824 bytes: a gesture script is at most 1 MiB (1048576 bytes)"
+        let socket = directory + "/g.sock"
+        for (arguments, says) in [
+            (["check-config", big], configuration),
+            (["run", "--config", big, "--socket", socket], "gestured: " + configuration),
+            (["devices", "--config", big], configuration),
+            (["replay", "--config", big, Self.recording], configuration),
+            (["actions", "--config", big, "--socket", socket], "gestured actions: " + actions),
+            (["replay", big], "gestured: " + recording),
+            (["run", "--replay", big, "--socket", socket], "gestured: " + recording),
+            (["simulate", "--recording", big], "error: " + recording),
+            (["simulate", "--script", big], "error: " + script),
+        ] {
+            let process = try ChildProcess([gestured] + arguments)
+            defer { process.send(SIGKILL) }
+            #expect(try await process.waitForExit(within: .seconds(20)) == 1, "\(arguments): \(process.lines)")
+            #expect(process.lines.contains { $0.hasSuffix(says) }, "\(arguments): \(process.lines)")
+        }
+    }
+
+    /// A reload of a configuration over the limit keeps the running one, as any refused reload.
+    @Test("SIGHUP with a configuration over the limit: refused by its size, the running one kept")
+    func reloadOverTheLimit() async throws {
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let config = directory + "/gestured.yaml"
+        let named = "recognizers:\n  - name: only-tap\n    kind: tap\n"
+        try named.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await DaemonProcessTests.startDaemon([
+            "--config", config, "--socket", socket, "--replay", Self.recording, "--loop",
+        ])
+        defer { daemon.send(SIGKILL) }
+        #expect(truncate(config, 1 << 30) == 0)
+        daemon.send(SIGHUP)
+        try await daemon.output.wait(for: "the reload to be refused") { o in
+            o.lines.contains {
+                $0.contains("reload failed")
+                    && $0.contains("\(config):1:1: the file is 1073741824 bytes: a configuration file is at most 1 MiB")
+            }
+        }
+        let names = try await GestureClient.connect(to: socket) { client in client.hello.recognizers.map(\.name) }
+        #expect(names == ["only-tap"])
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(10)) == 0)
+    }
+
     /// A FIFO or a device as the configuration was reported as "Permission denied"; a directory
     /// keeps the system's words.
     @Test("a configuration that is not a regular file says what it is")

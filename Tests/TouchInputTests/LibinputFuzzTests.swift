@@ -74,6 +74,8 @@ import YAMLCoding
                 guard !message.isEmpty else { return Outcome(problem: "an empty device error") }
             case .unreadable(let reason):
                 return Outcome(problem: "bytes in memory are unreadable: \(reason)")
+            case .tooLarge(let size, let limit):
+                return Outcome(problem: "bytes in memory are not read from a file: \(size ?? -1) > \(limit)")
             }
             return Outcome()
         }

@@ -9,7 +9,9 @@ import YAMLCoding
 /// one endless line (`/dev/zero`, 50 MB without a newline) is refused after its first line's worth
 /// instead of being read whole: ``EvemuRecording/maximumLineLength`` for evemu files,
 /// ``LibinputRecording/maximumLineLength`` for YAML (the format is decided on the first block).
-/// The bytes are held once.
+/// The size is capped too (``maximumFileSize``): a regular file over it (a sparse 1 GB file) is
+/// refused by its size before a byte is read, a pipe once it has given that many bytes. The bytes
+/// are held once.
 public enum RecordingFile {
     /// Why a file could not be read, parsed, or gave no device to replay.
     public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
@@ -21,6 +23,9 @@ public enum RecordingFile {
         case yaml(YAMLError)
         /// The recording holds no device to replay, or not the one asked for.
         case device(String)
+        /// The file has more than `limit` bytes: `size` of them (nil when it is a pipe, or grew
+        /// while it was read, and was read up to the limit only).
+        case tooLarge(size: Int?, limit: Int)
 
         /// `line 3: …` and `12:5: …`: the file's name goes in front.
         public var description: String {
@@ -29,6 +34,9 @@ public enum RecordingFile {
             case .line(let error): "\(error)"
             case .yaml(let error): "\(error)"
             case .device(let message): message
+            case .tooLarge(let size, let limit):
+                "the file is \(size.map { "\($0)" } ?? "more than \(limit)") bytes, over the limit of "
+                    + (limit % (1 << 20) == 0 ? "\(limit >> 20) MiB (\(limit) bytes)" : "\(limit) bytes")
             }
         }
 
@@ -75,19 +83,24 @@ public enum RecordingFile {
     /// Bytes asked of each `read`.
     static let blockSize = 64 * 1024
 
-    /// The bytes at `path`, every line within its format's limit.
-    static func read(_ path: String) throws(Failure) -> [UInt8] {
+    /// The most bytes a recording may have (docs/INPUT.md, "Recordings"): it is held in memory
+    /// while it plays, and an hour of ten fingers on a 120 Hz panel is about a quarter of it.
+    public static let maximumFileSize = 256 << 20
+
+    /// The bytes at `path`, every line within its format's limit and at most `limit` in all.
+    static func read(_ path: String, limit: Int = maximumFileSize) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var info = stat()
         if fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
+            guard Int(info.st_size) <= limit else { throw .tooLarge(size: Int(info.st_size), limit: limit) }
             bytes.reserveCapacity(Int(info.st_size) + blockSize)
         }
         var line = 1
         var lineLength = 0
-        var limit: Int?
+        var lineLimit: Int?
         while true {
             let start = bytes.count
             bytes.append(contentsOf: repeatElement(0, count: blockSize))
@@ -103,11 +116,12 @@ public enum RecordingFile {
             }
             bytes.removeLast(blockSize - count)
             if count == 0 { return bytes }
+            guard bytes.count <= limit else { throw .tooLarge(size: nil, limit: limit) }
             let maximum =
-                limit
+                lineLimit
                 ?? (LibinputRecording.looksLikeLibinput(bytes)
                     ? LibinputRecording.maximumLineLength : EvemuRecording.maximumLineLength)
-            limit = maximum
+            lineLimit = maximum
             for i in start..<bytes.count {
                 if bytes[i] == 0x0A {
                     line += 1
