@@ -16,6 +16,8 @@ public struct DefinitionSet: Sendable {
     /// Client definitions, in the order the clients made them.
     private(set) var clients: [CompiledSet.Definitions]
     private(set) var compiled: CompiledSet
+    /// Validates clients' definitions against the configuration (its names gathered once).
+    private let clientValidator: SpecValidator
     /// Counts the changes since the engine started; a set installs onto `generation - 1` only.
     public private(set) var generation: UInt64 = 0
     /// What changed from the set it was made from, and how each device's state carries over.
@@ -40,6 +42,7 @@ public struct DefinitionSet: Sendable {
             owner: .configuration, regions: configuration.regions, recognizers: configuration.recognizers)
         clients = []
         compiled = CompiledSet([configurationDefinitions], policy: configuration.clients)
+        clientValidator = SpecValidator.forClients(of: configuration)
     }
 
     /// Whether `owner` has any definitions in this set.
@@ -58,7 +61,7 @@ public struct DefinitionSet: Sendable {
         guard case .client = owner else {
             throw SpecError(path: [], message: "the configuration's definitions change only by reload")
         }
-        try SpecValidator(configuration: configuration).validateClient(regions: regions, recognizers: recognizers)
+        try clientValidator.validateClient(regions: regions, recognizers: recognizers)
         return replacing(
             owner, with: CompiledSet.Definitions(owner: owner, regions: regions, recognizers: recognizers))
     }
@@ -78,7 +81,7 @@ public struct DefinitionSet: Sendable {
         -> (definitions: DefinitionSet, dropped: [DroppedDefinitions])
     {
         var next = try DefinitionSet(configuration: configuration)
-        let validator = SpecValidator(configuration: configuration)
+        let validator = next.clientValidator
         var kept: [CompiledSet.Definitions] = []
         var losses: [DroppedDefinitions] = []
         for client in clients {

@@ -11,12 +11,14 @@
 /// regions that owner sees (the configuration's own only, unless the policy lets client regions
 /// cover them); two clients' recognizers never arbitrate.
 ///
-/// Compiling n recognizers with e named relations and g regions costs O(n log n + e + g·depth):
+/// Compiling n recognizers with e named relations and g regions costs O(n log n + e + g log g):
 /// `*` is a flag, and so is "a client's recognizer observes the configuration's" (the `clients`
 /// policy), neither a row of pairs; named relations are adjacency lists in one flat array
-/// (``Relation``), never an n × n matrix; delivery lists are built from per-region buckets; the
-/// order is one sort; what a kind prepares (a shape's templates) is prepared once per owner's
-/// definitions (``Definitions/prepared``), not at every recompile. So a client's `define` costs
+/// (``Relation``), never an n × n matrix; delivery is per-region buckets walked up the regions
+/// that have recognizers, never a list of every ancestor's for each region; regions are walked
+/// once, depth first (however deep they nest); the order is one sort; what a kind prepares (a
+/// shape's templates) is prepared once per owner's definitions (``Definitions/prepared``), not at
+/// every recompile. So a client's `define` costs
 /// in proportion to everything running, not to its square (docs/PERFORMANCE.md, "Defining").
 struct CompiledSet: Sendable {
     /// One owner's definitions, with what their kinds prepare (``KindDefinition/prepare(_:)``)
@@ -74,16 +76,33 @@ struct CompiledSet: Sendable {
     // MARK: Regions
     var regionNames: [String] = [RegionSpec.rootName]
     var regionRects: [SurfaceRect] = [.unit]
-    var regionParents: [Int] = [-1]
     var regionOwners: [Owner] = [.configuration]
     var regionGroups: [Group] = [0]
     /// The first client region: the configuration's regions are `1 ..< firstClientRegion`.
     var firstClientRegion = 1
     /// Children of each region, in hit-test order: highest z first, later definitions first.
     var regionChildren: [[Int]] = [[]]
-    /// R1: recognizers a touch landing in each region goes to: the region's own, then its
-    /// parent's, up to the root.
-    var delivery: [[Int]] = [[]]
+    /// R1: the recognizers attached to each region, in definition order: region `g`'s are
+    /// `attached[links[g].start ..< links[g + 1].start]`. With each region's nearest ancestor
+    /// that has any (``RegionLinks``), ``delivery(from:)`` walks only regions with recognizers.
+    /// Linear in regions and recognizers: a list of every ancestor's recognizers for each region
+    /// was quadratic in the nesting (a chain of 20 000 regions with a recognizer each: 200
+    /// million entries).
+    private var attached: [Int32] = []
+    /// One entry a region and one more (whose `start` ends the last region's recognizers).
+    private var links: [RegionLinks] = [RegionLinks(start: 0, up: -1, walkIn: 0, walkOut: 1), RegionLinks()]
+
+    /// What delivery and ancestry need of a region.
+    struct RegionLinks: Sendable {
+        /// Where its recognizers start in ``attached``.
+        var start: Int32 = 0
+        /// Its nearest ancestor with recognizers attached; -1: none.
+        var up: Int32 = -1
+        /// Its place in a depth-first walk of the regions: `a` is `g` or an ancestor of `g` exactly
+        /// when `walkIn(a) <= walkIn(g) < walkOut(a)` (``delivers(_:to:)`` in one step).
+        var walkIn: Int32 = 0
+        var walkOut: Int32 = 0
+    }
 
     // MARK: Recognizers
     var names: [String] = []
@@ -156,12 +175,22 @@ struct CompiledSet: Sendable {
     /// R1: whether a touch landing in `region` (as `r`'s owner sees it) is delivered to
     /// recognizer `r` (attached to that region or an ancestor).
     func delivers(_ region: Int, to r: Int) -> Bool {
-        var current = region
-        while current >= 0 {
-            if regionOf[r] == current { return true }
-            current = regionParents[current]
+        let (a, g) = (links[regionOf[r]], links[region])
+        return a.walkIn <= g.walkIn && g.walkIn < a.walkOut
+    }
+
+    /// R1: each recognizer a touch landing in `region` goes to, in order: the region's own, then
+    /// its parent's, up to the root's, each region's in definition order.
+    @inline(__always) func forEachDelivered(from region: Int, _ body: (Int) -> Void) {
+        links.withUnsafeBufferPointer { links in
+            attached.withUnsafeBufferPointer { attached in
+                var region = links[region].start == links[region + 1].start ? Int(links[region].up) : region
+                while region >= 0 {
+                    for i in Int(links[region].start)..<Int(links[region + 1].start) { body(Int(attached[i])) }
+                    region = Int(links[region].up)
+                }
+            }
         }
-        return false
     }
 
     /// Compiles validated definitions (the configuration's first) under the configuration's
@@ -170,6 +199,7 @@ struct CompiledSet: Sendable {
     /// client regions are not in the configuration's hit-test.
     init(_ owners: [Definitions], policy: ClientPolicy) {
         var regionIndex: [Key: Int] = [Key(owner: .configuration, name: RegionSpec.rootName): 0]
+        var regionParents = [-1]
         var pendingParents: [(Int, String?)] = []
         var z: [Int] = [0]
         for (g, definitions) in owners.enumerated() {
@@ -182,7 +212,6 @@ struct CompiledSet: Sendable {
                 regionOwners.append(definitions.owner)
                 regionGroups.append(Group(g))
                 regionChildren.append([])
-                delivery.append([])
                 z.append(region.z)
             }
         }
@@ -256,30 +285,52 @@ struct CompiledSet: Sendable {
         }
         simultaneous = Relation(count: n, pairs: simultaneousPairs, symmetric: true)
         preempts = Relation(count: n, pairs: preemptsPairs, symmetric: false)
-        var attached = Array(repeating: [Int](), count: regionNames.count)
-        for r in 0..<n { attached[regionOf[r]].append(r) }
-        for region in regionNames.indices {
-            var list: [Int] = []
-            var current = region
-            while current >= 0 {
-                list += attached[current]
-                current = regionParents[current]
-            }
-            delivery[region] = list
-        }
-        let depth = regionNames.indices.map { region -> Int in
-            var d = 0
-            var current = regionParents[region]
-            while current >= 0 {
-                d += 1
-                current = regionParents[current]
-            }
-            return d
-        }
+        let depth = prepareDelivery(parents: regionParents)
         order = Array(0..<n).sorted { a, b in
             let (da, db) = (depth[regionOf[a]], depth[regionOf[b]])
             return da != db ? da > db : a < b
         }
+    }
+
+    /// The attached recognizers by region (a counting sort), each region's nearest ancestor
+    /// with any, and the depth-first walk's numbering: each O(regions + recognizers). Returns
+    /// each region's depth (the root's is 0).
+    private mutating func prepareDelivery(parents: [Int]) -> [Int] {
+        let g = regionNames.count
+        var links = [RegionLinks](repeating: RegionLinks(), count: g + 1)
+        for r in regionOf.indices { links[regionOf[r] + 1].start += 1 }
+        for region in 0..<g { links[region + 1].start += links[region].start }
+        var place = links.map(\.start)
+        attached = [Int32](repeating: 0, count: regionOf.count)
+        for r in regionOf.indices {
+            attached[Int(place[regionOf[r]])] = Int32(r)
+            place[regionOf[r]] += 1
+        }
+        func hasRecognizers(_ region: Int) -> Bool { links[region].start != links[region + 1].start }
+        // Parents before children: the walk from the root, iterative (nesting may be deep).
+        var depth = [Int](repeating: 0, count: g)
+        var clock: Int32 = 0
+        var stack: [(region: Int, child: Int)] = [(0, 0)]
+        while let (region, child) = stack.last {
+            if child == 0 && region != 0 {
+                let up = parents[region]
+                links[region].up = hasRecognizers(up) ? Int32(up) : links[up].up
+                depth[region] = stack.count - 1
+            }
+            guard child < regionChildren[region].count else {
+                clock += 1
+                links[region].walkOut = clock
+                stack.removeLast()
+                continue
+            }
+            stack[stack.count - 1].child = child + 1
+            let next = regionChildren[region][child]
+            clock += 1
+            links[next].walkIn = clock
+            stack.append((next, 0))
+        }
+        self.links = links
+        return depth
     }
 
     /// The topmost innermost region at `p` that `viewer` sees (R1): descend from the root into

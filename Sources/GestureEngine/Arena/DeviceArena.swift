@@ -271,14 +271,20 @@ struct DeviceArena {
             if c.regionGroups[own] == group { ownLandings.append((group, own)) }
         }
         let configurationRegion = c.configurationViewer == 0 ? base : c.hitTest(p, seenBy: c.configurationViewer)
-        for r in c.delivery[configurationRegion] where c.groups[r] == 0 { offer(slot, to: r, at: time, c, &events) }
-        for r in c.delivery[base] where c.groups[r] != 0 {
+        c.forEachDelivered(from: configurationRegion) { r in
+            if c.groups[r] == 0 { offer(slot, to: r, at: time, c, &events) }
+        }
+        c.forEachDelivered(from: base) { r in
             let group = c.groups[r]
-            if !ownLandings.contains(where: { $0.group == group }) { offer(slot, to: r, at: time, c, &events) }
+            if group != 0 && !ownLandings.contains(where: { $0.group == group }) {
+                offer(slot, to: r, at: time, c, &events)
+            }
         }
         guard !ownLandings.isEmpty else { return slot }
         for (group, region) in ownLandings {
-            for r in c.delivery[region] where c.groups[r] == group { offer(slot, to: r, at: time, c, &events) }
+            c.forEachDelivered(from: region) { r in
+                if c.groups[r] == group { offer(slot, to: r, at: time, c, &events) }
+            }
         }
         table.clientRegions[slot] = ownLandings.map {
             ClientRegion(owner: c.regionOwners[$0.region], name: c.regionNames[$0.region])

@@ -24,14 +24,21 @@ struct SpecValidator {
         try validate(regions: configuration.regions, recognizers: configuration.recognizers)
     }
 
-    /// Validates a client's definitions against the configuration (other clients' do not
-    /// matter: a client never sees them).
-    func validateClient(regions: [RegionSpec], recognizers: [RecognizerSpec]) throws(SpecError) {
-        var v = self
+    /// A validator of clients' definitions under `configuration`: its names gathered once, so
+    /// that each `define` (and each client's definitions at a reload) costs in proportion to the
+    /// client's definitions, not the configuration's.
+    static func forClients(of configuration: EngineConfiguration) -> SpecValidator {
+        var v = SpecValidator(configuration: configuration)
         v.outerRegions = Set(configuration.regions.map(\.name))
         v.outerRecognizers = Set(configuration.recognizers.map(\.name))
         v.policy = configuration.clients
-        try v.validate(regions: regions, recognizers: recognizers)
+        return v
+    }
+
+    /// Validates a client's definitions against the configuration (other clients' do not
+    /// matter: a client never sees them); `self` is ``forClients(of:)``'s.
+    func validateClient(regions: [RegionSpec], recognizers: [RecognizerSpec]) throws(SpecError) {
+        try validate(regions: regions, recognizers: recognizers)
     }
 
     // MARK: - The checks
@@ -66,15 +73,14 @@ struct SpecValidator {
             guard ownRegions[parent] != nil || outerRegions.contains(parent) else {
                 throw SpecError(path: path, message: "unknown region '\(parent)'\(visibilityHint)")
             }
-            // Follow the chain within these definitions (outer regions never point back here).
-            var seen: Set<String> = [region.name]
-            var next: String? = parent
-            while let name = next, let index = ownRegions[name] {
-                guard seen.insert(name).inserted else {
-                    throw SpecError(path: path, message: "regions form a cycle through '\(name)'")
-                }
-                next = regions[index].parent
-            }
+        }
+        // The chains within these definitions, each link followed once (outer regions never point
+        // back here).
+        let chains = RegionForest.depths(count: regions.count) { i in regions[i].parent.flatMap { ownRegions[$0] } }
+        if case .failure(let cycle) = chains {
+            throw SpecError(
+                path: [.key("regions"), .index(cycle.start), .key("parent")],
+                message: "regions form a cycle through '\(regions[cycle.repeated].name)'")
         }
 
         var ownRecognizers: [String: Int] = [:]
