@@ -229,4 +229,25 @@ public struct Command: Hashable, Sendable {
     public var label: String {
         isShell ? "sh -c '\(arguments[2])'" : arguments.joined(separator: " ")
     }
+
+    /// The most bytes of one argument the kernel passes to a program: MAX_ARG_STRLEN (32 pages,
+    /// 128 KiB) with its terminating NUL. A longer one fails the program's start (E2BIG).
+    public static let maximumArgumentBytes = 128 * 1024 - 1
+    /// The most bytes of a command's arguments together (each with its NUL and pointer), half the
+    /// kernel's usual 2 MiB for arguments and environment together, so the environment fits too.
+    public static let maximumArgumentsBytes = 1 << 20
+
+    /// Why `argument` cannot be passed to a program, nil when it can: a NUL ends a C string, so
+    /// the kernel would pass what comes before it only (`/bin/echo\0garbage` runs `/bin/echo`).
+    public static func problem(_ argument: String) -> String? {
+        if argument.utf8.contains(0) {
+            return "a NUL character cannot be passed to a program (the kernel ends the argument there)"
+        }
+        let bytes = argument.utf8.count
+        if bytes > maximumArgumentBytes {
+            return "an argument of \(bytes) bytes: the kernel passes at most \(maximumArgumentBytes) in one "
+                + "(MAX_ARG_STRLEN, 128 KiB with its NUL)"
+        }
+        return nil
+    }
 }

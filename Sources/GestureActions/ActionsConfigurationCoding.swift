@@ -87,6 +87,11 @@ extension ActionRule: Decodable {
                 forKey: .fingers, in: c, debugDescription: "expected 1 to 10 fingers")
         }
         region = try c.decodeIfPresent(String.self, forKey: .region)
+        if let region, !RegionSpec.isValidName(region) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .region, in: c,
+                debugDescription: "expected a region name (1 to 64 letters, digits, '-', '_' or '.')")
+        }
 
         let given = Self.actionKeys.filter { c.contains($0) }
         guard given.count == 1, let key = given.first else {
@@ -119,9 +124,28 @@ extension ActionRule: Decodable {
             ) {
                 !$0.isEmpty && !$0[0].isEmpty && $0.count <= 256
             }
+            for (j, argument) in arguments.enumerated() {
+                if let problem = Command.problem(argument) {
+                    throw DecodingError.dataCorrupted(
+                        DecodingError.Context(
+                            codingPath: decoder.codingPath + [CodingKeys.run, AnyCodingKey(intValue: j)!],
+                            debugDescription: problem))
+                }
+            }
+            let total = arguments.reduce(8) { $0 + $1.utf8.count + 1 + 8 }
+            if total > Command.maximumArgumentsBytes {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .run, in: c,
+                    debugDescription: "the arguments take \(total) bytes to pass (each with its NUL and "
+                        + "pointer): at most \(Command.maximumArgumentsBytes), so that they and the environment "
+                        + "fit the kernel's limit")
+            }
             action = .run(Command(arguments))
         case .shell:
             let line = try c.decode(.shell, default: "", expect: "a command line for /bin/sh -c") { !$0.isEmpty }
+            if let problem = Command.problem(line) {
+                throw DecodingError.dataCorruptedError(forKey: .shell, in: c, debugDescription: problem)
+            }
             action = .run(Command(shell: line))
         default:
             preconditionFailure("not an action key: \(key)")

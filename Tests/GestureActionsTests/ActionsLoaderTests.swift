@@ -181,6 +181,48 @@ struct ActionsLoaderTests {
         #expect(problem(text) == expected)
     }
 
+    /// A NUL passed `check-config` and cut the command where the kernel ends a C string
+    /// (`/bin/echo\0garbage` ran `/bin/echo`, `echo a\0; echo hidden` ran `echo a`); a 50 MB
+    /// `shell:` passed too, though the kernel refuses an argument over 128 KiB. Each is refused
+    /// at its place in the file, before anything runs.
+    @Test(
+        "an argument the kernel cannot pass is refused at its place: a NUL, more than 128 KiB, too many bytes in all",
+        arguments: [
+            (
+                "actions:\n  - on: tap\n    run: [\"/bin/echo\", \"/bin/echo\\0garbage\"]\n",
+                "actions.yaml:3:24: a NUL character cannot be passed to a program (the kernel ends the argument there)"
+            ),
+            (
+                "actions:\n  - on: tap\n    shell: \"echo a\\0; echo hidden\"\n",
+                "actions.yaml:3:12: a NUL character cannot be passed to a program (the kernel ends the argument there)"
+            ),
+            (
+                "actions:\n  - on: tap\n    shell: " + String(repeating: "x", count: 131_072) + "\n",
+                "actions.yaml:3:12: an argument of 131072 bytes: the kernel passes at most 131071 in one "
+                    + "(MAX_ARG_STRLEN, 128 KiB with its NUL)"
+            ),
+            (
+                "actions:\n  - on: tap\n    run: [/bin/true, &a " + String(repeating: "y", count: 100_000)
+                    + String(repeating: ", *a", count: 10) + "]\n",
+                "actions.yaml:3:10: the arguments take 1100125 bytes to pass (each with its NUL and pointer): "
+                    + "at most 1048576, so that they and the environment fit the kernel's limit"
+            ),
+            (
+                "actions:\n  - on: tap\n    region: \"a\\nb\"\n    click: left\n",
+                "actions.yaml:3:13: expected a region name (1 to 64 letters, digits, '-', '_' or '.') (found 'a\nb')"
+            ),
+        ])
+    func argumentsTheKernelCannotPass(text: String, expected: String) {
+        #expect(problem(text) == expected)
+    }
+
+    @Test("an argument of 131071 bytes, the kernel's most, is taken")
+    func longestArgument() throws {
+        let line = String(repeating: "x", count: 131_071)
+        let loaded = try parse("actions:\n  - on: tap\n    shell: \(line)\n")
+        #expect(loaded.configuration.actions.first?.action == .run(Command(shell: line)))
+    }
+
     @Test("a file that is not UTF-8 is refused where the first bad byte is")
     func notUTF8() {
         var bytes = Array("actions:\n  - on: t".utf8)
