@@ -91,7 +91,7 @@ public struct ActionPlanner: Sendable {
     private func oneShot(_ rule: ActionRule, _ index: Int, _ g: GestureMessage) -> Output {
         switch rule.action {
         case .keys(let chord, _): .keys(chord.names)
-        case .click(let click): .click(click.button, at: click.at, position: g.position)
+        case .click(let click): .click(click.button, at: click.at, position: XY(g.position))
         case .run(let command): .run(command, environment: GestureEnvironment.variables(g), rule: index)
         case .scroll: preconditionFailure("scroll follows its gesture")
         }
@@ -107,7 +107,7 @@ public struct ActionPlanner: Sendable {
             }
             switch rule.action {
             case .scroll(let scroll):
-                following[key] = .scroll(ScrollProgress(scroll, anchor: g.position))
+                following[key] = .scroll(ScrollProgress(scroll, anchor: XY(g.position)))
             case .keys(let chord, let repeating?):
                 following[key] = .repeating(RepeatProgress(chord, repeating))
             case .keys(_, nil), .click, .run:
@@ -278,6 +278,6 @@ enum Measure {
     /// The translation in millimetres: the report's, or the surface translation on the nominal
     /// panel when the device's size is unknown.
     static func translationMM(_ g: GestureMessage) -> XY {
-        g.translationMM ?? XY(x: g.translation.x * assumedSizeMM.x, y: g.translation.y * assumedSizeMM.y)
+        g.translationMM.map(XY.init) ?? XY(x: g.translation.dx * assumedSizeMM.x, y: g.translation.dy * assumedSizeMM.y)
     }
 }

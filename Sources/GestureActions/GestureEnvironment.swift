@@ -14,19 +14,19 @@ public enum GestureEnvironment {
             "GESTURED_DEVICE": g.device,
             "GESTURED_REGION": g.region,
             "GESTURED_SEQ": String(g.seq),
-            "GESTURED_TIME_US": String(g.timeUS),
+            "GESTURED_TIME_US": String(g.time.microseconds),
             "GESTURED_X": number(g.position.x),
             "GESTURED_Y": number(g.position.y),
-            "GESTURED_TRANSLATION_X": number(g.translation.x),
-            "GESTURED_TRANSLATION_Y": number(g.translation.y),
+            "GESTURED_TRANSLATION_X": number(g.translation.dx),
+            "GESTURED_TRANSLATION_Y": number(g.translation.dy),
         ]
         if let p = g.positionMM {
-            v["GESTURED_X_MM"] = number(p.x)
-            v["GESTURED_Y_MM"] = number(p.y)
+            v["GESTURED_X_MM"] = number(p.x.value)
+            v["GESTURED_Y_MM"] = number(p.y.value)
         }
         if let t = g.translationMM {
-            v["GESTURED_TRANSLATION_X_MM"] = number(t.x)
-            v["GESTURED_TRANSLATION_Y_MM"] = number(t.y)
+            v["GESTURED_TRANSLATION_X_MM"] = number(t.dx.value)
+            v["GESTURED_TRANSLATION_Y_MM"] = number(t.dy.value)
         }
         v["GESTURED_DIRECTION"] = g.direction?.rawValue
         v["GESTURED_EDGE"] = g.edge?.rawValue

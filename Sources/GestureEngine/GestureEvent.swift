@@ -38,7 +38,7 @@ public enum Owner: Hashable, Sendable {
 /// Up to ``capacity`` touch ids stored inline, so that emitting an event never allocates.
 /// A gesture with more fingers than that lists the first ``capacity`` ids; ``GestureEvent/fingers``
 /// is always the true count.
-public struct TouchIDList: Sendable, Sequence, Equatable {
+public struct TouchIDList: Sendable, Sequence, Hashable {
     public static let capacity = 16
     @usableFromInline var storage: InlineArray<16, TouchID>
     @usableFromInline var _count: Int
@@ -87,27 +87,46 @@ public struct TouchIDList: Sendable, Sequence, Equatable {
         for i in 0..<lhs.count where lhs.storage[i] != rhs.storage[i] { return false }
         return true
     }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for id in self { hasher.combine(id) }
+    }
 }
 
-/// One report of a recognizer, as the engine makes it: full precision, typed units, the device by
-/// its id. What a client reads is GestureProtocol's `GestureMessage`, made from it by
-/// GestureServer's `WireMapping` alone (numbers rounded to six decimals, the device by its label,
-/// `seq`, touch ids as numbers); why the two are not one type: docs/PROTOCOL.md, §7, "Engine event
-/// and wire message". WireFieldParityTests fails when a field is added here and not to the message,
-/// its encoders and the schema.
+/// One report of a recognizer, as the engine makes it: who it goes to (``owner``), the device it
+/// happened on, and what was recognized (``report``, whose fields are read through this event:
+/// `event.name`, `event.position`).
 ///
-/// The engine builds it with the synthesized memberwise initializer (internal: no other module
-/// makes one), which assembles the event in place in the caller's buffer; a hand-written
+/// The engine builds it with the synthesized memberwise initializers (internal: no other module
+/// makes one), which assemble the event in place in the caller's buffer; a hand-written
 /// initializer's assignments to `self` make the optimizer copy the whole event and destroy the
 /// original (the optional `shape` string defeats it), about 200 instructions per event
 /// (docs/PERFORMANCE.md, "Engine").
+@dynamicMemberLookup
 public struct GestureEvent: Sendable, Equatable {
+    /// Who defined the recognizer: only its owner receives a client's gestures.
+    public var owner: Owner
+    public var device: DeviceID
+    public var report: GestureReport
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<GestureReport, Value>) -> Value {
+        get { report[keyPath: field] }
+        set { report[keyPath: field] = newValue }
+    }
+}
+
+/// What a recognizer reports, field by field: the engine's values at full precision and in typed
+/// units, and — rounded for the wire — what a `gesture` message carries (GestureProtocol's
+/// `GestureMessage` holds one; its table of fields, `GestureMessage.fields`, says each one's key,
+/// rounding and whether it may be absent). A field added here and to that table is on the wire,
+/// in the Swift client and checked against docs/protocol.schema.json (CONTRIBUTING.md, "Adding a
+/// field to a message").
+public struct GestureReport: Sendable, Hashable {
     /// The recognizer's name from the configuration or the client's `define`.
     public var name: String
     public var kind: GestureKind
     public var state: GestureState
-    public var owner: Owner
-    public var device: DeviceID
     /// The region the recognizer is attached to.
     public var region: String
     /// The number of fingers taking part.
@@ -140,6 +159,20 @@ public struct GestureEvent: Sendable, Equatable {
     /// Shape: the template that matched and its score (0…1, higher is better).
     public var shape: String?
     public var score: Double?
+}
+
+extension GestureReport {
+    /// A report with what every gesture has; set the kind's own fields (`direction`, `scale`…)
+    /// afterwards. For clients and tests; the engine assembles its reports in place.
+    public init(
+        name: String, kind: GestureKind, state: GestureState, region: String, fingers: Int,
+        touches: TouchIDList = TouchIDList(), time: Timestamp, position: SurfacePoint
+    ) {
+        self.init(
+            name: name, kind: kind, state: state, region: region, fingers: fingers, touches: touches, time: time,
+            position: position, positionMM: nil, translation: .zero, translationMM: nil, velocity: .zero,
+            velocityMM: nil)
+    }
 }
 
 /// A touch as the views see it (R8): raw-touch subscribers and the passthrough mirror device.

@@ -1,11 +1,5 @@
 import GestureEngine
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// `gesture`: one report of a recognizer.
 ///
 /// ```json
@@ -19,6 +13,12 @@ import Foundation
 /// millimetres; the `_mm` keys are always present and `null` when the device's physical size is
 /// unknown. Kind-specific keys (`scale`, `rotation`, `direction`, `edge`, `shape`, `score`, …)
 /// are present only when the recognizer reports them.
+///
+/// The message is the engine's ``GestureReport`` (read through the message: `message.name`,
+/// `message.position`) with what the wire adds: `seq` and the device's label. Its numbers are
+/// rounded to six decimals, so a decoded message equals the one sent. Each key is one line of
+/// ``fields(_:)``.
+@dynamicMemberLookup
 public struct GestureMessage: Hashable, Sendable {
     public static let type = "gesture"
 
@@ -26,166 +26,71 @@ public struct GestureMessage: Hashable, Sendable {
     /// §5, the `seq` rule; GestureServer's `WireMapping`): a connection sees gaps where messages
     /// went to other connections only, or where coalescing left them out (a slow client).
     public var seq: UInt64
-    /// The recognizer's name (configuration or `define`).
-    public var name: String
-    public var kind: GestureKind
-    public var state: GestureState
-    public var fingers: Int
-    /// Touch ids taking part (at most 16 are listed; `fingers` is the true count).
-    public var touches: [UInt32]
     /// The device's label (`event5`), as in `hello` and `device`.
     public var device: String
-    /// The region the recognizer is attached to.
-    public var region: String
-    /// Kernel time (CLOCK_MONOTONIC) of the input that caused this report, in microseconds.
-    public var timeUS: Int64
-    public var position: XY
-    public var positionMM: XY?
-    public var translation: XY
-    public var translationMM: XY?
-    /// Per second.
-    public var velocity: XY
-    public var velocityMM: XY?
-    public var scale: Double?
-    /// Radians, positive clockwise on the surface.
-    public var rotation: Double?
-    public var scaleVelocity: Double?
-    public var rotationVelocity: Double?
-    public var direction: Direction?
-    public var edge: Edge?
-    public var shape: String?
-    public var score: Double?
+    /// What the recognizer reported, its numbers rounded to six decimals.
+    public var report: GestureReport
 
-    public init(
-        seq: UInt64, name: String, kind: GestureKind, state: GestureState, fingers: Int, touches: [UInt32],
-        device: String, region: String, timeUS: Int64, position: XY, positionMM: XY? = nil,
-        translation: XY = XY(x: 0, y: 0), translationMM: XY? = nil, velocity: XY = XY(x: 0, y: 0),
-        velocityMM: XY? = nil, scale: Double? = nil, rotation: Double? = nil, scaleVelocity: Double? = nil,
-        rotationVelocity: Double? = nil, direction: Direction? = nil, edge: Edge? = nil, shape: String? = nil,
-        score: Double? = nil
-    ) {
+    public init(seq: UInt64, device: String, report: GestureReport) {
         self.seq = seq
-        self.name = name
-        self.kind = kind
-        self.state = state
-        self.fingers = fingers
-        self.touches = touches
         self.device = device
-        self.region = region
-        self.timeUS = timeUS
-        self.position = position
-        self.positionMM = positionMM
-        self.translation = translation
-        self.translationMM = translationMM
-        self.velocity = velocity
-        self.velocityMM = velocityMM
-        self.scale = scale
-        self.rotation = rotation
-        self.scaleVelocity = scaleVelocity
-        self.rotationVelocity = rotationVelocity
-        self.direction = direction
-        self.edge = edge
-        self.shape = shape
-        self.score = score
+        self.report = report
+    }
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<GestureReport, Value>) -> Value {
+        get { report[keyPath: field] }
+        set { report[keyPath: field] = newValue }
     }
 
     /// The message for one engine report. `deviceLabel` is the label of `event.device`; `seq` is
-    /// the publisher's counter. Numbers are rounded to six decimals (``WireNumber``); non-finite
-    /// ones (which JSON cannot carry) become absent.
+    /// the publisher's counter. Numbers are rounded as ``fields(_:)`` says (six decimals; a
+    /// non-finite optional one, which JSON cannot carry, becomes absent).
     public init(_ event: GestureEvent, deviceLabel: String, seq: UInt64) {
-        func finite(_ v: Double?) -> Double? { v.flatMap { $0.isFinite ? WireNumber.rounded($0) : nil } }
-        func finite(_ v: XY?) -> XY? { v.flatMap { $0.isFinite ? WireNumber.rounded($0) : nil } }
-        self.init(
-            seq: seq, name: event.name, kind: event.kind, state: event.state, fingers: event.fingers,
-            touches: event.touches.map { $0.rawValue }, device: deviceLabel, region: event.region,
-            timeUS: event.time.microseconds, position: WireNumber.rounded(XY(event.position)),
-            positionMM: finite(event.positionMM.map(XY.init)), translation: WireNumber.rounded(XY(event.translation)),
-            translationMM: finite(event.translationMM.map(XY.init)), velocity: WireNumber.rounded(XY(event.velocity)),
-            velocityMM: finite(event.velocityMM.map(XY.init)), scale: finite(event.scale),
-            rotation: finite(event.rotation), scaleVelocity: finite(event.scaleVelocity),
-            rotationVelocity: finite(event.rotationVelocity), direction: event.direction, edge: event.edge,
-            shape: event.shape, score: finite(event.score)
-        )
+        self = GestureMessage(seq: seq, device: deviceLabel, report: event.report).roundedForWire()
     }
 }
 
-extension GestureMessage: Codable {
-    enum CodingKeys: String, CodingKey {
-        case type, seq, name, kind, state, fingers, touches, device, region
-        case timeUS = "time_us"
-        case position, positionMM = "position_mm", translation, translationMM = "translation_mm"
-        case velocity, velocityMM = "velocity_mm", scale, rotation
-        case scaleVelocity = "scale_velocity", rotationVelocity = "rotation_velocity"
-        case direction, edge, shape, score
+extension GestureMessage: WireMessage {
+    /// The table of a `gesture` line, in key order: each key, where its value comes from, its
+    /// rounding and, for a key a message may lack, how a line shows that. `seq` and `device` come
+    /// from the mapping (``GestureMessage/init(_:deviceLabel:seq:)``), the rest from the engine's
+    /// report.
+    static func fields(_ v: inout some WireFieldVisitor<Self>) {
+        v.field("device", \.device)
+        v.field("direction", \.report.direction, absent: .omitted)
+        v.field("edge", \.report.edge, absent: .omitted)
+        v.field("fingers", \.report.fingers)
+        v.field("kind", \.report.kind)
+        v.field("name", \.report.name)
+        v.field("position", \.report.position, .sixDecimals)
+        v.field("position_mm", \.report.positionMM, .sixDecimals, absent: .null)
+        v.field("region", \.report.region)
+        v.field("rotation", \.report.rotation, .sixDecimals, absent: .omitted)
+        v.field("rotation_velocity", \.report.rotationVelocity, .sixDecimals, absent: .omitted)
+        v.field("scale", \.report.scale, .sixDecimals, absent: .omitted)
+        v.field("scale_velocity", \.report.scaleVelocity, .sixDecimals, absent: .omitted)
+        v.field("score", \.report.score, .sixDecimals, absent: .omitted)
+        v.field("seq", \.seq)
+        v.field("shape", \.report.shape, absent: .omitted)
+        v.field("state", \.report.state)
+        v.field("time_us", \.report.time)
+        v.field("touches", \.report.touches)
+        v.field("translation", \.report.translation, .sixDecimals)
+        v.field("translation_mm", \.report.translationMM, .sixDecimals, absent: .null)
+        v.type()
+        v.field("velocity", \.report.velocity, .sixDecimals)
+        v.field("velocity_mm", \.report.velocityMM, .sixDecimals, absent: .null)
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        seq = try c.decode(UInt64.self, forKey: .seq)
-        name = try c.decode(String.self, forKey: .name)
-        kind = try c.decode(GestureKind.self, forKey: .kind)
-        state = try c.decode(GestureState.self, forKey: .state)
-        fingers = try c.decode(Int.self, forKey: .fingers)
-        touches = try c.decodeIfPresent([UInt32].self, forKey: .touches) ?? []
-        device = try c.decode(String.self, forKey: .device)
-        region = try c.decode(String.self, forKey: .region)
-        timeUS = try c.decode(Int64.self, forKey: .timeUS)
-        position = try c.decode(XY.self, forKey: .position)
-        positionMM = try c.decodeIfPresent(XY.self, forKey: .positionMM)
-        translation = try c.decodeIfPresent(XY.self, forKey: .translation) ?? XY(x: 0, y: 0)
-        translationMM = try c.decodeIfPresent(XY.self, forKey: .translationMM)
-        velocity = try c.decodeIfPresent(XY.self, forKey: .velocity) ?? XY(x: 0, y: 0)
-        velocityMM = try c.decodeIfPresent(XY.self, forKey: .velocityMM)
-        scale = try c.decodeIfPresent(Double.self, forKey: .scale)
-        rotation = try c.decodeIfPresent(Double.self, forKey: .rotation)
-        scaleVelocity = try c.decodeIfPresent(Double.self, forKey: .scaleVelocity)
-        rotationVelocity = try c.decodeIfPresent(Double.self, forKey: .rotationVelocity)
-        direction = try c.decodeIfPresent(Direction.self, forKey: .direction)
-        edge = try c.decodeIfPresent(Edge.self, forKey: .edge)
-        shape = try c.decodeIfPresent(String.self, forKey: .shape)
-        score = try c.decodeIfPresent(Double.self, forKey: .score)
+    static var blank: GestureMessage {
+        GestureMessage(
+            seq: 0, device: "",
+            report: GestureReport(
+                name: "", kind: .tap, state: .recognized, region: "", fingers: 0, time: Timestamp(microseconds: 0),
+                position: SurfacePoint(x: 0, y: 0)))
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
-        try c.encode(seq, forKey: .seq)
-        try c.encode(name, forKey: .name)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(state, forKey: .state)
-        try c.encode(fingers, forKey: .fingers)
-        try c.encode(touches, forKey: .touches)
-        try c.encode(device, forKey: .device)
-        try c.encode(region, forKey: .region)
-        try c.encode(timeUS, forKey: .timeUS)
-        try c.encode(position, forKey: .position)
-        // The millimetre keys are always there, `null` when unknown, so a client can tell
-        // "this device has no known size" from "this daemon is too old to say".
-        try c.encode(positionMM, forKey: .positionMM)
-        try c.encode(translation, forKey: .translation)
-        try c.encode(translationMM, forKey: .translationMM)
-        try c.encode(velocity, forKey: .velocity)
-        try c.encode(velocityMM, forKey: .velocityMM)
-        try c.encodeIfPresent(scale, forKey: .scale)
-        try c.encodeIfPresent(rotation, forKey: .rotation)
-        try c.encodeIfPresent(scaleVelocity, forKey: .scaleVelocity)
-        try c.encodeIfPresent(rotationVelocity, forKey: .rotationVelocity)
-        try c.encodeIfPresent(direction, forKey: .direction)
-        try c.encodeIfPresent(edge, forKey: .edge)
-        try c.encodeIfPresent(shape, forKey: .shape)
-        try c.encodeIfPresent(score, forKey: .score)
-    }
-}
+    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
 
-extension KeyedDecodingContainer where Key: CodingKey {
-    /// Checks the `type` key of a message decoded on its own (outside ``ServerMessage``).
-    func expectType(_ type: String) throws {
-        let key = Key(stringValue: "type")!
-        let found = try decode(String.self, forKey: key)
-        guard found == type else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "expected type '\(type)', found '\(found)'")
-        }
-    }
+    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }

@@ -47,10 +47,10 @@ public struct XY: Codable, Hashable, Sendable {
         self.y = y
     }
 
-    init(_ p: SurfacePoint) { self.init(x: p.x, y: p.y) }
-    init(_ v: SurfaceVector) { self.init(x: v.dx, y: v.dy) }
-    init(_ p: PhysicalPoint) { self.init(x: p.x.value, y: p.y.value) }
-    init(_ v: PhysicalVector) { self.init(x: v.dx.value, y: v.dy.value) }
+    public init(_ p: SurfacePoint) { self.init(x: p.x, y: p.y) }
+    public init(_ v: SurfaceVector) { self.init(x: v.dx, y: v.dy) }
+    public init(_ p: PhysicalPoint) { self.init(x: p.x.value, y: p.y.value) }
+    public init(_ v: PhysicalVector) { self.init(x: v.dx.value, y: v.dy.value) }
 
     /// JSON has no NaN or infinity; a non-finite value would make the whole message unencodable.
     var isFinite: Bool { x.isFinite && y.isFinite }
@@ -130,5 +130,17 @@ enum OwnerSpelling {
         if string == "configuration" { return .configuration }
         guard string.hasPrefix("client:"), let id = UInt64(string.dropFirst("client:".count)) else { return nil }
         return .client(id)
+    }
+}
+
+extension KeyedDecodingContainer where Key: CodingKey {
+    /// Checks the `type` key of a message decoded on its own (outside ``ServerMessage``).
+    func expectType(_ type: String) throws {
+        let key = Key(stringValue: "type")!
+        let found = try decode(String.self, forKey: key)
+        guard found == type else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "expected type '\(type)', found '\(found)'")
+        }
     }
 }

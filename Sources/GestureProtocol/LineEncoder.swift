@@ -8,10 +8,10 @@ import Foundation
 /// same message every time (keys sorted).
 ///
 /// `gesture` and `touch` — the messages sent for every frame, to every subscriber — are written
-/// by hand, straight into a reused buffer; every other message goes through Foundation's
-/// `JSONEncoder` (``GestureProtocol/makeEncoder()``). The hand-written lines are byte for byte
-/// what `JSONEncoder` gives (a property test compares the two on random messages), about ten
-/// times faster (docs/PERFORMANCE.md, "Socket"). A number JSON cannot carry (NaN, infinity) is
+/// by hand from their tables of fields (``WireMessage``), straight into a reused buffer; every
+/// other message goes through Foundation's `JSONEncoder` (``GestureProtocol/makeEncoder()``).
+/// The hand-written lines are byte for byte what `JSONEncoder` gives (a property test compares
+/// the two on random messages), about ten times faster (docs/PERFORMANCE.md, "Socket"). A number JSON cannot carry (NaN, infinity) is
 /// an `EncodingError`, as with `JSONEncoder`.
 ///
 /// Not thread-safe: one per thread or per event loop.
@@ -219,107 +219,28 @@ struct JSONWriter {
         if let value { try xy(value) } else { raw("null") }
     }
 
-    // The members of each message in the order `.sortedKeys` puts them, each written with the
-    // comma and key before it; optional ones are left out when nil, except the `_mm` points,
-    // which are `null` (GestureMessage's `encode(to:)`).
-
-    mutating func write(_ m: GestureMessage) throws {
-        raw(#"{"device":"#)
-        string(m.device)
-        if let direction = m.direction {
-            raw(#","direction":"#)
-            string(direction.rawValue)
-        }
-        if let edge = m.edge {
-            raw(#","edge":"#)
-            string(edge.rawValue)
-        }
-        raw(#","fingers":"#)
-        integer(m.fingers)
-        raw(#","kind":"#)
-        string(m.kind.rawValue)
-        raw(#","name":"#)
-        string(m.name)
-        raw(#","position":"#)
-        try xy(m.position)
-        raw(#","position_mm":"#)
-        try xy(m.positionMM)
-        raw(#","region":"#)
-        string(m.region)
-        if let rotation = m.rotation {
-            raw(#","rotation":"#)
-            try number(rotation)
-        }
-        if let rotationVelocity = m.rotationVelocity {
-            raw(#","rotation_velocity":"#)
-            try number(rotationVelocity)
-        }
-        if let scale = m.scale {
-            raw(#","scale":"#)
-            try number(scale)
-        }
-        if let scaleVelocity = m.scaleVelocity {
-            raw(#","scale_velocity":"#)
-            try number(scaleVelocity)
-        }
-        if let score = m.score {
-            raw(#","score":"#)
-            try number(score)
-        }
-        raw(#","seq":"#)
-        integer(m.seq)
-        if let shape = m.shape {
-            raw(#","shape":"#)
-            string(shape)
-        }
-        raw(#","state":"#)
-        string(m.state.rawValue)
-        raw(#","time_us":"#)
-        integer(m.timeUS)
-        raw(#","touches":["#)
-        for (i, touch) in m.touches.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            integer(touch)
-        }
-        raw(#"],"translation":"#)
-        try xy(m.translation)
-        raw(#","translation_mm":"#)
-        try xy(m.translationMM)
-        raw(#","type":"gesture","velocity":"#)
-        try xy(m.velocity)
-        raw(#","velocity_mm":"#)
-        try xy(m.velocityMM)
-        raw("}")
+    /// `,"key":`, before a field's value (``WireLineWriter``).
+    @inline(__always)
+    mutating func key(_ key: StaticString) {
+        let n = key.utf8CodeUnitCount + 4
+        let p = bytes.reserve(n)
+        p[0] = UInt8(ascii: ",")
+        p[1] = UInt8(ascii: "\"")
+        key.withUTF8Buffer { LineBytes.copy($0, to: p + 2) }
+        p[n - 2] = UInt8(ascii: "\"")
+        p[n - 1] = UInt8(ascii: ":")
+        bytes.commit(n)
     }
 
-    mutating func write(_ m: TouchMessage) throws {
-        raw(#"{"device":"#)
-        string(m.device)
-        raw(#","phase":"#)
-        string(TouchMessage.spelling(m.phase))
-        raw(#","position":"#)
-        try xy(m.position)
-        raw(#","position_mm":"#)
-        try xy(m.positionMM)
-        if let pressure = m.pressure {
-            raw(#","pressure":"#)
-            try number(pressure)
-        }
-        raw(#","region":"#)
-        string(m.region)
-        raw(#","seq":"#)
-        integer(m.seq)
-        if let sizeMM = m.sizeMM {
-            raw(#","size_mm":"#)
-            try number(sizeMM)
-        }
-        raw(#","time_us":"#)
-        integer(m.timeUS)
-        raw(#","tool":"#)
-        string(m.tool.rawValue)
-        raw(#","touch":"#)
-        integer(m.touch)
-        raw(#","type":"touch"}"#)
+    /// A message through its table of fields, in the table's order (the keys sorted): each field
+    /// written as `,"key":value`, then the first comma turned into the opening brace.
+    mutating func write<Message: WireMessage>(_ message: Message) throws {
+        let start = bytes.count
+        var visitor = WireLineWriter(message, into: self)
+        Message.fields(&visitor)
+        if let error = visitor.error { throw error }
+        if bytes.count == start { raw("{") } else { bytes[start] = UInt8(ascii: "{") }
+        raw("}")
     }
 }
 
@@ -358,6 +279,15 @@ final class LineBytes {
     var contents: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     func removeAll() { count = 0 }
+
+    /// A byte already written.
+    subscript(index: Int) -> UInt8 {
+        get { contents[index] }
+        set {
+            precondition(index >= 0 && index < count, "only a written byte may be replaced")
+            base[index] = newValue
+        }
+    }
 
     @inline(__always)
     func append(_ byte: UInt8) {

@@ -16,6 +16,10 @@ public enum ServerMessage: Hashable, Sendable {
     /// The answer to `ping`; echoes its `id`.
     case pong(id: RequestID?)
 
+    /// The message types described by a table of fields (``WireMessage``): WireFieldTests checks
+    /// each one's table against docs/protocol.schema.json.
+    static var tabledTypes: [any WireMessage.Type] { [GestureMessage.self, TouchMessage.self] }
+
     /// The `type` key of this message.
     public var type: String {
         switch self {

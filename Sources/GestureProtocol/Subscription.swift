@@ -38,18 +38,15 @@ public struct Subscription: Hashable, Sendable {
 
     /// Whether a `gesture` message passes these filters.
     public func matches(_ g: GestureMessage) -> Bool {
-        matches(name: g.name, kind: g.kind, state: g.state, region: g.region, device: g.device)
+        matches(g.report, device: g.device)
     }
 
-    /// Whether the `gesture` message of `g`, on the device labelled `device`, would pass these
-    /// filters (decided before the message is built).
-    public func matches(_ g: GestureEvent, device: String) -> Bool {
-        matches(name: g.name, kind: g.kind, state: g.state, region: g.region, device: device)
-    }
-
-    private func matches(name: String, kind: GestureKind, state: GestureState, region: String, device: String) -> Bool {
-        (kinds?.contains(kind) ?? true) && (states?.contains(state) ?? true) && (gestures?.contains(name) ?? true)
-            && (regions?.contains(region) ?? true) && (devices?.contains(device) ?? true)
+    /// Whether the `gesture` message of `report`, on the device labelled `device`, would pass
+    /// these filters (decided before the message is built).
+    public func matches(_ report: GestureReport, device: String) -> Bool {
+        (kinds?.contains(report.kind) ?? true) && (states?.contains(report.state) ?? true)
+            && (gestures?.contains(report.name) ?? true) && (regions?.contains(report.region) ?? true)
+            && (devices?.contains(device) ?? true)
     }
 
     /// Whether a `touch` message passes these filters.

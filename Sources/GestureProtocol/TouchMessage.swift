@@ -11,6 +11,12 @@ import GestureEngine
 /// Touches may arrive later than the frame that caused them (`delays-touches-began`/`-ended`),
 /// keep their original `time_us`, and a touch a recognizer claims with `cancels-touches` arrives
 /// with phase `cancelled`.
+///
+/// The message is the engine's ``Touch`` (read through the message: `message.phase`,
+/// `message.position`) with where and when it happened and what the wire adds: `seq`, the device's
+/// label, the position in millimetres. Its numbers are rounded to six decimals, so a decoded
+/// message equals the one sent. Each key is one line of ``fields(_:)``.
+@dynamicMemberLookup
 public struct TouchMessage: Hashable, Sendable {
     public static let type = "touch"
 
@@ -19,107 +25,70 @@ public struct TouchMessage: Hashable, Sendable {
     public var device: String
     /// The region the touch landed in.
     public var region: String
-    /// The touch id: unique on its device while the daemon runs.
-    public var touch: UInt32
-    public var phase: TouchPhase
-    public var timeUS: Int64
-    public var position: XY
-    public var positionMM: XY?
-    public var tool: ToolType
-    /// The contact's major axis in millimetres, when the device reports it.
-    public var sizeMM: Double?
-    /// 0…1, when the device reports pressure.
-    public var pressure: Double?
+    /// The time of the frame that produced it (a held touch keeps it).
+    public var time: Timestamp
+    /// The touch as that frame had it: its id (unique on its device while the daemon runs), phase,
+    /// position, tool, and contact size and pressure when the device reports them. The device's
+    /// own values (``Touch/raw``) are not sent.
+    public var touch: Touch
+    /// The position in millimetres, when the device's physical size is known.
+    public var positionMM: PhysicalPoint?
 
     public init(
-        seq: UInt64, device: String, region: String, touch: UInt32, phase: TouchPhase, timeUS: Int64,
-        position: XY, positionMM: XY? = nil, tool: ToolType = .finger, sizeMM: Double? = nil, pressure: Double? = nil
+        seq: UInt64, device: String, region: String, time: Timestamp, touch: Touch, positionMM: PhysicalPoint? = nil
     ) {
         self.seq = seq
         self.device = device
         self.region = region
+        self.time = time
         self.touch = touch
-        self.phase = phase
-        self.timeUS = timeUS
-        self.position = position
         self.positionMM = positionMM
-        self.tool = tool
-        self.sizeMM = sizeMM
-        self.pressure = pressure
+    }
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<Touch, Value>) -> Value {
+        get { touch[keyPath: field] }
+        set { touch[keyPath: field] = newValue }
     }
 
     /// The message for one view event; `device` is the descriptor of `event.device` (its label
     /// names the device, its geometry gives millimetres when the size is known). Numbers are
-    /// rounded to six decimals (``WireNumber``).
+    /// rounded as ``fields(_:)`` says (six decimals).
     public init(_ event: ViewTouchEvent, device: DeviceDescriptor, seq: UInt64) {
-        let t = event.touch
-        self.init(
-            seq: seq, device: device.label, region: event.region, touch: t.id.rawValue, phase: t.phase,
-            timeUS: event.time.microseconds, position: WireNumber.rounded(XY(t.position)),
-            positionMM: WireNumber.rounded(
-                device.geometry.physical(t.position).map(XY.init).flatMap { $0.isFinite ? $0 : nil }),
-            tool: t.tool, sizeMM: WireNumber.rounded(t.contactSize.flatMap { $0.value.isFinite ? $0.value : nil }),
-            pressure: WireNumber.rounded(t.pressure.flatMap { $0.isFinite ? $0 : nil })
-        )
-    }
-
-    /// The wire spelling of a phase.
-    static func spelling(_ phase: TouchPhase) -> String { phase.description }
-
-    static func phase(_ spelling: String) -> TouchPhase? {
-        switch spelling {
-        case "began": .began
-        case "moved": .moved
-        case "stationary": .stationary
-        case "ended": .ended
-        case "cancelled": .cancelled
-        default: nil
-        }
+        var touch = event.touch
+        touch.raw = nil
+        self = TouchMessage(
+            seq: seq, device: device.label, region: event.region, time: event.time, touch: touch,
+            positionMM: device.geometry.physical(touch.position)
+        ).roundedForWire()
     }
 }
 
-extension TouchMessage: Codable {
-    enum CodingKeys: String, CodingKey {
-        case type, seq, device, region, touch, phase
-        case timeUS = "time_us"
-        case position, positionMM = "position_mm", tool
-        case sizeMM = "size_mm", pressure
+extension TouchMessage: WireMessage {
+    /// The table of a `touch` line, in key order (as ``GestureMessage/fields(_:)``). `seq`,
+    /// `device` and `position_mm` (the device's geometry) come from the mapping
+    /// (``TouchMessage/init(_:device:seq:)``), the rest from the engine's view event.
+    static func fields(_ v: inout some WireFieldVisitor<Self>) {
+        v.field("device", \.device)
+        v.field("phase", \.touch.phase)
+        v.field("position", \.touch.position, .sixDecimals)
+        v.field("position_mm", \.positionMM, .sixDecimals, absent: .null)
+        v.field("pressure", \.touch.pressure, .sixDecimals, absent: .omitted)
+        v.field("region", \.region)
+        v.field("seq", \.seq)
+        v.field("size_mm", \.touch.contactSize, .sixDecimals, absent: .omitted)
+        v.field("time_us", \.time)
+        v.field("tool", \.touch.tool)
+        v.field("touch", \.touch.id)
+        v.type()
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        seq = try c.decode(UInt64.self, forKey: .seq)
-        device = try c.decode(String.self, forKey: .device)
-        region = try c.decode(String.self, forKey: .region)
-        touch = try c.decode(UInt32.self, forKey: .touch)
-        let spelling = try c.decode(String.self, forKey: .phase)
-        guard let phase = Self.phase(spelling) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .phase, in: c, debugDescription: "unknown touch phase '\(spelling)'")
-        }
-        self.phase = phase
-        timeUS = try c.decode(Int64.self, forKey: .timeUS)
-        position = try c.decode(XY.self, forKey: .position)
-        positionMM = try c.decodeIfPresent(XY.self, forKey: .positionMM)
-        tool = try c.decode(ToolType.self, forKey: .tool)
-        sizeMM = try c.decodeIfPresent(Double.self, forKey: .sizeMM)
-        pressure = try c.decodeIfPresent(Double.self, forKey: .pressure)
+    static var blank: TouchMessage {
+        TouchMessage(
+            seq: 0, device: "", region: "", time: Timestamp(microseconds: 0),
+            touch: Touch(id: TouchID(0), phase: .began, position: SurfacePoint(x: 0, y: 0)))
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
-        try c.encode(seq, forKey: .seq)
-        try c.encode(device, forKey: .device)
-        try c.encode(region, forKey: .region)
-        try c.encode(touch, forKey: .touch)
-        try c.encode(Self.spelling(phase), forKey: .phase)
-        try c.encode(timeUS, forKey: .timeUS)
-        try c.encode(position, forKey: .position)
-        try c.encode(positionMM, forKey: .positionMM)
-        try c.encode(tool, forKey: .tool)
-        try c.encodeIfPresent(sizeMM, forKey: .sizeMM)
-        try c.encodeIfPresent(pressure, forKey: .pressure)
-    }
+    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
+
+    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }

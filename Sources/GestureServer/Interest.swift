@@ -29,7 +29,7 @@ public struct Interest: Sendable {
         /// Whether it takes the `gesture` message of `gesture`, on the device labelled `device`:
         /// decided on the engine's event, before the message is built.
         func takes(_ gesture: GestureEvent, device: String) -> Bool {
-            subscription.matches(gesture, device: device) && sees(gesture.owner)
+            subscription.matches(gesture.report, device: device) && sees(gesture.owner)
         }
 
         /// How it takes `publication`; nil when it does not. Gestures of a client's own

@@ -176,7 +176,7 @@ final class ServerCore {
                     isUpdate: gesture.state == .changed)
             case .touch(let touch, _, let audience):
                 fanOut(
-                    publication, to: audience, stream: .touch(device: touch.device, touch: touch.touch),
+                    publication, to: audience, stream: .touch(device: touch.device, touch: touch.touch.id.rawValue),
                     isUpdate: touch.phase == .moved)
             case .explain(_, _, let audience):
                 fanOut(publication, to: audience, stream: nil, isUpdate: false)

@@ -134,7 +134,7 @@ struct MessagePrinter {
     }
 
     static func describe(_ message: ServerMessage, socket: String) -> String {
-        func at(_ p: XY) -> String { "(\(fixed(p.x)), \(fixed(p.y)))" }
+        func at(_ p: SurfacePoint) -> String { "(\(fixed(p.x)), \(fixed(p.y)))" }
         switch message {
         case .hello(let h):
             var text =
@@ -144,7 +144,7 @@ struct MessagePrinter {
             text += h.recognizers.map { "\($0.name) (\($0.kind.rawValue))" }.joined(separator: ", ")
             return text
         case .gesture(let g):
-            var text = "\(seconds(g.timeUS))  \(g.name) [\(g.kind.rawValue)] \(g.state.rawValue)"
+            var text = "\(seconds(g.time.microseconds))  \(g.name) [\(g.kind.rawValue)] \(g.state.rawValue)"
             text += "  \(g.fingers) finger\(g.fingers == 1 ? "" : "s") at \(at(g.position))"
             if let d = g.direction { text += "  direction \(d.rawValue)" }
             if let e = g.edge { text += "  edge \(e.rawValue)" }
@@ -153,7 +153,8 @@ struct MessagePrinter {
             if let r = g.rotation { text += "  rotation \(fixed(r)) rad" }
             return text + "  \(g.device)/\(g.region)  #\(g.seq)"
         case .touch(let t):
-            return "\(seconds(t.timeUS))  touch \(t.touch) \(t.phase) \(t.tool.rawValue) at \(at(t.position))"
+            return
+                "\(seconds(t.time.microseconds))  touch \(t.id.rawValue) \(t.phase) \(t.tool.rawValue) at \(at(t.position))"
                 + "  \(t.device)/\(t.region)  #\(t.seq)"
         case .device(let d):
             return "device \(d.event.rawValue): " + describe(d.device)

@@ -19,7 +19,7 @@ extension EndToEndTests {
         /// the pointer moves there (surface × 32767) before BTN_RIGHT goes down and up; and, where
         /// the boot has libinput, as a compositor reads it.
         static func expectRightClick(
-            at position: XY, _ reader: EventReader, _ libinput: LibinputEvents?
+            at position: SurfacePoint, _ reader: EventReader, _ libinput: LibinputEvents?
         ) async throws {
             let events = try await reader.wait(for: "the right button down and up") { $0.buttons.count >= 2 }
             #expect(events.buttons == ["BTN_RIGHT 1", "BTN_RIGHT 0"], "\(events.map(\.description))")
@@ -69,7 +69,9 @@ extension EndToEndTests {
                     "\(events.map(\.description))")
                 // Each key change in a report of its own.
                 #expect(events.filter { $0.type == EventCode.evSyn }.count >= 4)
-                #expect(events.allSatisfy { $0.time.microseconds >= swipe.timeUS }, "keys after the swipe's frame")
+                #expect(
+                    events.allSatisfy { $0.time.microseconds >= swipe.time.microseconds },
+                    "keys after the swipe's frame")
                 if let libinput {
                     let lines = try await libinput.wait(for: "libinput's four KEYBOARD_KEY events") {
                         $0.filter { $0.contains("KEYBOARD_KEY") }.count >= 4
@@ -181,9 +183,9 @@ extension EndToEndTests {
                 panel.play()
                 let end = try await client.gesture("the pan's end") { $0.state == .ended }
                 let translation = try #require(end.translationMM, "the kiosk-10 panel has a size")
-                #expect(translation.y > 80, "\(translation)")
+                #expect(translation.dy.value > 80, "\(translation)")
                 // Natural scrolling: fingers down turn the wheel up (positive); no horizontal wheel.
-                let expectedV = translation.y / 8
+                let expectedV = translation.dy.value / 8
                 let expectedH = 0.0
                 let events = try await reader.wait(for: "wheel motion for the whole pan") { events in
                     abs(Double(events.sum(EventCode.relWheelHiRes)) / 120 - expectedV) < 0.01
@@ -334,12 +336,12 @@ extension EndToEndTests {
                 let presses = events.filter { $0.type == EventCode.evKey && $0.value == 1 }
                 let latencies = zip(swipes, presses).map { s, p -> Int64 in
                     guard case .gesture(let g) = s.message else { return -1 }
-                    return p.time.microseconds - g.timeUS
+                    return p.time.microseconds - g.time.microseconds
                 }.sorted()
                 #expect(presses.count == count && latencies.allSatisfy { $0 > 0 }, "\(latencies)")
                 // For scale: the same reports' way to a plain socket client (its reception time).
                 let received = swipes.compactMap { r -> Int64? in
-                    if case .gesture(let g) = r.message { r.at - g.timeUS } else { nil }
+                    if case .gesture(let g) = r.message { r.at - g.time.microseconds } else { nil }
                 }.sorted()
                 print("actions latency (µs, kernel time of the panel frame →)")
                 print(

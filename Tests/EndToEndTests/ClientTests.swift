@@ -50,9 +50,12 @@ extension EndToEndTests {
                 // A blocked fan-out goes silent for the 5 s the server gives a client that does not
                 // read before closing it; a starved VM pauses both runs alike, for a second or so.
                 let silence = (
-                    quiet: Self.longestSilence(received[...split]), stalled: Self.longestSilence(received[(split + 1)...])
+                    quiet: Self.longestSilence(received[...split]),
+                    stalled: Self.longestSilence(received[(split + 1)...])
                 )
-                print("slow client: the fast client's longest silence without \(silence.quiet) µs, with \(silence.stalled) µs")
+                print(
+                    "slow client: the fast client's longest silence without \(silence.quiet) µs, with \(silence.stalled) µs"
+                )
                 #expect(
                     silence.stalled < silence.quiet + 2_000_000,
                     "silent for \(silence.stalled) µs with the stalled client, \(silence.quiet) µs without")
@@ -91,7 +94,7 @@ extension EndToEndTests {
 
         /// Reception time minus kernel time of every pan message, µs.
         static func latencies(_ received: ArraySlice<Subscriber.Received>) -> [Int64] {
-            pans(received).map { $0.at - $0.gesture.timeUS }
+            pans(received).map { $0.at - $0.gesture.time.microseconds }
         }
 
         /// The longest time between two pan messages, by reception time, µs.

@@ -31,8 +31,8 @@ extension EndToEndTests {
                 #expect(Gestures.isComplete(onA.map(\.state)) && onA.allSatisfy { $0.fingers == 1 })
                 #expect(onB.map(\.name) == ["tap"] && onB.first?.fingers == 1, "\(onB.map(\.name))")
                 // Overlapping in time indeed: the tap came while the press was held.
-                let tapTime = try #require(onB.first?.timeUS)
-                #expect(onA.first!.timeUS < tapTime + 1_000_000 && tapTime < onA.last!.timeUS)
+                let tapTime = try #require(onB.first?.time.microseconds)
+                #expect(onA.first!.time.microseconds < tapTime + 1_000_000 && tapTime < onA.last!.time.microseconds)
                 try await left.unplug()
                 try await right.unplug()
                 try await fixture.finish(daemon)

@@ -58,11 +58,15 @@ extension EndToEndTests {
                 for r in received {
                     guard case .gesture(let g) = r.message else { continue }
                     #expect(g.device == device.label && g.region == "root", "\(g)")
-                    #expect(g.timeUS > start && g.timeUS <= r.at, "kernel time within the script: \(g)")
+                    #expect(
+                        g.time.microseconds > start && g.time.microseconds <= r.at,
+                        "kernel time within the script: \(g)")
                     if let previousSeq { #expect(g.seq > previousSeq, "\(g) after seq \(previousSeq)") }
-                    if let time = previousTime[g.name] { #expect(g.timeUS >= time, "\(g) after \(g.name) at \(time)") }
+                    if let time = previousTime[g.name] {
+                        #expect(g.time.microseconds >= time, "\(g) after \(g.name) at \(time)")
+                    }
                     previousSeq = g.seq
-                    previousTime[g.name] = g.timeUS
+                    previousTime[g.name] = g.time.microseconds
                 }
                 return Played(device: device, gestures: client.gestures, touches: client.touches, start: start)
             }
@@ -76,12 +80,12 @@ extension EndToEndTests {
             for message in messages {
                 switch message {
                 case .gesture(let g) where g.state != .changed:
-                    var line = "\(at(g.timeUS)) \(g.name) \(g.state.rawValue) fingers=\(g.fingers)"
+                    var line = "\(at(g.time.microseconds)) \(g.name) \(g.state.rawValue) fingers=\(g.fingers)"
                     if let direction = g.direction { line += " direction=\(direction.rawValue)" }
-                    line += String(format: " translation=%.3f,%.3f", g.translation.x, g.translation.y)
+                    line += String(format: " translation=%.3f,%.3f", g.translation.dx, g.translation.dy)
                     lines.append(line)
                 case .touch(let t) where t.phase != .moved:
-                    lines.append("\(at(t.timeUS)) touch \(t.touch) \(t.phase)")
+                    lines.append("\(at(t.time.microseconds)) touch \(t.id.rawValue) \(t.phase)")
                 default:
                     continue
                 }
@@ -89,7 +93,7 @@ extension EndToEndTests {
             return lines.isEmpty ? "  nothing" : lines.map { "  " + $0 }.joined(separator: "\n")
         }
 
-        static func near(_ p: XY, _ x: Double, _ y: Double, within tolerance: Double = 0.02) -> Bool {
+        static func near(_ p: SurfacePoint, _ x: Double, _ y: Double, within tolerance: Double = 0.02) -> Bool {
             abs(p.x - x) < tolerance && abs(p.y - y) < tolerance
         }
 
@@ -110,7 +114,7 @@ extension EndToEndTests {
             // kiosk-10 is 512×287 mm: the same point in millimetres.
             let size = try #require(played.device.sizeMM)
             let mm = try #require(tap.positionMM)
-            #expect(abs(mm.x - 0.3 * size.width) < 5 && abs(mm.y - 0.6 * size.height) < 5, "\(mm)")
+            #expect(abs(mm.x.value - 0.3 * size.width) < 5 && abs(mm.y.value - 0.6 * size.height) < 5, "\(mm)")
         }
 
         @Test("double-tap: one double-tap and no tap (no resolution: no millimetres)")
@@ -138,7 +142,7 @@ extension EndToEndTests {
             #expect(tap.state == .recognized && tap.fingers == 2 && Set(tap.touches).count == 2)
             #expect(Self.near(tap.position, 0.5, 0.4), "the centroid of the two fingers: \(tap.position)")
             let mm = try #require(tap.positionMM)  // 480×270 mm
-            #expect(abs(mm.x - 240) < 5 && abs(mm.y - 108) < 5, "\(mm)")
+            #expect(abs(mm.x.value - 240) < 5 && abs(mm.y.value - 108) < 5, "\(mm)")
         }
 
         @Test("long-press: began after the press duration, ended at the lift (single-touch resistive panel)")
@@ -154,12 +158,14 @@ extension EndToEndTests {
             #expect(Self.near(began.position, 0.4, 0.7), "\(began.position)")
             // The default minimum duration is 500 ms of kernel time; the finger lifted after 1 s.
             let landed = try #require(played.touches.first { $0.phase == .began })
-            #expect(began.timeUS - landed.timeUS >= 500_000, "began \(began.timeUS - landed.timeUS) µs after landing")
+            #expect(
+                began.time.microseconds - landed.time.microseconds >= 500_000,
+                "began \(began.time.microseconds - landed.time.microseconds) µs after landing")
             // Ended at the lift, 1 s after landing (later only if the host starved the VM mid-press).
-            let held = press.last!.timeUS - landed.timeUS
+            let held = press.last!.time.microseconds - landed.time.microseconds
             #expect(held >= 900_000 && held < 2_500_000, "ended \(held) µs after landing")
             // R8 (cancels-touches): raw-touch clients see the touch cancelled when the press begins.
-            #expect(played.touches.last?.phase == .cancelled && played.touches.last?.timeUS == began.timeUS)
+            #expect(played.touches.last?.phase == .cancelled && played.touches.last?.time == began.time)
             #expect(played.gestures.allSatisfy { $0.name == "long-press" }, "\(played.gestures.map(\.name))")
         }
 
@@ -177,8 +183,8 @@ extension EndToEndTests {
             #expect(zip(pan, pan.dropFirst()).allSatisfy { $0.position.x <= $1.position.x + 0.001 })
             #expect(pan.allSatisfy { abs($0.position.y - 0.5) < 0.02 })
             let last = pan.last!
-            #expect(abs(last.translation.x - 0.6) < 0.05 && abs(last.translation.y) < 0.02, "\(last.translation)")
-            #expect(pan.dropLast().contains { $0.velocity.x > 0.3 }, "moving right at ~0.75 surface/s")
+            #expect(abs(last.translation.dx - 0.6) < 0.05 && abs(last.translation.dy) < 0.02, "\(last.translation)")
+            #expect(pan.dropLast().contains { $0.velocity.dx > 0.3 }, "moving right at ~0.75 surface/s")
         }
 
         @Test("swipe: left, right, up, down (two fingers), each with its direction")
@@ -195,7 +201,7 @@ extension EndToEndTests {
             // (0.039 of the 512 mm width, 0.07 of the 287 mm height): translation along the
             // direction, at least that far.
             for s in swipes {
-                let (dx, dy) = (s.translation.x, s.translation.y)
+                let (dx, dy) = (s.translation.dx, s.translation.dy)
                 let along: Double =
                     switch s.direction {
                     case .left: -dx
@@ -211,8 +217,10 @@ extension EndToEndTests {
         @Test("swipe: 2 to 5 fingers landing over up to 150 ms and lifting over up to 200 ms, each one swipe")
         func multiFingerSwipes() async throws {
             let steps = [
-                "swipe down fingers=4 landing=110ms lifting=200ms", "swipe up-left fingers=3 landing=150ms lifting=100ms",
-                "swipe right fingers=5 landing=60ms lifting=200ms", "swipe down-right fingers=2 landing=150ms lifting=150ms",
+                "swipe down fingers=4 landing=110ms lifting=200ms",
+                "swipe up-left fingers=3 landing=150ms lifting=100ms",
+                "swipe right fingers=5 landing=60ms lifting=200ms",
+                "swipe down-right fingers=2 landing=150ms lifting=150ms",
             ]
             // Pans and touches too: a failure then shows when each finger landed (kernel time) and
             // the finger count the pan settled on.

@@ -193,8 +193,9 @@ extension EndToEndTests {
                 // `moved` messages, which a slow client's queue may coalesce and move back).
                 let touches = client.touches.filter { $0.phase != .moved }
                 #expect(
-                    touches.map(\.timeUS) == touches.map(\.timeUS).sorted(),
-                    "touch messages out of time order: \(touches.map { "\($0.touch) \($0.phase) \($0.timeUS)" })")
+                    touches.map(\.time) == touches.map(\.time).sorted(),
+                    "touch messages out of time order: \(touches.map { "\($0.id.rawValue) \($0.phase) \($0.time.microseconds)" })"
+                )
                 let viewKinds = touches.compactMap { t -> String? in
                     switch t.phase {
                     case .began: "TOUCH_DOWN"
@@ -235,8 +236,8 @@ extension EndToEndTests {
                 }
                 let frames = try await reader.stop(expecting: received.count)
                 #expect(frames.count == received.count && frames.map(\.phase) == received.map(\.0.phase))
-                let mirrored = zip(frames, received).map { $0.time - $1.0.timeUS }.sorted()
-                let published = received.map { $1 - $0.timeUS }.sorted()
+                let mirrored = zip(frames, received).map { $0.time - $1.0.time.microseconds }.sorted()
+                let published = received.map { $1 - $0.time.microseconds }.sorted()
                 #expect(mirrored.allSatisfy { $0 >= 0 }, "a mirror event older than its source: \(mirrored.prefix(3))")
                 print("passthrough latency (µs, kernel time of the panel's report →)")
                 print("  mirror event (kernel time):  \(Self.summary(mirrored))")

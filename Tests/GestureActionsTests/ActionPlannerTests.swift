@@ -11,11 +11,17 @@ enum Report {
         device: String = "event5", position: XY = XY(x: 0.25, y: 0.75), translationMM: XY? = XY(x: 0, y: 0),
         direction: Direction? = nil, edge: Edge? = nil, scale: Double? = nil, rotation: Double? = nil
     ) -> GestureMessage {
-        GestureMessage(
-            seq: seq, name: name, kind: kind, state: state, fingers: fingers, touches: [1], device: device,
-            region: "root", timeUS: 1_000_000 + Int64(seq) * 8000, position: position,
-            positionMM: XY(x: position.x * 344, y: position.y * 194), translation: XY(x: 0, y: 0),
-            translationMM: translationMM, scale: scale, rotation: rotation, direction: direction, edge: edge)
+        var report = GestureReport(
+            name: name, kind: kind, state: state, region: "root", fingers: fingers, touches: TouchIDList([TouchID(1)]),
+            time: Timestamp(microseconds: 1_000_000 + Int64(seq) * 8000),
+            position: SurfacePoint(x: position.x, y: position.y))
+        report.positionMM = PhysicalPoint(x: Millimeters(position.x * 344), y: Millimeters(position.y * 194))
+        report.translationMM = translationMM.map { PhysicalVector(dx: Millimeters($0.x), dy: Millimeters($0.y)) }
+        report.scale = scale
+        report.rotation = rotation
+        report.direction = direction
+        report.edge = edge
+        return GestureMessage(seq: seq, device: device, report: report)
     }
 
     /// A pan: began, changed through `path` (cumulative translations, mm), ended at the last.
@@ -201,7 +207,7 @@ struct ActionPlannerTests {
             ActionsConfiguration(actions: [ActionRule(recognizer: "pan", action: .scroll(Scroll()))]))
         var reports = Report.pan([XY(x: 0, y: 0), XY(x: 0, y: 0)])
         for i in reports.indices { reports[i].translationMM = nil }
-        reports[1].translation = XY(x: 0, y: 0.2)
+        reports[1].translation = SurfaceVector(dx: 0, dy: 0.2)
         #expect(planner.outputs(reports).wheel.vertical == Int32((0.2 * 193.5 * 12).rounded(.towardZero)))
     }
 

@@ -50,7 +50,8 @@ import Testing
                 .randomElement(using: &rng)!
             case 5:
                 // What the daemon sends: six decimals (WireNumber), written with integers.
-                return WireNumber.rounded(Double.random(in: -2e9...2e9, using: &rng) / [1, 1e3, 1e6].randomElement(using: &rng)!)
+                return WireNumber.rounded(
+                    Double.random(in: -2e9...2e9, using: &rng) / [1, 1e3, 1e6].randomElement(using: &rng)!)
             case 6:
                 // Six decimals below 1e-4, which Swift writes with an exponent (6.1e-05).
                 return WireNumber.rounded(Double.random(in: -2e-4...2e-4, using: &rng))
@@ -63,33 +64,49 @@ import Testing
             }
         }
 
-        mutating func xy() -> XY { XY(x: number(), y: number()) }
+        mutating func point() -> SurfacePoint { SurfacePoint(x: number(), y: number()) }
+        mutating func vector() -> SurfaceVector { SurfaceVector(dx: number(), dy: number()) }
+        mutating func pointMM() -> PhysicalPoint { PhysicalPoint(x: Millimeters(number()), y: Millimeters(number())) }
+        mutating func vectorMM() -> PhysicalVector {
+            PhysicalVector(dx: Millimeters(number()), dy: Millimeters(number()))
+        }
         mutating func optional<T>(_ make: (inout Random) -> T) -> T? { chance(0.5) ? make(&self) : nil }
 
         mutating func gesture() -> GestureMessage {
-            GestureMessage(
-                seq: rng.next(), name: string(), kind: GestureKind.allCases.randomElement(using: &rng)!,
-                state: GestureState.allCases.randomElement(using: &rng)!, fingers: Int(truncatingIfNeeded: rng.next()),
-                touches: (0..<Int.random(in: 0...17, using: &rng)).map { _ in
-                    UInt32.random(in: .min ... .max, using: &rng)
-                },
-                device: string(), region: string(), timeUS: Int64(bitPattern: rng.next()), position: xy(),
-                positionMM: optional { $0.xy() }, translation: xy(), translationMM: optional { $0.xy() },
-                velocity: xy(),
-                velocityMM: optional { $0.xy() }, scale: optional { $0.number() }, rotation: optional { $0.number() },
-                scaleVelocity: optional { $0.number() }, rotationVelocity: optional { $0.number() },
-                direction: optional { $0.element(Direction.allCases) }, edge: optional { $0.element(Edge.allCases) },
-                shape: optional { $0.string() }, score: optional { $0.number() })
+            var report = GestureReport(
+                name: string(), kind: element(GestureKind.allCases), state: element(GestureState.allCases),
+                region: string(), fingers: Int(truncatingIfNeeded: rng.next()),
+                touches: TouchIDList(
+                    (0..<Int.random(in: 0...16, using: &rng)).map { _ in
+                        TouchID(UInt32.random(in: .min ... .max, using: &rng))
+                    }),
+                time: Timestamp(microseconds: Int64(bitPattern: rng.next())), position: point())
+            report.positionMM = optional { $0.pointMM() }
+            report.translation = vector()
+            report.translationMM = optional { $0.vectorMM() }
+            report.velocity = vector()
+            report.velocityMM = optional { $0.vectorMM() }
+            report.scale = optional { $0.number() }
+            report.rotation = optional { $0.number() }
+            report.scaleVelocity = optional { $0.number() }
+            report.rotationVelocity = optional { $0.number() }
+            report.direction = optional { $0.element(Direction.allCases) }
+            report.edge = optional { $0.element(Edge.allCases) }
+            report.shape = optional { $0.string() }
+            report.score = optional { $0.number() }
+            return GestureMessage(seq: rng.next(), device: string(), report: report)
         }
 
         mutating func touch() -> TouchMessage {
             TouchMessage(
                 seq: rng.next(), device: string(), region: string(),
-                touch: UInt32.random(in: .min ... .max, using: &rng),
-                phase: element([.began, .moved, .stationary, .ended, .cancelled]),
-                timeUS: Int64(bitPattern: rng.next()),
-                position: xy(), positionMM: optional { $0.xy() }, tool: element(ToolType.allCases),
-                sizeMM: optional { $0.number() }, pressure: optional { $0.number() })
+                time: Timestamp(microseconds: Int64(bitPattern: rng.next())),
+                touch: Touch(
+                    id: TouchID(UInt32.random(in: .min ... .max, using: &rng)),
+                    phase: element([.began, .moved, .stationary, .ended, .cancelled]), position: point(),
+                    tool: element(ToolType.allCases), contactSize: optional { Millimeters($0.number()) },
+                    pressure: optional { $0.number() }),
+                positionMM: optional { $0.pointMM() })
         }
 
         mutating func element<T>(_ choices: [T]) -> T { choices.randomElement(using: &rng)! }
@@ -133,8 +150,9 @@ import Testing
         #expect(WireNumber.rounded(2.5e9) == 2.5e9)
         #expect(WireNumber.rounded(Double.nan).isNaN)
         let touch = TouchMessage(
-            seq: 1, device: "event5", region: "root", touch: 1, phase: .moved, timeUS: 1,
-            position: XY(x: 0.37608, y: -0.000061), positionMM: XY(x: 192, y: 0.000003))
+            seq: 1, device: "event5", region: "root", time: Timestamp(microseconds: 1),
+            touch: Touch(id: TouchID(1), phase: .moved, position: SurfacePoint(x: 0.37608, y: -0.000061)),
+            positionMM: PhysicalPoint(x: Millimeters(192), y: Millimeters(0.000003)))
         var encoder = LineEncoder()
         let line = String(decoding: try encoder.encode(.touch(touch)), as: UTF8.self)
         #expect(line.contains(#""position":{"x":0.37608,"y":-6.1e-05}"#), "\(line)")
@@ -161,7 +179,8 @@ import Testing
         #expect(throws: EncodingError.self) { try encoder.encode(.gesture(gesture)) }
         #expect(throws: EncodingError.self) { try Self.reference(.gesture(gesture)) }
         let touch = TouchMessage(
-            seq: 1, device: "event5", region: "root", touch: 1, phase: .moved, timeUS: 1, position: XY(x: bad, y: 0))
+            seq: 1, device: "event5", region: "root", time: Timestamp(microseconds: 1),
+            touch: Touch(id: TouchID(1), phase: .moved, position: SurfacePoint(x: bad, y: 0)))
         #expect(throws: EncodingError.self) { try encoder.encode(.touch(touch)) }
         #expect(throws: EncodingError.self) { try Self.reference(.touch(touch)) }
     }

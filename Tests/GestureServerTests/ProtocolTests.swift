@@ -26,14 +26,16 @@ import Testing
 
     @Test func `a gesture event becomes a gesture message with the device label and seq`() throws {
         let event = GestureEvent(
-            name: "swipe", kind: .swipe, state: .recognized, owner: .configuration, device: DeviceID(3),
-            region: "root", fingers: 2, touches: TouchIDList([TouchID(7), TouchID(8)]),
-            time: Timestamp(microseconds: 123_456), position: SurfacePoint(x: 0.5, y: 0.25),
-            positionMM: PhysicalPoint(x: Millimeters(172), y: Millimeters(48.5)),
-            translation: SurfaceVector(dx: 0.25, dy: 0),
-            translationMM: PhysicalVector(dx: Millimeters(86), dy: Millimeters(0)),
-            velocity: SurfaceVector(dx: 2, dy: 0), velocityMM: PhysicalVector(dx: Millimeters(688), dy: Millimeters(0)),
-            direction: .right)
+            owner: .configuration, device: DeviceID(3),
+            report: GestureReport(
+                name: "swipe", kind: .swipe, state: .recognized, region: "root", fingers: 2,
+                touches: TouchIDList([TouchID(7), TouchID(8)]), time: Timestamp(microseconds: 123_456),
+                position: SurfacePoint(x: 0.5, y: 0.25),
+                positionMM: PhysicalPoint(x: Millimeters(172), y: Millimeters(48.5)),
+                translation: SurfaceVector(dx: 0.25, dy: 0),
+                translationMM: PhysicalVector(dx: Millimeters(86), dy: Millimeters(0)),
+                velocity: SurfaceVector(dx: 2, dy: 0),
+                velocityMM: PhysicalVector(dx: Millimeters(688), dy: Millimeters(0)), direction: .right))
         let message = GestureMessage(event, deviceLabel: "event5", seq: 42)
         let object = try Self.object(message)
         #expect(object["type"] as? String == "gesture")
@@ -54,9 +56,11 @@ import Testing
 
     @Test func `millimetre keys are null when the size is unknown and non-finite numbers are dropped`() throws {
         let event = GestureEvent(
-            name: "pinch", kind: .pinch, state: .changed, owner: .configuration, device: DeviceID(1), region: "root",
-            fingers: 2, touches: TouchIDList(), time: Timestamp(microseconds: 1), position: SurfacePoint(x: 0, y: 0),
-            translation: .zero, velocity: .zero, scale: 1.25, scaleVelocity: .infinity)
+            owner: .configuration, device: DeviceID(1),
+            report: GestureReport(
+                name: "pinch", kind: .pinch, state: .changed, region: "root", fingers: 2, touches: TouchIDList(),
+                time: Timestamp(microseconds: 1), position: SurfacePoint(x: 0, y: 0), translation: .zero,
+                velocity: .zero, scale: 1.25, scaleVelocity: .infinity))
         let object = try Self.object(GestureMessage(event, deviceLabel: "event1", seq: 1))
         for key in ["position_mm", "translation_mm", "velocity_mm"] {
             #expect(object[key] is NSNull, "\(key) must be present and null")
@@ -135,10 +139,14 @@ import Testing
 
     @Test func `absent filters let everything through and empty lists let nothing through`() {
         let tap = GestureMessage(
-            seq: 1, name: "tap", kind: .tap, state: .recognized, fingers: 1, touches: [1], device: "event5",
-            region: "root", timeUS: 0, position: XY(x: 0, y: 0))
+            seq: 1, device: "event5",
+            report: GestureReport(
+                name: "tap", kind: .tap, state: .recognized, region: "root", fingers: 1,
+                touches: TouchIDList([TouchID(1)]),
+                time: Timestamp(microseconds: 0), position: SurfacePoint(x: 0, y: 0)))
         let touch = TouchMessage(
-            seq: 2, device: "event5", region: "root", touch: 1, phase: .began, timeUS: 0, position: XY(x: 0, y: 0))
+            seq: 2, device: "event5", region: "root", time: Timestamp(microseconds: 0),
+            touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0, y: 0)))
         #expect(Subscription().matches(tap))
         #expect(!Subscription().matches(touch), "touches are off unless asked for")
         #expect(Subscription(touches: true).matches(touch))
@@ -161,9 +169,11 @@ import Testing
         let device = DeviceDescriptor(
             id: DeviceID(4), label: "event4", name: "panel", geometry: SurfaceGeometry(unknownSizeWithAspect: 0.6))
         let gesture = GestureEvent(
-            name: "mine", kind: .tap, state: .recognized, owner: .client(9), device: DeviceID(4), region: "root",
-            fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
-            position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero)
+            owner: .client(9), device: DeviceID(4),
+            report: GestureReport(
+                name: "mine", kind: .tap, state: .recognized, region: "root", fingers: 1,
+                touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
+                position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero))
         var mapping = WireMapping()
         let everything = Interest.replay(touches: true, explanations: true)
         // The replay's reader sees the configuration's recognizers only: a client's gesture is
@@ -199,9 +209,11 @@ import Testing
         func gesture(_ kind: GestureKind) -> EngineEvent {
             .gesture(
                 GestureEvent(
-                    name: kind.rawValue, kind: kind, state: .recognized, owner: .configuration, device: DeviceID(4),
-                    region: "root", fingers: 1, touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
-                    position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero))
+                    owner: .configuration, device: DeviceID(4),
+                    report: GestureReport(
+                        name: kind.rawValue, kind: kind, state: .recognized, region: "root", fingers: 1,
+                        touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
+                        position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero)))
         }
         let touch = EngineEvent.touch(
             ViewTouchEvent(

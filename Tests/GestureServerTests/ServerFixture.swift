@@ -173,14 +173,21 @@ enum Sample {
         _ seq: UInt64, name: String = "tap", kind: GestureKind = .tap, state: GestureState = .recognized,
         device: String = "event5", region: String = "root"
     ) -> GestureMessage {
-        GestureMessage(
-            seq: seq, name: name, kind: kind, state: state, fingers: 1, touches: [UInt32(seq % 1000)], device: device,
-            region: region, timeUS: 1_000_000 + Int64(seq) * 8000, position: XY(x: 0.25, y: 0.75),
-            positionMM: XY(x: 86, y: 145.5), translation: XY(x: 0, y: 0), translationMM: XY(x: 0, y: 0),
-            velocity: XY(x: 0, y: 0), velocityMM: XY(x: 0, y: 0),
-            scale: kind == .pinch ? 1.5 : nil, rotation: kind == .rotate ? 0.3 : nil,
-            direction: kind == .swipe ? .upLeft : nil, edge: kind == .edgeSwipe ? .bottom : nil,
-            shape: kind == .shape ? "circle" : nil, score: kind == .shape ? 0.93 : nil)
+        var report = GestureReport(
+            name: name, kind: kind, state: state, region: region, fingers: 1,
+            touches: TouchIDList([TouchID(UInt32(seq % 1000))]),
+            time: Timestamp(microseconds: 1_000_000 + Int64(seq) * 8000),
+            position: SurfacePoint(x: 0.25, y: 0.75))
+        report.positionMM = PhysicalPoint(x: Millimeters(86), y: Millimeters(145.5))
+        report.translationMM = PhysicalVector(dx: Millimeters(0), dy: Millimeters(0))
+        report.velocityMM = PhysicalVector(dx: Millimeters(0), dy: Millimeters(0))
+        report.scale = kind == .pinch ? 1.5 : nil
+        report.rotation = kind == .rotate ? 0.3 : nil
+        report.direction = kind == .swipe ? .upLeft : nil
+        report.edge = kind == .edgeSwipe ? .bottom : nil
+        report.shape = kind == .shape ? "circle" : nil
+        report.score = kind == .shape ? 0.93 : nil
+        return GestureMessage(seq: seq, device: device, report: report)
     }
 
     static func touch(
@@ -189,8 +196,10 @@ enum Sample {
         -> TouchMessage
     {
         TouchMessage(
-            seq: seq, device: "event5", region: region, touch: id, phase: phase, timeUS: 2_000_000 + Int64(seq),
-            position: XY(x: 0.5, y: 0.5), positionMM: nil, tool: .finger, sizeMM: 7.5, pressure: 0.4)
+            seq: seq, device: "event5", region: region, time: Timestamp(microseconds: 2_000_000 + Int64(seq)),
+            touch: Touch(
+                id: TouchID(id), phase: phase, position: SurfacePoint(x: 0.5, y: 0.5), tool: .finger,
+                contactSize: Millimeters(7.5), pressure: 0.4))
     }
 
     static let device = DeviceInfo(

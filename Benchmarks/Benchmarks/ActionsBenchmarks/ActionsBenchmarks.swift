@@ -33,7 +33,7 @@ let benchmarks: @Sendable () -> Void = {
         report.state = .changed
         for i in benchmark.scaledIterations {
             out.removeAll(keepingCapacity: true)
-            report.translationMM = XY(x: 0, y: Double(i % 10_000) * 0.7)
+            report.translationMM = PhysicalVector(dx: Millimeters(0), dy: Millimeters(Double(i % 10_000) * 0.7))
             machine.handle(report, into: &out)
             blackHole(out.count)
         }
@@ -72,10 +72,14 @@ enum Sample {
     static func report(
         _ name: String, _ kind: GestureKind, _ state: GestureState, seq: UInt64 = 1, direction: Direction? = nil
     ) -> GestureMessage {
-        GestureMessage(
-            seq: seq, name: name, kind: kind, state: state, fingers: 2, touches: [1, 2], device: "event5",
-            region: "root", timeUS: 1_000_000, position: XY(x: 0.5, y: 0.5), positionMM: XY(x: 172, y: 97),
-            translation: XY(x: 0, y: 0), translationMM: XY(x: 0, y: 0), direction: direction)
+        var report = GestureReport(
+            name: name, kind: kind, state: state, region: "root", fingers: 2,
+            touches: TouchIDList([TouchID(1), TouchID(2)]), time: Timestamp(microseconds: 1_000_000),
+            position: SurfacePoint(x: 0.5, y: 0.5))
+        report.positionMM = PhysicalPoint(x: Millimeters(172), y: Millimeters(97))
+        report.translationMM = PhysicalVector(dx: Millimeters(0), dy: Millimeters(0))
+        report.direction = direction
+        return GestureMessage(seq: seq, device: "event5", report: report)
     }
 }
 

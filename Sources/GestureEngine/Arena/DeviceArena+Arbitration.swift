@@ -228,18 +228,20 @@ extension DeviceArena {
         let geometry = device.geometry
         var shape: String?
         if let index = report.shape { shape = c.shapeNames[r]?[index] }
-        // The memberwise initializer (GestureEvent): the event is assembled in place, with no copy
+        // The memberwise initializers (GestureEvent): the event is assembled in place, with no copy
         // of it made and destroyed on the way into the caller's buffer.
         events.append(
             .gesture(
                 GestureEvent(
-                    name: c.names[r], kind: c.kinds[r], state: state, owner: c.owners[r], device: device.id,
-                    region: c.regionNames[c.regionOf[r]], fingers: report.fingers, touches: instances[r].touchIDs,
-                    time: report.time, position: report.position, positionMM: geometry.physical(report.position),
-                    translation: report.translation, translationMM: geometry.physical(report.translation),
-                    velocity: report.velocity, velocityMM: geometry.physical(report.velocity), scale: report.scale,
-                    rotation: report.rotation, scaleVelocity: report.scaleVelocity,
-                    rotationVelocity: report.rotationVelocity, direction: report.direction, edge: report.edge,
-                    shape: shape, score: report.score)))
+                    owner: c.owners[r], device: device.id,
+                    report: GestureReport(
+                        name: c.names[r], kind: c.kinds[r], state: state, region: c.regionNames[c.regionOf[r]],
+                        fingers: report.fingers, touches: instances[r].touchIDs, time: report.time,
+                        position: report.position, positionMM: geometry.physical(report.position),
+                        translation: report.translation, translationMM: geometry.physical(report.translation),
+                        velocity: report.velocity, velocityMM: geometry.physical(report.velocity),
+                        scale: report.scale, rotation: report.rotation, scaleVelocity: report.scaleVelocity,
+                        rotationVelocity: report.rotationVelocity, direction: report.direction, edge: report.edge,
+                        shape: shape, score: report.score))))
     }
 }
