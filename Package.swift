@@ -44,6 +44,8 @@ let package = Package(
         .library(name: "GestureServer", targets: ["GestureServer"]),
         // For Benchmarks/ (replay throughput); the daemon links the target directly.
         .library(name: "TouchInput", targets: ["TouchInput"]),
+        // What gestured writes to the kernel (Benchmarks/: the mirror's and the actions' events).
+        .library(name: "VirtualDevices", targets: ["VirtualDevices"]),
         // For Benchmarks/ (ActionsBenchmarks) and for tools that act on gestures the same way.
         .library(name: "GestureActions", targets: ["GestureActions"]),
         .library(name: "GestureActionsRuntime", targets: ["GestureActionsRuntime"]),
@@ -99,13 +101,31 @@ let package = Package(
             dependencies: ["TouchValues"],
             swiftSettings: swiftSettings
         ),
+        // The kernel's input values both sides share: events and their codes, device descriptions
+        // (capabilities, how contacts are reported, axes to surface coordinates, a mirror's marks),
+        // the errors of a call or of a line. No C, no I/O.
+        .target(
+            name: "EvdevValues",
+            dependencies: ["TouchValues"],
+            swiftSettings: swiftSettings
+        ),
+        // The input side: panels found, read and followed (libevdev, libudev, mtdev), frames
+        // assembled, recordings read and written.
         .target(
             name: "TouchInput",
             dependencies: [
-                "TouchValues", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport", "YAMLCoding",
+                "TouchValues", "EvdevValues", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport", "YAMLCoding",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The output side, what gestured writes to the kernel through uinput: the passthrough
+        // mirror, the actions' keyboard and pointers, simulate's touchscreens (and the scripts,
+        // profiles and encoders that drive them). Stands on the input side's values alone: no
+        // libudev, no mtdev, no frame assembler.
+        .target(
+            name: "VirtualDevices",
+            dependencies: ["TouchValues", "EvdevValues", "CEvdev", "CLinuxSupport"],
             swiftSettings: swiftSettings
         ),
         // YAML for the configuration: libyaml's parser and emitter, a node tree with positions,
@@ -145,7 +165,7 @@ let package = Package(
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureEngine", "TouchInput", "GestureProtocol", "GestureServer", "CLinuxSupport",
+                "GestureEngine", "TouchInput", "VirtualDevices", "GestureProtocol", "GestureServer", "CLinuxSupport",
                 "YAMLCoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -162,11 +182,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Its edge: the socket client that feeds the machine, the uinput keyboard and pointers that
-        // carry out keys, clicks and scrolling, and the commands it starts.
+        // carry out keys, clicks and scrolling (VirtualDevices: no libudev, no mtdev), and the
+        // commands it starts.
         .target(
             name: "GestureActionsRuntime",
             dependencies: [
-                "GestureActions", "GestureClient", "GestureEngine", "GestureProtocol", "TouchInput",
+                "GestureActions", "GestureClient", "GestureEngine", "GestureProtocol", "VirtualDevices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -178,7 +199,8 @@ let package = Package(
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "CLinuxSupport",
+                "GestureDaemon", "GestureClient", "GestureProtocol", "GestureEngine", "TouchInput", "VirtualDevices",
+                "CLinuxSupport",
                 // `simulate --script` reads its file as the configuration is read (YAMLFile.contents).
                 "YAMLCoding",
                 // `gestured actions`.
@@ -203,7 +225,9 @@ let package = Package(
             name: "TouchInputTests",
             dependencies: [
                 // GestureEngine: the mirror's tests run the engine's claims (MirrorEncoderTests).
-                "TouchInput", "TouchValues", "GestureEngine", "CEvdev", "CLinuxSupport", "TestSupport", "YAMLCoding",
+                // VirtualDevices: what the output side writes is read back through the input side.
+                "TouchInput", "VirtualDevices", "TouchValues", "GestureEngine", "CEvdev", "CLinuxSupport",
+                "TestSupport", "YAMLCoding",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
@@ -227,15 +251,16 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "GestureClient", "GestureProtocol", "GestureEngine", "TestSupport",
-                // The passthrough cases read and grab event nodes (PassthroughTests.swift).
-                "TouchInput", .product(name: "Logging", package: "swift-log"),
+                // The passthrough cases read and grab event nodes (PassthroughTests.swift); the actions
+                // cases read the virtual keyboard's and pointers' nodes and name their codes.
+                "TouchInput", "VirtualDevices", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureActionsTests",
             dependencies: [
                 "GestureActions", "GestureActionsRuntime", "GestureServer", "GestureProtocol", "GestureEngine",
-                "TouchInput", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "VirtualDevices", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding", "TestSupport"], swiftSettings: swiftSettings),

@@ -43,6 +43,8 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GestureEngine", package: "gestured"),
                 .product(name: "TouchInput", package: "gestured"),
+                // The benchmark's recording is drawn by a gesture script through the contact encoder.
+                .product(name: "VirtualDevices", package: "gestured"),
             ],
             path: "Benchmarks/ReplayBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -57,7 +59,7 @@ let package = Package(
                 .product(name: "GestureServer", package: "gestured"),
                 .product(name: "GestureProtocol", package: "gestured"),
                 .product(name: "GestureEngine", package: "gestured"),
-                .product(name: "TouchInput", package: "gestured"),
+                .product(name: "VirtualDevices", package: "gestured"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/ActionsBenchmarks",
@@ -69,7 +71,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GestureEngine", package: "gestured"),
-                .product(name: "TouchInput", package: "gestured"),
+                .product(name: "VirtualDevices", package: "gestured"),
             ],
             path: "Benchmarks/PassthroughBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 # The toolchain's modules: always there, never declared.
 system='^(Swift|_Concurrency|Foundation|FoundationEssentials|FoundationInternationalization|FoundationXML|Glibc|Musl|Darwin|Dispatch|Synchronization|Testing|XCTest)$'
 
+package=$(swift package dump-package)
+
 # One line a target: NAME PATH DEPENDENCY… (products by their name, which is their module's here).
-targets=$(swift package dump-package | python3 -c '
+targets=$(python3 -c '
 import json, sys
 for t in json.load(sys.stdin)["targets"]:
     if t["type"] in ("system", "plugin"):
@@ -20,7 +22,7 @@ for t in json.load(sys.stdin)["targets"]:
     path = t.get("path") or ("Tests/" if t["type"] == "test" else "Sources/") + t["name"]
     deps = [next(iter(d.values()))[0] for d in t["dependencies"]]
     print(" ".join([t["name"], path] + deps))
-')
+' <<< "$package")
 
 status=0
 while read -r name path deps; do
@@ -38,5 +40,35 @@ while read -r name path deps; do
         | sed -E 's/^([^:]+):([0-9]+):(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*import[[:space:]]+((struct|class|enum|func|protocol|var|let|typealias)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\1:\2:\7/')
 done <<< "$targets"
 
-if [ "$status" -eq 0 ]; then echo "every import is declared in Package.swift"; fi
+# Boundaries the layout promises (README.md, "Layout"): modules a target must not reach through
+# any chain of dependencies. The output side and the actions runtime read no panel (no libudev,
+# no mtdev, no frame assembler); the kernel's input values are free of C; the engine is pure.
+python3 -c '
+import json, sys
+boundaries = {
+    "GestureActionsRuntime": ["TouchInput", "CUdev", "CMtdev"],
+    "VirtualDevices": ["TouchInput", "CUdev", "CMtdev"],
+    "EvdevValues": ["CEvdev", "CUdev", "CMtdev", "CLinuxSupport", "TouchInput"],
+    "GestureEngine": ["TouchInput", "EvdevValues", "CEvdev", "CUdev", "CMtdev", "CLinuxSupport", "Logging"],
+}
+deps = {t["name"]: [next(iter(d.values()))[0] for d in t["dependencies"]] for t in json.load(sys.stdin)["targets"]}
+status = 0
+for target, banned in boundaries.items():
+    # Every path from the target, to name the chain that reaches a banned module.
+    paths, todo = {target: [target]}, [target]
+    while todo:
+        name = todo.pop()
+        for d in deps.get(name, []):
+            if d not in paths:
+                paths[d] = paths[name] + [d]
+                todo.append(d)
+    for module in banned:
+        if module in paths:
+            chain = " -> ".join(paths[module])
+            print(f"Package.swift: {target} reaches {module} ({chain}), which it must not")
+            status = 1
+sys.exit(status)
+' <<< "$package" || status=1
+
+if [ "$status" -eq 0 ]; then echo "every import is declared in Package.swift, and no target crosses a boundary"; fi
 exit "$status"

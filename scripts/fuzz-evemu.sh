@@ -4,8 +4,9 @@
 # usage: scripts/fuzz-evemu.sh [RUNS] [extra libFuzzer flags...]
 #   RUNS defaults to 1000000 inputs. The corpus starts from the committed fixtures and is kept
 #   in scripts/cache/fuzz-corpus (git-ignored); crashes are written to scripts/cache/fuzz-crashes.
-# Builds with `swiftc -O -sanitize=fuzzer` (the toolchain's libFuzzer): TouchValues as a static
-# library, then TouchInput's C-free sources plus scripts/fuzz/EvemuFuzzTarget.swift as one module.
+# Builds with `swiftc -O -sanitize=fuzzer` (the toolchain's libFuzzer): TouchValues and EvdevValues
+# as static libraries, then TouchInput's C-free sources plus scripts/fuzz/EvemuFuzzTarget.swift as
+# one module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-1000000}; shift || true
@@ -13,19 +14,25 @@ OUT=scripts/cache/fuzz
 mkdir -p "$OUT" scripts/cache/fuzz-corpus scripts/cache/fuzz-crashes
 SWIFTC=${SWIFTC:-swiftc}
 
-"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name TouchValues -emit-module \
+# One package (`-package-name`, as SwiftPM builds it): EvdevValues' helpers of `package` access
+# are seen across its modules.
+"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -package-name gestured -module-name TouchValues -emit-module \
   -emit-module-path "$OUT/TouchValues.swiftmodule" -emit-library -static -o "$OUT/libTouchValues.a" \
   Sources/TouchValues/*.swift
+"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -package-name gestured -module-name EvdevValues -emit-module \
+  -emit-module-path "$OUT/EvdevValues.swiftmodule" -emit-library -static -o "$OUT/libEvdevValues.a" -I "$OUT" \
+  Sources/EvdevValues/*.swift
 
 # The parts of TouchInput a recording goes through (no libevdev/libudev/logging).
 SOURCES=()
-for f in LineError Frames/InputEvent Devices/DeviceCapabilities Devices/DeviceClassifier Devices/DeviceSettings \
-         Devices/CoordinateMapper Devices/SurfaceSize Devices/TouchscreenModel Frames/TouchFrameBuffer \
-         Wrappers/MtdevConverter Frames/FrameAssembler Replay/EvemuRecording Replay/ReplaySource; do
+for f in Devices/DeviceClassifier Devices/DeviceSettings Devices/SurfaceSize Devices/TouchscreenModel \
+         Frames/TouchFrameBuffer Wrappers/MtdevConverter Frames/FrameAssembler Replay/EvemuRecording \
+         Replay/ReplaySource; do
   SOURCES+=("Sources/TouchInput/$f.swift")
 done
-"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -module-name EvemuFuzz -I "$OUT" -I Sources/CMtdev \
-  "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lTouchValues -lmtdev -lm -o "$OUT/fuzz-evemu"
+"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -package-name gestured -module-name EvemuFuzz -I "$OUT" \
+  -I Sources/CMtdev "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lEvdevValues -lTouchValues \
+  -lmtdev -lm -o "$OUT/fuzz-evemu"
 
 cp -n Tests/TouchInputTests/Fixtures/*.event scripts/cache/fuzz-corpus/ 2>/dev/null || true
 { xz -dc Tests/TouchInputTests/Fixtures/3m.event.xz || true; } | head -c 20000 > scripts/cache/fuzz-corpus/3m-head.event

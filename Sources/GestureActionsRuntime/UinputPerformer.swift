@@ -2,7 +2,7 @@ import GestureActions
 import GestureProtocol
 import Glibc
 import Synchronization
-import TouchInput
+import VirtualDevices
 
 /// Why the keys and pointer of `gestured actions` cannot work: the message says what to do.
 public struct ActionsError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import GestureEngine
 import Logging
 import TouchInput
+import VirtualDevices
 
 /// The passthrough mirrors of the open touchscreens (docs/PASSTHROUGH.md), owned by the input
 /// thread: one is made when a panel whose configuration says `passthrough: true` opens, gets the
@@ -10,27 +11,41 @@ import TouchInput
 /// A mirror that cannot be made or written never takes the daemon down: it is released, the
 /// panel ungrabbed (so the application reads the panel itself again) and the reason logged.
 struct PassthroughRouter {
-    private var mirrors: [DeviceID: PassthroughMirror] = [:]
+    /// A grabbed panel and its mirror.
+    private struct Passthrough {
+        let panel: TouchDevice
+        let mirror: PassthroughMirror
+    }
+
+    private var mirrors: [DeviceID: Passthrough] = [:]
     /// Mirrors that got events since their last flush.
     private var written: [DeviceID] = []
 
     /// Whether some panel is mirrored (its mirror needs every view event of its touches).
     var isActive: Bool { !mirrors.isEmpty }
 
-    /// Grabs `device` and makes its mirror, or logs why not (the device is then used without
-    /// passthrough).
+    /// Makes the mirror of `device`, then grabs `device`, or logs why not (the device is then
+    /// used without passthrough; a mirror made before a refused grab is removed again).
     mutating func attach(_ device: TouchDevice, logger: Logger) {
         let label = device.descriptor.label
         let mirror: PassthroughMirror
         do {
-            mirror = try PassthroughMirror(of: device)
+            mirror = try PassthroughMirror(
+                of: device.model.description, touchProtocol: device.model.touchProtocol,
+                panelPhys: device.identity.phys ?? label)
+            do {
+                try device.grab()
+            } catch {
+                mirror.remove()
+                throw error
+            }
         } catch {
             logger.error(
                 "passthrough unavailable: other programs still read the panel",
                 metadata: ["device": "\(label)", "reason": "\(error)"])
             return
         }
-        mirrors[device.id] = mirror
+        mirrors[device.id] = Passthrough(panel: device, mirror: mirror)
         logger.notice(
             "passthrough: panel grabbed, unclaimed touches go to its mirror",
             metadata: [
@@ -52,30 +67,32 @@ struct PassthroughRouter {
     mutating func forward(_ events: [EngineEvent], logger: Logger) {
         guard !mirrors.isEmpty else { return }
         for event in events {
-            guard case .touch(let touch) = event, let mirror = mirrors[touch.device] else { continue }
+            guard case .touch(let touch) = event, let mirror = mirrors[touch.device]?.mirror else { continue }
             mirror.add(touch.touch, at: touch.time)
             if !written.contains(touch.device) { written.append(touch.device) }
         }
         for id in written {
-            guard let mirror = mirrors[id] else { continue }
+            guard let passthrough = mirrors[id] else { continue }
             do {
-                try mirror.flush()
+                try passthrough.mirror.flush()
             } catch {
                 logger.error(
                     "passthrough: the mirror cannot be written; released, the panel is no longer grabbed",
-                    metadata: ["device": "\(mirror.source.descriptor.label)", "reason": "\(error)"])
+                    metadata: ["device": "\(passthrough.panel.descriptor.label)", "reason": "\(error)"])
                 detach(id, logger: logger)
             }
         }
         written.removeAll(keepingCapacity: true)
     }
 
-    /// Removes the mirror of `id` and releases its panel's grab, if it has one.
+    /// Removes the mirror of `id`, then releases its panel's grab (if the panel is still open;
+    /// closing it releases the grab too), if it has one.
     mutating func detach(_ id: DeviceID, logger: Logger) {
-        guard let mirror = mirrors.removeValue(forKey: id) else { return }
-        let label = mirror.source.descriptor.label
+        guard let (panel, mirror) = mirrors.removeValue(forKey: id).map({ ($0.panel, $0.mirror) }) else { return }
+        let label = panel.descriptor.label
+        mirror.remove()
         do {
-            try mirror.release()
+            if panel.isOpen && panel.isGrabbed { try panel.grab(false) }
         } catch {
             logger.error(
                 "passthrough: the panel's grab could not be released",

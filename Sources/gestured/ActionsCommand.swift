@@ -6,7 +6,7 @@ import GestureDaemon
 import GestureProtocol
 import Glibc
 import Logging
-import TouchInput
+import VirtualDevices
 
 /// `gestured actions`: a client of the daemon that turns gestures into keys, clicks, scrolling and
 /// commands (docs/ACTIONS.md).

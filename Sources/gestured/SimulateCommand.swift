@@ -4,6 +4,7 @@ import FoundationEssentials
 import GestureEngine
 import Glibc
 import TouchInput
+import VirtualDevices
 import YAMLCoding
 
 /// `gestured simulate`: a virtual uinput touchscreen playing a gesture script or a recording.

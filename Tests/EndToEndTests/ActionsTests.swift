@@ -6,6 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 import TouchInput
+import VirtualDevices
 
 extension EndToEndTests {
     /// `gestured actions` (docs/ACTIONS.md) against the real daemon and kernel: panels made by

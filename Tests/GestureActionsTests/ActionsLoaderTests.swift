@@ -2,7 +2,7 @@ import GestureActions
 import GestureEngine
 import TestSupport
 import Testing
-import TouchInput
+import VirtualDevices
 
 /// Parses actions text with libevdev's key names, as `gestured actions` does.
 func parse(_ text: String) throws(ActionsFileError) -> LoadedActions {

@@ -2,7 +2,7 @@ import GestureActions
 import GestureActionsRuntime
 import Glibc
 import Testing
-import TouchInput
+import VirtualDevices
 
 @Suite("virtual keyboard and pointer events")
 struct InputEncodingTests {

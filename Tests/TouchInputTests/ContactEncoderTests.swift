@@ -1,7 +1,8 @@
-import TouchValues
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// The encoder (what virtual devices send) and the assembler (what the daemon reads) are inverses:
 /// every profile, driven by scripted gestures, yields frames whose touches are the contacts sent,

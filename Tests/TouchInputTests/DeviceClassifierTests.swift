@@ -1,7 +1,8 @@
-import TouchValues
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// Which devices are touchscreens, mirroring udev's input_id (docs/INPUT.md, "Discovery").
 @Suite struct DeviceClassifierTests {

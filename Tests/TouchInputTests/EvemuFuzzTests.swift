@@ -1,9 +1,10 @@
 import Foundation
-import TouchValues
 import TestSupport
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// Randomized mutations of real recordings never crash the parser or the
 /// assembler, and every rejection names a line of the input. CI runs 10 000 inputs;

@@ -1,7 +1,8 @@
-import TouchValues
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// The evemu parser on every format variant the corpus has, and its errors.
 @Suite struct EvemuRecordingTests {

@@ -1,7 +1,8 @@
-import TouchValues
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// The frame assembler's rules (docs/INPUT.md, "Frames"), one scenario each.
 @Suite struct FrameAssemblerTests {

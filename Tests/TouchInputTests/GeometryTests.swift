@@ -1,7 +1,8 @@
-import TouchValues
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// Device units → surface → millimetres (docs/INPUT.md, "Coordinates").
 @Suite struct GeometryTests {

@@ -1,8 +1,9 @@
-import TouchValues
 import Glibc
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// The `gestured simulate` script language: what each step produces, and its errors.
 @Suite struct GestureScriptTests {

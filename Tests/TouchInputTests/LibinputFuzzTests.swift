@@ -5,6 +5,7 @@ import Testing
 import YAMLCoding
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// Property tests of the `libinput record` reader: whatever the bytes (mutated recordings, every
 /// truncation, random YAML, absurd axes, clocks that run backwards), reading ends in an error that

@@ -4,6 +4,7 @@ import Testing
 import YAMLCoding
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// `libinput record` files: the same devices and events as the evemu files of the same session,
 /// the touchscreen chosen among several devices, every fault at its line and column.

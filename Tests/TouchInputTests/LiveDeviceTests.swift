@@ -1,10 +1,11 @@
 import CLinuxSupport
-import TouchValues
 import Glibc
 import Logging
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 enum Uinput {
     static var available: Bool { access("/dev/uinput", W_OK) == 0 }

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// The passthrough mirror's encoding (docs/PASSTHROUGH.md), checked the way a reader of the mirror
 /// sees it: the mirror's events go through a ``FrameAssembler`` made from the mirror's own
@@ -282,11 +283,11 @@ import Testing
     func names() {
         let long = String(repeating: "ü", count: 60)
         let name = MirrorEncoder.mirrorName(of: long)
-        #expect(name.utf8.count <= 79 && name.hasSuffix(MirrorEncoder.nameSuffix))
+        #expect(name.utf8.count <= 79 && name.hasSuffix(MirrorMarks.nameSuffix))
         #expect(name.hasPrefix("üüü") && !name.contains("\u{FFFD}"))
-        #expect(PassthroughMirror.isMirror(name: name, phys: nil))
-        #expect(PassthroughMirror.isMirror(name: "renamed", phys: PassthroughMirror.physPrefix + "usb-1/input0"))
-        #expect(!PassthroughMirror.isMirror(name: "eGalax Inc. USB TouchController", phys: "usb-0000:00:14.0-2/input0"))
+        #expect(MirrorMarks.isMirror(name: name, phys: nil))
+        #expect(MirrorMarks.isMirror(name: "renamed", phys: MirrorMarks.physPrefix + "usb-1/input0"))
+        #expect(!MirrorMarks.isMirror(name: "eGalax Inc. USB TouchController", phys: "usb-0000:00:14.0-2/input0"))
     }
 
     @Test("the panel's values ride in Touch without making it bigger than 64 bytes")

@@ -1,13 +1,14 @@
-import TouchValues
 import Glibc
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 extension LiveDeviceTests {
     /// docs/PASSTHROUGH.md against a real kernel, in both boots of the VM (with udevd and by
     /// capabilities): the mirror exists while the panel is grabbed, discovery never takes it, it
-    /// carries what is forwarded, and releasing it frees the panel.
+    /// carries what is forwarded, and removing it and releasing the grab frees the panel.
     @Test("passthrough: panel grabbed, mirror skipped by discovery, forwarded touches read back; released: all gone")
     func passthroughMirror() throws {
         let discovery = try DeviceDiscovery(logger: Self.logger)
@@ -16,7 +17,11 @@ extension LiveDeviceTests {
         let panelNode = try #require(virtual.devnode)
         let panel = try Self.open(virtual)
         defer { panel.close() }
-        let mirror = try PassthroughMirror(of: panel)
+        // Made, then the panel grabbed, as the daemon's passthrough does (PassthroughRouter).
+        let mirror = try PassthroughMirror(
+            of: panel.model.description, touchProtocol: panel.model.touchProtocol,
+            panelPhys: panel.identity.phys ?? panel.descriptor.label)
+        try panel.grab()
         let mirrorNode = try #require(mirror.devnode)
         #expect(mirror.name == "gestured virtual passthrough-live (gestured passthrough)")
 
@@ -27,7 +32,7 @@ extension LiveDeviceTests {
             return
         }
         #expect(found.verdict == .skipped(.passthroughMirror))
-        #expect(found.identity.phys?.hasPrefix(PassthroughMirror.physPrefix) == true)
+        #expect(found.identity.phys?.hasPrefix(MirrorMarks.physPrefix) == true)
         #expect(try discovery.scan().first { $0.devnode == mirrorNode }?.verdict == .skipped(.passthroughMirror))
 
         // The panel is ours alone.
@@ -64,8 +69,9 @@ extension LiveDeviceTests {
         #expect(values(mirrored) == values(sent) && sent.count == 11)
         #expect(outcomes.isEmpty)
 
-        // Released: the mirror goes away, the panel can be grabbed again.
-        try mirror.release()
+        // Removed and released: the mirror goes away, the panel can be grabbed again.
+        mirror.remove()
+        try panel.grab(false)
         #expect(!panel.isGrabbed)
         let removed = Self.hotplug(discovery) { $0 == .removed(devnode: mirrorNode) }
         #expect(removed != nil)

@@ -1,7 +1,8 @@
-import TouchValues
 import Testing
+import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// Replays keep the recording's clock and leave nothing down.
 @Suite struct ReplaySourceTests {

@@ -1,6 +1,7 @@
 import TouchValues
 
 @testable import TouchInput
+@testable import VirtualDevices
 
 /// Builds event sequences for assembler tests: `e.slot(0); e.tid(5); e.x(100); e.report()`.
 struct EventList {

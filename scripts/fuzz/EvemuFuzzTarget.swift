@@ -1,5 +1,6 @@
 // libFuzzer entry point for the evemu parser and the frame assembler (scripts/fuzz-evemu.sh).
 // Compiled together with TouchInput's pure sources into one module, so it sees internal API.
+import EvdevValues
 import TouchValues
 
 /// Parses `data` as an evemu file; when it parses and is a touchscreen, replays it and checks

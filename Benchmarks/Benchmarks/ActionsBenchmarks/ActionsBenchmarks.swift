@@ -14,7 +14,7 @@ import GestureEngine
 import GestureProtocol
 import GestureServer
 import Logging
-import TouchInput
+import VirtualDevices
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import Benchmark
 import GestureEngine
 import Glibc
-import TouchInput
+import VirtualDevices
 
 // The passthrough forwarding path on the host (docs/PERFORMANCE.md, "Passthrough"): what the input
 // thread does per frame for a mirrored panel once the engine has produced its view events —

@@ -1,6 +1,7 @@
 import Benchmark
 import GestureEngine
 import TouchInput
+import VirtualDevices
 
 #if canImport(Glibc)
 import Glibc

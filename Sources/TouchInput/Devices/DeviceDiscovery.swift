@@ -1,5 +1,6 @@
-import TouchValues
+import EvdevValues
 import Logging
+import TouchValues
 
 /// A candidate event node and the verdict on it.
 public struct DiscoveredDevice: Hashable, Sendable {
@@ -120,7 +121,7 @@ public final class DeviceDiscovery {
         var device = DiscoveredDevice(
             devnode: devnode, syspath: info.syspath, identity: identity, udev: hints, decidedBy: .capabilities,
             verdict: .touchscreen)
-        if PassthroughMirror.isMirror(name: identity.name, phys: identity.phys) {
+        if MirrorMarks.isMirror(name: identity.name, phys: identity.phys) {
             // Before any rule: a mirror carries its panel's name, so the panel's entry would match.
             device.verdict = .skipped(.passthroughMirror)
         } else if !settings.enabled {

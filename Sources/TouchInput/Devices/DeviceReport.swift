@@ -1,5 +1,6 @@
-import TouchValues
+import EvdevValues
 import Logging
+import TouchValues
 
 /// What `gestured devices` prints: the touchscreens found, with what was decided about them, and
 /// every other event node with the reason it was skipped.

@@ -1,5 +1,6 @@
-import TouchValues
+import EvdevValues
 import Glibc
+import TouchValues
 
 /// Per-device settings from the configuration file; the daemon's config loader fills them.
 public struct DeviceSettings: Hashable, Sendable {
@@ -15,7 +16,7 @@ public struct DeviceSettings: Hashable, Sendable {
     /// (resistive panels in mouse emulation that send BTN_LEFT instead of BTN_TOUCH).
     public var forceTouchscreen: Bool
     /// Grab the panel and forward the touches no recognizer claims to a mirror device
-    /// (``PassthroughMirror``, docs/PASSTHROUGH.md).
+    /// (VirtualDevices' `PassthroughMirror`, docs/PASSTHROUGH.md).
     public var passthrough: Bool
 
     public init(

@@ -1,5 +1,6 @@
-import TouchValues
+import EvdevValues
 import Glibc
+import TouchValues
 
 /// Reads any event node through libevdev, event by event, with CLOCK_MONOTONIC timestamps: what
 /// a tool (or a test) that watches a keyboard or a pointer needs, where ``TouchDevice`` assembles

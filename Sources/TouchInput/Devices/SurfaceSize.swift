@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// Where a device's physical size came from.

@@ -1,7 +1,8 @@
 import CLinuxSupport
-import TouchValues
+import EvdevValues
 import Glibc
 import Logging
+import TouchValues
 
 /// An open touchscreen: a non-blocking event node read through libevdev, turned into frames.
 ///

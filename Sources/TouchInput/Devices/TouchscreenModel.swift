@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// What udev knows about a device beyond its capabilities (all nil without udevd).

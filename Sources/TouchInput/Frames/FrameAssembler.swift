@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// Counts of the irregularities the assembler absorbed, for logs and the corpus test. None of

@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// An evemu recording or device description (`evemu-record` / `evemu-describe`, format 1.x).

@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// One device's recording, whichever file it came from (an evemu file, or a device of a

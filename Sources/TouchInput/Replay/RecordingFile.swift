@@ -1,3 +1,4 @@
+import EvdevValues
 import Glibc
 import YAMLCoding
 

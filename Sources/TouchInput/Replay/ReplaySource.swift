@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// Plays a recording (evemu, or a device of a `libinput record` file) through the same ``FrameAssembler`` a live device uses, with the

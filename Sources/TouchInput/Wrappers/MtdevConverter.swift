@@ -1,4 +1,5 @@
 import CMtdev
+import EvdevValues
 import TouchValues
 
 /// The wrapper around libmtdev: every mtdev call of the module is in this file.

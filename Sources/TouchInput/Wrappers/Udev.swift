@@ -1,4 +1,5 @@
 import CUdev
+import EvdevValues
 import Glibc
 
 /// What libudev says about one device, copied out of libudev's objects.

@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// What a ``MirrorEncoder`` could not forward, for logs.
@@ -41,9 +42,6 @@ public struct MirrorEncoder {
         case singleTouch(button: UInt16)
     }
 
-    /// Appended to the panel's name to name its mirror; udev rules and the daemon's discovery
-    /// recognise mirrors by it.
-    public static let nameSuffix = " (gestured passthrough)"
     /// The kernel's limit for a uinput device name, including the terminating NUL.
     static let maximumNameBytes = 80
     /// Slots of the mirror of a protocol A panel (as many as the frame assembler starts with).
@@ -150,17 +148,14 @@ public struct MirrorEncoder {
         frameSlots.reserveCapacity(8)
     }
 
-    /// `name` + ``nameSuffix``, the name shortened (on a character boundary) so the whole fits
+    /// `name` + ``MirrorMarks/nameSuffix``, the name shortened (on a character boundary) so the whole fits
     /// the kernel's 79 bytes.
     public static func mirrorName(of name: String) -> String {
-        let room = maximumNameBytes - 1 - nameSuffix.utf8.count
+        let room = maximumNameBytes - 1 - MirrorMarks.nameSuffix.utf8.count
         var kept = Substring(name)
         while kept.utf8.count > room { kept = kept.dropLast() }
-        return kept + nameSuffix
+        return kept + MirrorMarks.nameSuffix
     }
-
-    /// Whether a device called `name` is a passthrough mirror.
-    public static func isMirror(name: String) -> Bool { name.hasSuffix(nameSuffix) }
 
     // MARK: - Encoding
 

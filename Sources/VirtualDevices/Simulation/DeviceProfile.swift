@@ -1,3 +1,5 @@
+import EvdevValues
+
 /// Built-in descriptions of virtual touchscreens, each modelled on panels of the corpus, for
 /// `gestured simulate` and the real-kernel tests. Every profile's name starts with
 /// ``namePrefix`` and ends with its own name, so tests can tell their devices apart; all use bus

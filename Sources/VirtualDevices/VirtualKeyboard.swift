@@ -1,20 +1,5 @@
-import TouchValues
+import EvdevValues
 import Glibc
-
-extension EventCode {
-    // Wheels (linux/input-event-codes.h): the legacy detents and their high-resolution
-    // counterparts, 120 units a detent.
-    public static let relHWheel: UInt16 = 0x06
-    public static let relWheel: UInt16 = 0x08
-    public static let relWheelHiRes: UInt16 = 0x0b
-    public static let relHWheelHiRes: UInt16 = 0x0c
-
-    /// The code of a Linux event-code name (`KEY_LEFTCTRL`, `BTN_RIGHT`, `REL_WHEEL`) for event
-    /// `type`, from libevdev's table (libevdev_event_code_from_name); nil for an unknown name.
-    public static func code(ofType type: UInt16, named name: String) -> UInt16? {
-        EvdevHandle.code(ofType: type, named: name)
-    }
-}
 
 /// A keyboard made through uinput that types the shortcuts of `gestured actions`.
 ///

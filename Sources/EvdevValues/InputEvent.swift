@@ -21,8 +21,8 @@ public struct InputEvent: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The evdev constants this module uses (linux/input-event-codes.h), spelled as Swift constants so
-/// the pure parts (parser, assembler, classifier) stay free of C imports. A test checks every value
+/// The evdev constants gestured uses (linux/input-event-codes.h), spelled as Swift constants so
+/// the pure parts (parser, assembler, classifier, encoders) stay free of C imports. A test checks every value
 /// against the kernel header.
 public enum EventCode {
     // Event types.
@@ -60,6 +60,11 @@ public enum EventCode {
     // EV_REL codes.
     public static let relX: UInt16 = 0x00
     public static let relY: UInt16 = 0x01
+    // Wheels: the legacy detents and their high-resolution counterparts, 120 units a detent.
+    public static let relHWheel: UInt16 = 0x06
+    public static let relWheel: UInt16 = 0x08
+    public static let relWheelHiRes: UInt16 = 0x0b
+    public static let relHWheelHiRes: UInt16 = 0x0c
 
     // EV_ABS codes.
     public static let absX: UInt16 = 0x00

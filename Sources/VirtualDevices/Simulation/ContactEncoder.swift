@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// One finger (or palm, or pen) of a simulated touch, in surface coordinates.

@@ -1,3 +1,4 @@
+import EvdevValues
 import TouchValues
 
 /// Writes evemu 1.3 text (`N:/I:/P:/B:/A:` then `E:` lines), the form `evemu-record` writes and

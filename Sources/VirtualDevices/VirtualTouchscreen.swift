@@ -1,5 +1,6 @@
-import TouchValues
+import EvdevValues
 import Glibc
+import TouchValues
 
 /// A touchscreen made through uinput: the basis of `gestured simulate` and the real-kernel tests.
 ///

@@ -1,5 +1,6 @@
-import TouchValues
+import EvdevValues
 import Glibc
+import TouchValues
 
 /// A pointer made through uinput for the clicks and scrolling of `gestured actions`.
 ///

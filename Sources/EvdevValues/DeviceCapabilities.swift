@@ -42,7 +42,8 @@ public struct InputID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "bus \(Self.hex4(bustype)) \(vendorProduct) version \(Self.hex4(version))" }
 
-    static func hex4(_ v: UInt16) -> String {
+    /// `v` in four hex digits (`0eef`).
+    package static func hex4(_ v: UInt16) -> String {
         let digits = String(v, radix: 16)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }

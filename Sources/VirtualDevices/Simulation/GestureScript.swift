@@ -1,5 +1,6 @@
-import TouchValues
+import EvdevValues
 import Glibc
+import TouchValues
 
 /// One moment of a simulated session.
 public enum TimelineStep: Hashable, Sendable {
