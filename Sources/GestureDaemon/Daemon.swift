@@ -87,8 +87,8 @@ public enum Daemon {
         let loop: InputLoop
         do {
             loop = try InputLoop(
-                configuration: configuration, configPath: options.configPath, server: server, requests: requests,
-                notifier: notifier, logger: logger)
+                configuration: configuration, configPath: options.configPath, replay: options.replay, server: server,
+                requests: requests, notifier: notifier, logger: logger)
             try server.startOnThisThread()
         } catch let error as DaemonError {
             server.shutdownBlocking()
@@ -97,13 +97,7 @@ public enum Daemon {
             server.shutdownBlocking()
             throw DaemonError("\(error)")
         }
-        let status: String
-        do {
-            status = try loop.start(options.replay.map(InputLoop.Source.replay) ?? .devices)
-        } catch {
-            server.shutdownBlocking()
-            throw error
-        }
+        let status = loop.start()
         notifier.ready(status: status)
         logger.info("ready", metadata: ["status": "\(status)", "version": "\(gesturedVersion)"])
 

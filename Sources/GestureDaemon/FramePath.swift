@@ -8,11 +8,12 @@ import TouchInput
 /// its events, in order, to the passthrough mirrors (synchronously: what the application sees
 /// must not wait for the server) and through the one mapping to the wire (``Publisher``,
 /// ``WireMapping``) into the batch that ``flush(_:)`` hands on. A ``FrameSource`` drives it on
-/// its own clock.
+/// its own clock. The engine is reached through here only, so every event it makes takes this
+/// path.
 ///
 /// Confined to one thread (the daemon's input thread).
 final class FramePath {
-    var engine: GestureEngine
+    private var engine: GestureEngine
     private var events: [EngineEvent] = []
     private var publisher = Publisher()
     /// Mirrors of the panels with `passthrough` (docs/PASSTHROUGH.md).
@@ -37,6 +38,20 @@ final class FramePath {
         self.engine.explains = interest.takesExplanations
         reportTouchMovesIfWanted()
         publishRecognizers()
+    }
+
+    // MARK: The engine's state
+
+    /// When the engine's next timer fires, if one is set (``advance(to:)`` fires it).
+    var nextDeadline: Timestamp? { engine.nextDeadline }
+
+    /// The running definitions: what the next definition change is compiled from.
+    var definitions: DefinitionSet { engine.definitions }
+
+    /// The clients connected, for the begin gate `when.client-connected` (R3).
+    var connectedClients: Int {
+        get { engine.connectedClients }
+        set { engine.connectedClients = newValue }
     }
 
     // MARK: Frames

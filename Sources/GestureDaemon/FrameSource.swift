@@ -4,18 +4,29 @@ import Glibc
 import Logging
 import TouchInput
 
-/// Where the input loop's frames come from, of two kinds — live touchscreens (``LiveDevices``)
-/// or a paced recording (``PacedRecording``) — each owning the clock the engine runs on and the
-/// wake-up it needs next. So the loop has one path: wait until the source's next wake-up (or a
-/// file descriptor), let the source bring the engine to the present, publish.
+/// Where the input loop's frames come from, of two kinds — live touchscreens
+/// (``LiveFrameSource``) or a paced recording (``RecordingFrameSource``) — each owning what it
+/// reads, the clock the engine runs on and the wake-up it needs next. So the loop has one path:
+/// wait until the source's next wake-up (or a file descriptor), hand the source what woke it, let
+/// the source bring the engine to the present, publish.
 protocol FrameSource: AnyObject {
+    /// Opens what the source reads (the touchscreens present, the recording's device); returns a
+    /// status line for READY.
+    func start(_ path: FramePath) -> String
     /// The engine's present at monotonic time `wallNow` (µs).
     func engineNow(wallNow: Int64) -> Timestamp
     /// The monotonic time the loop must wake at for this source; nil: not until something else
     /// wakes it; at or before `wallNow`: at once.
     func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64?
+    /// One of the source's file descriptors is ready (an epoll token that is not the loop's own:
+    /// ``LoopToken``); returns the kernel time (µs) of the newest frame it read, if it read one.
+    func handle(_ token: UInt64, _ path: FramePath, wallNow: Int64) -> Int64?
     /// Brings the engine to `wallNow`, whatever woke the loop: the frames due and the timers.
     func tick(_ path: FramePath, wallNow: Int64)
+    /// A reload changed the device rules.
+    func rulesChanged(_ rules: [DeviceRule], _ path: FramePath, wallNow: Int64)
+    /// The greatest lag of a frame behind its time since the last call (µs), and from now on none.
+    func takeLag() -> Int64
     /// The daemon stops: what the source had under way ends (R9), its devices go.
     func shutDown(_ path: FramePath, wallNow: Int64)
 }
@@ -23,7 +34,7 @@ protocol FrameSource: AnyObject {
 /// A recording played in place of devices (`gestured run --replay`, and `gestured replay` on a
 /// virtual clock), through ``ReplayDriver``: paced against the monotonic clock, or as fast as
 /// the engine goes. The engine runs on the recording's clock.
-final class PacedRecording: FrameSource {
+final class RecordingFrameSource: FrameSource {
     private(set) var driver: ReplayDriver
     /// The engine's present: the latest frame time played, or the paced clock if later.
     private var clock = Timestamp(microseconds: 0)
@@ -47,13 +58,23 @@ final class PacedRecording: FrameSource {
     var isOver: Bool { driver.isOver }
 
     /// Adds the replay device.
-    func start(_ path: FramePath) {
+    func start(_ path: FramePath) -> String {
         let descriptor = driver.descriptor
         path.addDevice(descriptor, model: driver.source.model, vendor: nil, product: nil)
         path.logger.info("replaying", metadata: ["recording": "\(driver.label)", "device": "\(descriptor.id)"])
+        return "replaying \(driver.label)"
     }
 
     func engineNow(wallNow: Int64) -> Timestamp { clock }
+
+    /// A recording watches no file descriptor.
+    func handle(_ token: UInt64, _ path: FramePath, wallNow: Int64) -> Int64? { nil }
+
+    /// The replay device keeps the settings it was opened with.
+    func rulesChanged(_ rules: [DeviceRule], _ path: FramePath, wallNow: Int64) {}
+
+    /// Frames are played when they are due, not read behind a kernel: nothing to report.
+    func takeLag() -> Int64 { 0 }
 
     func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64? {
         // A replay that is over leaves no clock running: the loop sleeps until a client or a
@@ -64,8 +85,8 @@ final class PacedRecording: FrameSource {
         var wake: Int64?
         func consider(_ t: Int64?) { if let t { wake = min(wake ?? t, t) } }
         consider(driver.nextFrameWallTime() ?? (driver.isPassFinished ? nil : wallNow))
-        consider(path.engine.nextDeadline.flatMap(driver.wallTime(ofEngineTime:)))
-        if driver.isPassFinished && path.engine.nextDeadline == nil { consider(wallNow) }
+        consider(path.nextDeadline.flatMap(driver.wallTime(ofEngineTime:)))
+        if driver.isPassFinished && path.nextDeadline == nil { consider(wallNow) }
         return wake
     }
 
@@ -101,12 +122,12 @@ final class PacedRecording: FrameSource {
         // The pass ends at its last event (after its last frame, when events follow it).
         clock = max(clock, driver.passEndTime)
         // Unpaced: run the remaining timers out at once; paced, they fire in their own time.
-        if driver.speed == nil, let deadline = path.engine.nextDeadline {
+        if driver.speed == nil, let deadline = path.nextDeadline {
             clock = max(clock, deadline)
             path.advance(to: clock)
             return
         }
-        guard path.engine.nextDeadline == nil else { return }
+        guard path.nextDeadline == nil else { return }
         let finished = driver.descriptor
         let model = driver.source.model
         let eventCount = driver.eventCount
@@ -125,7 +146,7 @@ final class PacedRecording: FrameSource {
             return
         }
         path.removeDevice(finished, model: model, vendor: nil, product: nil, at: clock)
-        start(path)
+        _ = start(path)
     }
 
     func shutDown(_ path: FramePath, wallNow: Int64) { end(path) }
@@ -149,7 +170,7 @@ final class PacedRecording: FrameSource {
 /// Touchscreens, read when their file descriptors are ready, found and followed through udev;
 /// the engine runs on CLOCK_MONOTONIC, the kernel's event clock. Watches its descriptors in the
 /// input loop's epoll set (``LoopToken``).
-final class LiveDevices: FrameSource {
+final class LiveFrameSource: FrameSource {
     private let epoll: Int32
     private let discovery: DeviceDiscovery
     private let notifier: SystemdNotifier
@@ -159,9 +180,6 @@ final class LiveDevices: FrameSource {
     private var devices: [TouchDevice] = []
     private var frames = TouchFrameBuffer()
     private var nextDeviceID: UInt32 = 1
-    /// The newest kernel time of the frames read since the loop set it (its present, when only
-    /// touchscreens woke it).
-    var newestFrameTime: Int64 = 0
     /// The greatest lag of a frame behind its kernel time since the last ``takeLag()``.
     private var lag: Int64 = 0
 
@@ -194,7 +212,7 @@ final class LiveDevices: FrameSource {
 
     func engineNow(wallNow: Int64) -> Timestamp { Timestamp(microseconds: wallNow) }
 
-    func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64? { path.engine.nextDeadline?.microseconds }
+    func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64? { path.nextDeadline?.microseconds }
 
     func tick(_ path: FramePath, wallNow: Int64) { path.advance(to: Timestamp(microseconds: wallNow)) }
 
@@ -202,20 +220,20 @@ final class LiveDevices: FrameSource {
         for device in devices { remove(device, path, at: Timestamp(microseconds: wallNow)) }
     }
 
-    /// The greatest lag since the last call, and from now on none.
     func takeLag() -> Int64 {
         defer { lag = 0 }
         return lag
     }
 
-    /// One of its descriptors is ready: the udev monitor, or the device of a device token.
-    func handle(_ token: UInt64, _ path: FramePath, wallNow: Int64) {
+    /// The udev monitor, or the device of a device token.
+    func handle(_ token: UInt64, _ path: FramePath, wallNow: Int64) -> Int64? {
         if token == LoopToken.discovery {
             takeHotplug(path, wallNow: wallNow)
-            return
+            return nil
         }
         let id = DeviceID(UInt32(truncatingIfNeeded: token - LoopToken.deviceBase))
-        if let device = devices.first(where: { $0.id == id }) { read(device, path, wallNow: wallNow) }
+        guard let device = devices.first(where: { $0.id == id }) else { return nil }
+        return read(device, path, wallNow: wallNow)
     }
 
     /// A reload changed the device rules: every device is opened again under the new ones.
@@ -273,10 +291,12 @@ final class LiveDevices: FrameSource {
         notifier.status(status)
     }
 
-    private func read(_ device: TouchDevice, _ path: FramePath, wallNow: Int64) {
+    /// Reads what `device` has; returns the kernel time of its newest frame, if it had one.
+    @discardableResult
+    private func read(_ device: TouchDevice, _ path: FramePath, wallNow: Int64) -> Int64? {
         let outcome = device.read(into: &frames)
         if let first = frames.first { lag = max(lag, wallNow - first.time.microseconds) }
-        if let last = frames.last { newestFrameTime = max(newestFrameTime, last.time.microseconds) }
+        let newest = frames.last?.time.microseconds
         path.process(&frames)
         switch outcome {
         case .drained:
@@ -286,6 +306,7 @@ final class LiveDevices: FrameSource {
         case .removed(let time, _):
             remove(device, path, at: time)
         }
+        return newest
     }
 
     /// Takes a device out: its touches are cancelled (R9) before clients hear it is gone.

@@ -7,8 +7,9 @@ import Logging
 import TouchInput
 
 /// The input thread: one epoll loop that owns the frame source (live touchscreens, or a
-/// recording: ``FrameSource``, which owns the engine's clock and says when it needs the loop
-/// next), the frame path (``FramePath``: the engine, the passthrough mirrors, the publisher), and
+/// recording: ``FrameSource``, which owns what it reads and the engine's clock, and says when it
+/// needs the loop next), the frame path (``FramePath``: the engine, the passthrough mirrors, the
+/// publisher), and
 /// serves the socket: the server's own epoll fd is in the set, and this thread is the server
 /// thread (``GestureServer/startOnThisThread()``). Each iteration reads the clock once and hands
 /// the server one batch of publications — gestures, touches, devices and the recognizer list
@@ -17,14 +18,6 @@ import TouchInput
 ///
 /// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread).
 final class InputLoop {
-    /// Where frames come from.
-    enum Source {
-        /// Touchscreens found (and followed) through udev or their capabilities.
-        case devices
-        /// A recording in place of devices.
-        case replay(ReplayOptions)
-    }
-
     private let epoll: Int32
     private let signals: Int32
     private let requests: RequestQueue
@@ -35,10 +28,8 @@ final class InputLoop {
     private var configuration: DaemonConfiguration
     private let path: FramePath
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
-    /// Where frames come from (nothing before ``start(_:)``), and the same when it is live
-    /// touchscreens (read between clock reads, reopened on a reload).
-    private var source: (any FrameSource)?
-    private var live: LiveDevices?
+    /// Where frames come from; opened by ``start()``.
+    private let source: any FrameSource
     private var nextWatchdog: Int64?
     /// The input thread's greatest lag since the last watchdog ping: how long a request waited
     /// in the queue, or a live frame after its kernel time, before being handled.
@@ -50,9 +41,10 @@ final class InputLoop {
     private var definitionQueue = DefinitionQueue<DefinitionChange, PingRequest>()
     private let compiler: DefinitionCompiler
 
+    /// A loop whose frames come from `replay`, or from the touchscreens when it is nil.
     init(
-        configuration: DaemonConfiguration, configPath: String?, server: GestureServer, requests: RequestQueue,
-        notifier: SystemdNotifier, logger: Logger
+        configuration: DaemonConfiguration, configPath: String?, replay: ReplayOptions?, server: GestureServer,
+        requests: RequestQueue, notifier: SystemdNotifier, logger: Logger
     ) throws(DaemonError) {
         self.configuration = configuration
         self.configPath = configPath
@@ -69,8 +61,15 @@ final class InputLoop {
         }
         path = FramePath(
             engine: engine, interest: Interest(), latestInterest: { server.interest(newerThan: $0) }, logger: logger)
-        epoll = gestured_epoll_create()
+        let epoll = gestured_epoll_create()
         guard epoll >= 0 else { throw DaemonError("epoll_create1: \(Self.errorText())") }
+        do {
+            source = try Self.source(replay, configuration: configuration, epoll: epoll, notifier: notifier, logger: logger)
+        } catch {
+            close(epoll)
+            throw error
+        }
+        self.epoll = epoll
         signals = gestured_signal_pipe_install()
         guard signals >= 0 else { throw DaemonError("cannot install the signal handlers: \(Self.errorText())") }
         try watch(signals, token: LoopToken.signals)
@@ -83,35 +82,34 @@ final class InputLoop {
         close(epoll)
     }
 
+    /// The recording, or touchscreens found and followed through udev or their capabilities.
+    private static func source(
+        _ replay: ReplayOptions?, configuration: DaemonConfiguration, epoll: Int32, notifier: SystemdNotifier,
+        logger: Logger
+    ) throws(DaemonError) -> any FrameSource {
+        guard let replay else {
+            return try LiveFrameSource(
+                rules: configuration.deviceRules, epoll: epoll, notifier: notifier, logger: logger)
+        }
+        do {
+            return RecordingFrameSource(
+                try ReplayDriver(
+                    recording: replay.recording, label: replay.label,
+                    settings: configuration.deviceRules.settings(for: replay.identity), speed: replay.speed,
+                    loops: replay.loops, id: DeviceID(1)),
+                firstID: DeviceID(1))
+        } catch {
+            throw DaemonError("\(replay.label): \(error)")
+        }
+    }
+
     // MARK: - Start
 
-    /// Opens the frame source: discovery and the touchscreens present, or the recording.
-    /// Returns a status line for READY.
-    func start(_ requested: Source) throws(DaemonError) -> String {
+    /// Opens the frame source: the touchscreens present, or the recording's device. Returns a
+    /// status line for READY.
+    func start() -> String {
         defer { flush() }
-        switch requested {
-        case .devices:
-            let devices = try LiveDevices(
-                rules: configuration.deviceRules, epoll: epoll, notifier: notifier, logger: logger)
-            source = devices
-            live = devices
-            return devices.start(path)
-        case .replay(let options):
-            let recording: PacedRecording
-            do {
-                recording = PacedRecording(
-                    try ReplayDriver(
-                        recording: options.recording, label: options.label,
-                        settings: configuration.deviceRules.settings(for: options.identity), speed: options.speed,
-                        loops: options.loops, id: DeviceID(1)),
-                    firstID: DeviceID(1))
-            } catch {
-                throw DaemonError("\(options.label): \(error)")
-            }
-            source = recording
-            recording.start(path)
-            return "replaying \(options.label)"
-        }
+        return source.start(path)
     }
 
     // MARK: - The loop
@@ -137,11 +135,13 @@ final class InputLoop {
             let woken = 0..<Int(count)
             var onlyDevices = count > 0
             for i in woken where ready[i].token < LoopToken.deviceBase { onlyDevices = false }
-            if let live, onlyDevices, iterationsSinceClock < Self.iterationsPerClockRead {
+            if onlyDevices, iterationsSinceClock < Self.iterationsPerClockRead {
                 iterationsSinceClock += 1
-                live.newestFrameTime = wallNow
-                for i in woken { handle(ready[i].token, wallNow: wallNow) }
-                wallNow = live.newestFrameTime
+                var newest = wallNow
+                for i in woken {
+                    if let time = source.handle(ready[i].token, path, wallNow: wallNow) { newest = max(newest, time) }
+                }
+                wallNow = newest
             } else {
                 iterationsSinceClock = 0
                 wallNow = gestured_monotonic_us()
@@ -152,7 +152,7 @@ final class InputLoop {
             tick(wallNow: wallNow)
             flush()
         }
-        source?.shutDown(path, wallNow: gestured_monotonic_us())
+        source.shutDown(path, wallNow: gestured_monotonic_us())
         flush()
         compiler.shutDown()
     }
@@ -162,18 +162,18 @@ final class InputLoop {
         case LoopToken.signals: takeSignals()
         case LoopToken.requests: takeRequests(wallNow: wallNow)
         case LoopToken.server: server.service()
-        default: live?.handle(token, path, wallNow: wallNow)
+        default: _ = source.handle(token, path, wallNow: wallNow)
         }
     }
 
     /// Timers, the recording's frames and the watchdog, whatever woke the loop.
     private func tick(wallNow: Int64) {
-        source?.tick(path, wallNow: wallNow)
+        source.tick(path, wallNow: wallNow)
         if let due = nextWatchdog, wallNow >= due, let interval = notifier.watchdogInterval {
             // The watchdog covers the input thread's work, not only its loop: a thread that
             // lags its inputs by a whole interval (a backlog of frames or requests) stays
             // silent, and systemd restarts it after WatchdogSec.
-            lag = max(lag, live?.takeLag() ?? 0)
+            lag = max(lag, source.takeLag())
             if lag < interval {
                 notifier.watchdog()
             } else {
@@ -188,7 +188,7 @@ final class InputLoop {
     /// something happens) when neither is pending.
     private func timeoutMilliseconds(wallNow: Int64) -> Int32 {
         var wake = nextWatchdog
-        if let t = source?.nextWakeUp(path, wallNow: wallNow) { wake = min(wake ?? t, t) }
+        if let t = source.nextWakeUp(path, wallNow: wallNow) { wake = min(wake ?? t, t) }
         guard let wake else { return -1 }
         let remaining = wake - wallNow
         if remaining <= 0 { return 0 }
@@ -196,9 +196,9 @@ final class InputLoop {
         return Int32(clamping: (remaining + 999) / 1000)
     }
 
-    /// The engine's present: the source's clock (the monotonic clock before it starts).
+    /// The engine's present: the source's clock.
     private func engineNow(wallNow: Int64) -> Timestamp {
-        source?.engineNow(wallNow: wallNow) ?? Timestamp(microseconds: wallNow)
+        source.engineNow(wallNow: wallNow)
     }
 
     private func flush() {
@@ -217,9 +217,9 @@ final class InputLoop {
             lag = max(lag, wallNow - item.queuedAt)
             switch item.request {
             case .connected:
-                path.engine.connectedClients += 1
+                path.connectedClients += 1
             case .disconnected(let client):
-                path.engine.connectedClients -= 1
+                path.connectedClients -= 1
                 definitionQueue.append(.remove(client))
             case .ping(let request):
                 definitionQueue.ping(request)?.reply()
@@ -250,7 +250,7 @@ final class InputLoop {
         definitionQueue.next(
             skipping: { change in
                 guard case .remove(let client) = change else { return false }
-                return !path.engine.definitions.defines(client.owner)
+                return !path.definitions.defines(client.owner)
             }, into: &actions)
         perform(actions)
     }
@@ -258,7 +258,7 @@ final class InputLoop {
     private func perform(_ actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action]) {
         for action in actions {
             switch action {
-            case .compile(let change): compiler.compile(change, from: path.engine.definitions)
+            case .compile(let change): compiler.compile(change, from: path.definitions)
             case .reply(let ping): ping.reply()
             }
         }
@@ -270,7 +270,7 @@ final class InputLoop {
     /// running one.
     private func install(_ compiled: CompiledChange, wallNow: Int64) {
         definitionQueue.compilerReturned()
-        guard compiled.basis == path.engine.definitions.generation else { return }
+        guard compiled.basis == path.definitions.generation else { return }
         defer { changeDone() }
         switch compiled.outcome {
         case .refused(let error):
@@ -342,9 +342,9 @@ final class InputLoop {
         configuration = fresh
         logger.logLevel = fresh.logLevel.loggerLevel
         path.publishRecognizers()
-        if rulesChanged { live?.rulesChanged(fresh.deviceRules, path, wallNow: wallNow) }
+        if rulesChanged { source.rulesChanged(fresh.deviceRules, path, wallNow: wallNow) }
         logger.info(
-            "configuration reloaded", metadata: ["recognizers": "\(path.engine.configuration.recognizers.count)"])
+            "configuration reloaded", metadata: ["recognizers": "\(path.definitions.configuration.recognizers.count)"])
     }
 
     // MARK: - Helpers

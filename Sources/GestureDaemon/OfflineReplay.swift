@@ -9,7 +9,7 @@ import TouchInput
 /// `explain` messages in time order with them with `explain` (why recognizers failed, waited or
 /// were blocked). Deterministic: the same files and configuration give the same bytes.
 ///
-/// The daemon's own frame path: each file is played by a ``PacedRecording`` into a
+/// The daemon's own frame path: each file is played by a ``RecordingFrameSource`` into a
 /// ``FramePath``, as `gestured run --replay FILE --speed max` plays it, on a virtual clock (no
 /// pacing, so the clock never moves). Each file is its own device (labelled with the file's
 /// name), played in order on its own clock; after each file the touches it left down are
@@ -77,10 +77,10 @@ public struct OfflineReplay {
     ) throws(Failure) {
         let id = DeviceID(nextDevice)
         nextDevice += 1
-        let recording: PacedRecording
+        let recording: RecordingFrameSource
         do {
             let identity = DeviceIdentity(name: input.recording.description.name, id: input.recording.description.id)
-            recording = PacedRecording(
+            recording = RecordingFrameSource(
                 try ReplayDriver(
                     recording: input.recording, label: input.label, settings: rules.settings(for: identity),
                     speed: nil, loops: false, id: id),
@@ -88,7 +88,7 @@ public struct OfflineReplay {
         } catch {
             throw Failure(label: input.label, message: "not replayed: \(error)")
         }
-        recording.start(path)
+        _ = recording.start(path)
         // The virtual clock: unpaced, the recording needs the loop again at once until it is over.
         let wallNow: Int64 = 0
         while true {
