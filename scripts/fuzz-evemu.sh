@@ -22,17 +22,21 @@ SWIFTC=${SWIFTC:-swiftc}
 "$SWIFTC" -O -sanitize=fuzzer -parse-as-library -package-name gestured -module-name EvdevValues -emit-module \
   -emit-module-path "$OUT/EvdevValues.swiftmodule" -emit-library -static -o "$OUT/libEvdevValues.a" -I "$OUT" \
   Sources/EvdevValues/*.swift
+# libinput record files are YAML: a recording's type knows both formats.
+"$SWIFTC" -O -sanitize=fuzzer -parse-as-library -package-name gestured -module-name YAMLCoding -emit-module \
+  -emit-module-path "$OUT/YAMLCoding.swiftmodule" -emit-library -static -o "$OUT/libYAMLCoding.a" -I Sources/CYaml \
+  Sources/YAMLCoding/*.swift
 
 # The parts of TouchInput a recording goes through (no libevdev/libudev/logging).
 SOURCES=()
 for f in Devices/DeviceClassifier Devices/DeviceSettings Devices/SurfaceSize Devices/TouchscreenModel \
          Frames/TouchFrameBuffer Wrappers/MtdevConverter Frames/FrameAssembler Replay/EvemuRecording \
-         Replay/ReplaySource; do
+         Replay/LibinputRecording Replay/RecordingFile Replay/Recording Replay/ReplaySource; do
   SOURCES+=("Sources/TouchInput/$f.swift")
 done
 "$SWIFTC" -O -sanitize=fuzzer -parse-as-library -package-name gestured -module-name EvemuFuzz -I "$OUT" \
-  -I Sources/CMtdev "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lEvdevValues -lTouchValues \
-  -lmtdev -lm -o "$OUT/fuzz-evemu"
+  -I Sources/CMtdev -I Sources/CYaml "${SOURCES[@]}" scripts/fuzz/EvemuFuzzTarget.swift -L "$OUT" -lYAMLCoding \
+  -lEvdevValues -lTouchValues -lmtdev -lyaml -lm -o "$OUT/fuzz-evemu"
 
 cp -n Tests/TouchInputTests/Fixtures/*.event scripts/cache/fuzz-corpus/ 2>/dev/null || true
 { xz -dc Tests/TouchInputTests/Fixtures/3m.event.xz || true; } | head -c 20000 > scripts/cache/fuzz-corpus/3m-head.event

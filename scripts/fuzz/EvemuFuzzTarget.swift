@@ -11,7 +11,7 @@ public func fuzzEvemu(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let lines = bytes.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
     do {
         let recording = try EvemuRecording(bytes: bytes)
-        guard var replay = try? ReplaySource(recording: recording, id: DeviceID(1), label: "fuzz") else {
+        guard var replay = try? ReplaySource(recording: Recording(recording), id: DeviceID(1), label: "fuzz") else {
             _ = try recording.allEvents()
             return 0
         }
