@@ -135,6 +135,9 @@ public struct GestureReport: Sendable, Hashable {
     /// Kernel time of the input that caused this report. A report held back by a failure
     /// requirement (R4) keeps the time and position it had when it was first decided.
     public var time: Timestamp
+    /// Kernel time the gesture's first touch landed (the first delivered to the recognizer since
+    /// it was last possible): `time - startTime` is how long the gesture has lasted.
+    public var startTime: Timestamp
     /// The centroid of the touches.
     public var position: SurfacePoint
     /// The centroid in millimetres, when the device's physical size is known.
@@ -162,15 +165,17 @@ public struct GestureReport: Sendable, Hashable {
 }
 
 extension GestureReport {
-    /// A report with what every gesture has; set the kind's own fields (`direction`, `scale`…)
-    /// afterwards. For clients and tests; the engine assembles its reports in place.
+    /// A report with what every gesture has, starting at `time`; set the kind's own fields
+    /// (`direction`, `scale`…) and an earlier `startTime` afterwards. For clients and tests; the
+    /// engine assembles its reports in place.
     public init(
         name: String, kind: GestureKind, state: GestureState, region: String, fingers: Int,
         touches: TouchIDList = TouchIDList(), time: Timestamp, position: SurfacePoint
     ) {
         self.init(
             name: name, kind: kind, state: state, region: region, fingers: fingers, touches: touches, time: time,
-            position: position, positionMM: nil, translation: .zero, translationMM: nil, velocity: .zero,
+            startTime: time, position: position, positionMM: nil, translation: .zero, translationMM: nil,
+            velocity: .zero,
             velocityMM: nil)
     }
 }

@@ -72,6 +72,7 @@ extension GestureMessage: WireMessage {
         v.field("score", \.report.score, .sixDecimals, absent: .omitted)
         v.field("seq", \.seq)
         v.field("shape", \.report.shape, absent: .omitted)
+        v.field("start_time_us", \.report.startTime)
         v.field("state", \.report.state)
         v.field("time_us", \.report.time)
         v.field("touches", \.report.touches)

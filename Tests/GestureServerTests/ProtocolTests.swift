@@ -30,6 +30,7 @@ import Testing
             report: GestureReport(
                 name: "swipe", kind: .swipe, state: .recognized, region: "root", fingers: 2,
                 touches: TouchIDList([TouchID(7), TouchID(8)]), time: Timestamp(microseconds: 123_456),
+                startTime: Timestamp(microseconds: 23_456),
                 position: SurfacePoint(x: 0.5, y: 0.25),
                 positionMM: PhysicalPoint(x: Millimeters(172), y: Millimeters(48.5)),
                 translation: SurfaceVector(dx: 0.25, dy: 0),
@@ -42,6 +43,7 @@ import Testing
         #expect(object["seq"] as? Int == 42)
         #expect(object["device"] as? String == "event5")
         #expect(object["time_us"] as? Int == 123_456)
+        #expect(object["start_time_us"] as? Int == 23_456)
         #expect(object["touches"] as? [Int] == [7, 8])
         #expect(object["fingers"] as? Int == 2)
         #expect(object["direction"] as? String == "right")
@@ -59,7 +61,9 @@ import Testing
             owner: .configuration, device: DeviceID(1),
             report: GestureReport(
                 name: "pinch", kind: .pinch, state: .changed, region: "root", fingers: 2, touches: TouchIDList(),
-                time: Timestamp(microseconds: 1), position: SurfacePoint(x: 0, y: 0), translation: .zero,
+                time: Timestamp(microseconds: 1), startTime: Timestamp(microseconds: 1),
+                position: SurfacePoint(x: 0, y: 0),
+                translation: .zero,
                 velocity: .zero, scale: 1.25, scaleVelocity: .infinity))
         let object = try Self.object(GestureMessage(event, deviceLabel: "event1", seq: 1))
         for key in ["position_mm", "translation_mm", "velocity_mm"] {
@@ -173,6 +177,7 @@ import Testing
             report: GestureReport(
                 name: "mine", kind: .tap, state: .recognized, region: "root", fingers: 1,
                 touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
+                startTime: Timestamp(microseconds: 4),
                 position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero))
         var mapping = WireMapping()
         let everything = Interest.replay(touches: true, explanations: true)
@@ -213,6 +218,7 @@ import Testing
                     report: GestureReport(
                         name: kind.rawValue, kind: kind, state: .recognized, region: "root", fingers: 1,
                         touches: TouchIDList([TouchID(1)]), time: Timestamp(microseconds: 5),
+                        startTime: Timestamp(microseconds: 4),
                         position: SurfacePoint(x: 0.1, y: 0.2), translation: .zero, velocity: .zero)))
         }
         let touch = EngineEvent.touch(

@@ -237,6 +237,7 @@ extension DeviceArena {
                     report: GestureReport(
                         name: c.names[r], kind: c.kinds[r], state: state, region: c.regionNames[c.regionOf[r]],
                         fingers: report.fingers, touches: instances[r].touchIDs, time: report.time,
+                        startTime: instances[r].started,
                         position: report.position, positionMM: geometry.physical(report.position),
                         translation: report.translation, translationMM: geometry.physical(report.translation),
                         velocity: report.velocity, velocityMM: geometry.physical(report.velocity),

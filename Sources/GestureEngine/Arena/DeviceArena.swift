@@ -66,6 +66,8 @@ struct DeviceArena {
         var added: UInt64 = 0
         /// Ids of the touches delivered since the last reset, for reports.
         var touchIDs = TouchIDList()
+        /// When the first of them landed, for reports.
+        var started = Timestamp(microseconds: 0)
     }
 
     /// A view event waiting in ``viewQueue`` (R8).
@@ -340,6 +342,7 @@ struct DeviceArena {
         case .held, .recognized, .ended, .cancelled, .failed:
             return .decided
         }
+        if instances[r].seen == 0 { instances[r].started = table.startTimes[slot] }
         instances[r].seen |= .bit(slot)
         instances[r].added |= .bit(slot)
         instances[r].touchIDs.append(touch.id)
