@@ -53,8 +53,14 @@ class Daemon:
         self.socket = os.path.join(directory, "g.sock")
         self.passes = 0
         self.changed = threading.Condition()
+        # The built-in recognizers at log level debug: the passes after the first are logged at
+        # debug level only, and nothing else is logged per frame.
+        config = os.path.join(directory, "gestured.yaml")
+        with open(config, "w") as f:
+            f.write("log-level: debug\n")
         self.process = subprocess.Popen(
-            [binary, "run", "--socket", self.socket, "--replay", recording, "--loop", "--speed", speed],
+            [binary, "run", "--config", config, "--socket", self.socket, "--replay", recording, "--loop",
+             "--speed", speed],
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
         threading.Thread(target=self._read, daemon=True).start()
 

@@ -57,11 +57,14 @@ final class RecordingFrameSource: FrameSource {
     /// The replay is over (its last pass done, or stopped): no more frames, no clock.
     var isOver: Bool { driver.isOver }
 
-    /// Adds the replay device.
+    /// Adds the replay device. The first pass is logged at info level, the others at debug
+    /// level: a looped recording at `--speed max` plays thousands of passes a minute.
     func start(_ path: FramePath) -> String {
         let descriptor = driver.descriptor
         path.addDevice(descriptor, model: driver.source.model, vendor: nil, product: nil)
-        path.logger.info("replaying", metadata: ["recording": "\(driver.label)", "device": "\(descriptor.id)"])
+        path.logger.log(
+            level: driver.passes == 0 ? .info : .debug, "replaying",
+            metadata: ["recording": "\(driver.label)", "device": "\(descriptor.id)"])
         return "replaying \(driver.label)"
     }
 
@@ -139,7 +142,9 @@ final class RecordingFrameSource: FrameSource {
             stop(path, because: error)
             return
         }
-        path.logger.info("replay pass done", metadata: ["events": "\(eventCount)", "passes": "\(driver.passes)"])
+        path.logger.log(
+            level: driver.passes == 1 ? .info : .debug, "replay pass done",
+            metadata: ["events": "\(eventCount)", "passes": "\(driver.passes)"])
         guard again else {
             path.logger.notice("replay done; serving clients until stopped (--loop plays it again and again)")
             end(path)

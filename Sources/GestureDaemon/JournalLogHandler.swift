@@ -5,6 +5,11 @@ import Logging
 /// journal expects from a service: `<PRIORITY>message key=value…` (sd-daemon(3) prefixes, no
 /// timestamp, since the journal adds its own) when started by systemd (`JOURNAL_STREAM` set),
 /// and `TIME LEVEL message key=value…` on a terminal.
+///
+/// One message is one line, whatever it holds: control characters in the message and the
+/// metadata (a newline or a NUL, where the journal starts a new entry that could claim its own
+/// `<0>` priority; an escape sequence for a terminal) are written escaped (`\n`, `\0`, `\u{1B}`),
+/// as a command's output or a name from a file may hold them.
 public struct JournalLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
@@ -26,9 +31,9 @@ public struct JournalLogHandler: LogHandler {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         var line = underSystemd ? "<\(Self.priority(event.level))>" : "\(Self.timestamp()) \(event.level) "
-        line += "\(event.message)"
+        line += Self.escaped("\(event.message)")
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(value)"
+            line += " \(Self.escaped(key))=\(Self.escaped("\(value)"))"
         }
         line += "\n"
         line.withUTF8 { bytes in
@@ -40,6 +45,25 @@ public struct JournalLogHandler: LogHandler {
                 offset += n
             }
         }
+    }
+
+    /// `text` with its control characters (C0, DEL, C1) escaped as Swift writes them in a string
+    /// literal; text without any is returned as it is.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                out += scalar.escaped(asASCII: true)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0)
     }
 
     /// syslog(3) priorities, as sd-daemon(3) prefixes use them.
