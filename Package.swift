@@ -188,6 +188,8 @@ let package = Package(
             name: "GestureActionsRuntime",
             dependencies: [
                 "GestureActions", "GestureClient", "GestureEngine", "GestureProtocol", "VirtualDevices",
+                // The server's journal rate limit (LogThrottle), for commands' output and refusals.
+                "GestureServer", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -261,6 +263,8 @@ let package = Package(
             dependencies: [
                 "GestureActions", "GestureActionsRuntime", "GestureServer", "GestureProtocol", "GestureEngine",
                 "VirtualDevices", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                // A clock for LogThrottle (NIODeadline).
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding", "TestSupport"], swiftSettings: swiftSettings),

@@ -10,11 +10,12 @@ import Synchronization
 ///
 /// A cause is one of a few fixed names the code chooses, never text a client sent: the table
 /// stays as small as the code's list of causes. Time is passed in (``admit(_:at:)``), so the
-/// rule is tested without a clock.
-struct LogRateLimit {
+/// rule is tested without a clock. `gestured actions` uses it too, for its commands' output and
+/// refusals (a cause there is a command of its file).
+public struct LogRateLimit: Sendable {
     /// Lines of one cause let through per interval.
-    let burst: Int
-    let interval: TimeAmount
+    public let burst: Int
+    public let interval: TimeAmount
     private var causes: [String: Window] = [:]
 
     private struct Window {
@@ -30,7 +31,7 @@ struct LogRateLimit {
         case suppress
     }
 
-    init(burst: Int = 5, interval: TimeAmount = .seconds(60)) {
+    public init(burst: Int = 5, interval: TimeAmount = .seconds(60)) {
         precondition(burst > 0, "a rate limit lets at least one line through")
         self.burst = burst
         self.interval = interval
@@ -54,28 +55,30 @@ struct LogRateLimit {
 }
 
 /// ``LogRateLimit`` shared by the threads that log (the server thread, SwiftNIO's loop).
-final class LogThrottle: Sendable {
+public final class LogThrottle: Sendable {
     private let limit: Mutex<LogRateLimit>
     private let now: @Sendable () -> NIODeadline
 
-    init(_ limit: LogRateLimit = LogRateLimit(), now: @escaping @Sendable () -> NIODeadline = { .now() }) {
+    public init(_ limit: LogRateLimit = LogRateLimit(), now: @escaping @Sendable () -> NIODeadline = { .now() }) {
         self.limit = Mutex(limit)
         self.now = now
     }
 
-    /// Logs `message` unless its cause has had its share of the interval.
-    func log(
+    /// Logs `message` unless its cause has had its share of the interval; whether it did.
+    @discardableResult
+    public func log(
         _ level: Logger.Level, _ message: Logger.Message, cause: String, metadata: Logger.Metadata = [:],
         to logger: Logger
-    ) {
+    ) -> Bool {
         let time = now()
         switch limit.withLock({ $0.admit(cause, at: time) }) {
         case .suppress:
-            return
+            return false
         case .log(let suppressed):
             var metadata = metadata
             if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
             logger.log(level: level, message, metadata: metadata)
+            return true
         }
     }
 }

@@ -1,0 +1,214 @@
+import Foundation
+import GestureActions
+import GestureActionsRuntime
+import GestureServer
+import Glibc
+import Logging
+import NIOCore
+import Synchronization
+import TestSupport
+import Testing
+
+/// Whether `pid` is a process that still runs (a zombie has ended: it only waits to be reaped).
+func isRunning(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return false }
+    return stat[stat.index(close, offsetBy: 2)] != "Z"
+}
+
+/// A clock for a ``LogThrottle``, moved by the test.
+final class TestClock: Sendable {
+    private let now = Mutex(NIODeadline.uptimeNanoseconds(1_000_000_000))
+    var read: @Sendable () -> NIODeadline { { self.now.withLock { $0 } } }
+    func advance(_ amount: TimeAmount) { now.withLock { $0 = $0 + amount } }
+}
+
+/// What a command may do to the journal and to the processes of the machine: its output and the
+/// refusals rate-limited, its background jobs stopped with it.
+@Suite("commands: their processes and their journal lines, bounded", .serialized, .timeLimit(.minutes(2)))
+struct CommandBoundsTests {
+    // MARK: Processes (a command's group)
+
+    /// `shell: "sleep 1001 >/dev/null 2>&1 &"` with `timeout-ms: 500`: the shell ended at once,
+    /// the command was "finished", and its `sleep` lived on (24 of them after 20 s, re-parented
+    /// to PID 1, surviving SIGTERM to `actions`). Now what a command leaves in its group is
+    /// stopped at its timeout.
+    @Test("a command's background job is stopped at the command's timeout")
+    func backgroundJobStoppedAtTimeout() async throws {
+        let text = """
+            commands: {timeout-ms: 500}
+            actions:
+              - on: swipe
+                shell: "sleep 1001 >/dev/null 2>&1 & echo $! > $DIR/job.pid; echo started"
+
+            """
+        try await RunnerFixture.with(text) { f in
+            let server = try await f.startServer()
+            f.startRunner()
+            try await f.waitForConnection()
+            server.publish([swipe(1)])
+            try await f.log.waitFor("info started")
+            let job = try #require(
+                pid_t(
+                    try String(contentsOfFile: f.directory + "/job.pid", encoding: .utf8).trimmingCharacters(
+                        in: .whitespacesAndNewlines)))
+            try await f.log.waitFor("the processes it left in its group were stopped")
+            #expect(!isRunning(job), "the background sleep \(job) outlived its command's timeout")
+            #expect(f.commands.running == 0)
+        }
+    }
+
+    /// While what a command left in its group runs, the command counts against `max-running`:
+    /// background jobs cannot pile up past it.
+    @Test("a command whose background job runs still counts against max-running")
+    func backgroundJobCounts() async throws {
+        let text = """
+            commands: {timeout-ms: 100000, max-running: 1}
+            actions:
+              - on: swipe
+                shell: "sleep 1001 >/dev/null 2>&1 & echo $! > $DIR/job$GESTURED_SEQ.pid; echo started"
+
+            """
+        try await RunnerFixture.with(text) { f in
+            let server = try await f.startServer()
+            f.startRunner()
+            try await f.waitForConnection()
+            server.publish([swipe(1)])
+            try await f.log.waitFor("info started")
+            server.publish([swipe(2)])
+            try await f.log.waitFor("command not started: 1 commands are running (commands.max-running)")
+            #expect(f.commands.running == 1)
+            #expect(!FileManager.default.fileExists(atPath: f.directory + "/job2.pid"))
+        }
+    }
+
+    /// `gestured actions` stopping (SIGTERM, SIGINT; the runner's stopAll) stops every command's
+    /// group, background jobs included, and waits for them.
+    @Test("stopping gestured actions stops what its commands left running")
+    func stopAllStopsGroups() async throws {
+        let text = """
+            commands: {timeout-ms: 100000}
+            actions:
+              - on: swipe
+                shell: "sleep 1001 >/dev/null 2>&1 & echo $! > $DIR/job.pid; echo started"
+
+            """
+        let f = try RunnerFixture(text)
+        let server = try await f.startServer()
+        f.startRunner()
+        try await f.waitForConnection()
+        server.publish([swipe(1)])
+        try await f.log.waitFor("info started")
+        let job = try #require(
+            pid_t(
+                try String(contentsOfFile: f.directory + "/job.pid", encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)))
+        #expect(isRunning(job))
+        await f.stop()
+        #expect(!isRunning(job), "the background sleep \(job) outlived gestured actions")
+        #expect(f.log.count("command stopped: gestured actions is stopping") == 1)
+    }
+
+    // MARK: The journal
+
+    /// `yes` wrote 138 505 lines (18.5 MB) to the journal in 3 s. A run's output is logged up to
+    /// its cap; the end of the run says how many lines were not.
+    @Test("a run's output is logged up to its cap; its end says how many lines were not")
+    func outputCapPerRun() async throws {
+        let text = """
+            actions:
+              - on: swipe
+                run: ["/usr/bin/seq", "1", "1000"]
+
+            """
+        try await RunnerFixture.with(text) { f in
+            let server = try await f.startServer()
+            f.startRunner()
+            try await f.waitForConnection()
+            server.publish([swipe(1)])
+            try await f.log.waitFor("info command finished")
+            let lines = f.log.lines.value
+            let logged = lines.filter { $0.hasPrefix("info ") && Int($0.dropFirst(5).prefix { $0 != " " }) != nil }
+            #expect(logged.count == CommandRunner.outputLinesPerRun)
+            #expect(logged.first?.hasPrefix("info 1 ") == true && logged.last?.hasPrefix("info 50 ") == true)
+            #expect(
+                lines.contains { $0.hasPrefix("info command finished") && $0.contains("output-lines-not-logged=950") })
+        }
+    }
+
+    /// A line over swift-subprocess's 128 KiB line limit failed the reading, logged as "command
+    /// could not start … output exceeded the limit" although the command had run. The line is
+    /// logged cut, saying how long it was, and the command's end is its real end.
+    @Test("a line of 200 000 bytes is logged cut, and the command's end is what really happened")
+    func longLine() async throws {
+        let text = """
+            actions:
+              - on: swipe
+                shell: "head -c 200000 /dev/zero | tr '\\\\0' x; echo; echo after"
+
+            """
+        try await RunnerFixture.with(text) { f in
+            let server = try await f.startServer()
+            f.startRunner()
+            try await f.waitForConnection()
+            server.publish([swipe(1)])
+            try await f.log.waitFor("command finished")
+            let lines = f.log.lines.value
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("info " + String(repeating: "x", count: 2048) + "… (cut: the line has 200000 bytes)")
+                })
+            #expect(lines.contains { $0.hasPrefix("info after ") })
+            #expect(f.log.count("could not start") == 0)
+        }
+    }
+
+    /// The same command's runs share a per-minute share of the journal: past it, their lines are
+    /// counted, and the first line let through in the next minute says how many were left out.
+    @Test("a command's runs together log at most their share a minute")
+    func outputCapPerMinute() async throws {
+        let log = LogLines()
+        let clock = TestClock()
+        let commands = CommandRunner(
+            logger: log.logger,
+            output: LogThrottle(
+                LogRateLimit(burst: CommandRunner.outputLinesPerMinute, interval: .seconds(60)), now: clock.read))
+        let command = Command(["/usr/bin/seq", "1", "50"])
+        // One after the other; a run's end is logged just before its place is given back.
+        let settings = CommandSettings(timeoutMS: 100_000, maxRunning: 8)
+        for run in 1...5 {
+            #expect(commands.start(command, environment: [:], settings: settings))
+            try await log.waitFor("command finished", count: run)
+        }
+        let numbers = log.lines.value.filter { Int($0.dropFirst(5).prefix { $0 != " " }) != nil }
+        #expect(numbers.count == CommandRunner.outputLinesPerMinute)
+        #expect(
+            log.lines.value.last { $0.contains("command finished") }?.contains("output-lines-not-logged=50") == true)
+        clock.advance(.seconds(60))
+        #expect(commands.start(command, environment: [:], settings: settings))
+        try await log.waitFor("command finished", count: 6)
+        #expect(log.lines.value.contains { $0.hasPrefix("info 1 ") && $0.contains("suppressed=50") })
+        await commands.stopAll()
+    }
+
+    /// 480 "command not started" lines in 20 s: refusals of one command are logged a few a
+    /// minute; the next let through says how many were left out.
+    @Test("refusals of a command are rate-limited, with the count of those left out")
+    func refusalsThrottled() async throws {
+        let log = LogLines()
+        let clock = TestClock()
+        let commands = CommandRunner(
+            logger: log.logger, refusals: LogThrottle(LogRateLimit(burst: 5, interval: .seconds(60)), now: clock.read))
+        let command = Command(["/bin/sleep", "1000"])
+        let settings = CommandSettings(timeoutMS: 100_000, maxRunning: 1)
+        #expect(commands.start(command, environment: [:], settings: settings))
+        for _ in 0..<20 { #expect(!commands.start(command, environment: [:], settings: settings)) }
+        #expect(log.count("command not started") == 5)
+        clock.advance(.seconds(60))
+        #expect(!commands.start(command, environment: [:], settings: settings))
+        #expect(log.count("command not started") == 6)
+        #expect(log.lines.value.last?.contains("suppressed=15") == true, "\(log.lines.value.last ?? "")")
+        await commands.stopAll()
+    }
+}
