@@ -156,7 +156,8 @@ let package = Package(
         .target(
             name: "GestureClient",
             dependencies: [
-                "GestureProtocol", "GestureEngine",
+                // SO_PEERCRED's struct, for who serves the socket (ServerCredentials).
+                "GestureProtocol", "GestureEngine", "CLinuxSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -262,7 +263,7 @@ let package = Package(
             name: "GestureActionsTests",
             dependencies: [
                 "GestureActions", "GestureActionsRuntime", "GestureServer", "GestureProtocol", "GestureEngine",
-                "VirtualDevices", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "GestureClient", "VirtualDevices", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 // A clock for LogThrottle (NIODeadline).
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

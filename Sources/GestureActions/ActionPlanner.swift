@@ -39,6 +39,9 @@ public struct ActionPlanner: Sendable {
         case wheel(WheelMotion, at: PointerPlace, position: XY)
         /// Start a command with these environment variables added; `rule` is its index.
         case run(Command, environment: [String: String], rule: Int)
+        /// Do not start a command: the report has a value no daemon sends (its environment would
+        /// carry it; ``GestureEnvironment``).
+        case refuse(Command, GestureEnvironment.Refusal, rule: Int)
     }
 
     private let rules: [ActionRule]
@@ -92,7 +95,11 @@ public struct ActionPlanner: Sendable {
         switch rule.action {
         case .keys(let chord, _): .keys(chord.names)
         case .click(let click): .click(click.button, at: click.at, position: XY(g.position))
-        case .run(let command): .run(command, environment: GestureEnvironment.variables(g), rule: index)
+        case .run(let command):
+            switch Result(catching: { () throws(GestureEnvironment.Refusal) in try GestureEnvironment.variables(g) }) {
+            case .success(let environment): .run(command, environment: environment, rule: index)
+            case .failure(let refusal): .refuse(command, refusal, rule: index)
+            }
         case .scroll: preconditionFailure("scroll follows its gesture")
         }
     }

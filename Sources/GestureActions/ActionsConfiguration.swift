@@ -22,12 +22,19 @@ import GestureProtocol
 public struct ActionsConfiguration: Hashable, Sendable {
     /// The daemon's socket; nil: the protocol's default path (`--socket` overrides both).
     public var socket: String?
+    /// A user (name or uid) taken for the daemon besides root, `gestured` and the client's own
+    /// user: the one a daemon run by hand under another account runs as (docs/ACTIONS.md).
+    public var daemonUser: String?
     public var commands: CommandSettings
     /// In file order; every rule that matches a gesture report acts, in this order.
     public var actions: [ActionRule]
 
-    public init(socket: String? = nil, commands: CommandSettings = CommandSettings(), actions: [ActionRule] = []) {
+    public init(
+        socket: String? = nil, daemonUser: String? = nil, commands: CommandSettings = CommandSettings(),
+        actions: [ActionRule] = []
+    ) {
         self.socket = socket
+        self.daemonUser = daemonUser
         self.commands = commands
         self.actions = actions
     }

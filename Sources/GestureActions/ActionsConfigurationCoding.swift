@@ -5,7 +5,11 @@ import GestureProtocol
 // is checked where it is read, so the loader can point at its line and column.
 
 extension ActionsConfiguration: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case socket, commands, actions }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case socket
+        case daemonUser = "daemon-user"
+        case commands, actions
+    }
 
     public init(from decoder: any Decoder) throws {
         self.init()
@@ -23,6 +27,12 @@ extension ActionsConfiguration: Decodable {
                 throw DecodingError.dataCorruptedError(forKey: .socket, in: c, debugDescription: error.description)
             }
         }
+        daemonUser = try c.decodeIfPresent(String.self, forKey: .daemonUser)
+        if let daemonUser, !Self.isUserName(daemonUser) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .daemonUser, in: c,
+                debugDescription: "expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid")
+        }
         commands = try c.decode(.commands, default: commands)
         guard c.contains(.actions), try !c.decodeNil(forKey: .actions) else {
             throw DecodingError.keyNotFound(
@@ -33,6 +43,17 @@ extension ActionsConfiguration: Decodable {
                         + "{on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}"))
         }
         actions = try c.decode(.actions, default: [], expect: "a list of at most 256 rules") { $0.count <= 256 }
+    }
+}
+
+extension ActionsConfiguration {
+    /// A user name as useradd(8) and systemd take them (a number: a uid).
+    static func isUserName(_ name: String) -> Bool {
+        (1...32).contains(name.utf8.count) && name.first != "-"
+            && name.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F
+                    || c == 0x2D || c == 0x2E
+            }
     }
 }
 

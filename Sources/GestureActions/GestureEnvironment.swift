@@ -3,9 +3,32 @@ import GestureProtocol
 
 /// The environment variables a command gets for the gesture that started it (docs/ACTIONS.md).
 /// A field the report does not have (a tap's direction) is not set.
+///
+/// Every value is one the protocol can say: names as the configuration spells them, a device
+/// label without control characters and at most ``maximumLabelBytes`` long, numbers written
+/// here. A report with anything else (a newline and `LD_PRELOAD=…`, `r;$(id)`, 100 000 bytes:
+/// not the daemon's) is refused, not passed to a command.
 public enum GestureEnvironment {
-    /// `GESTURED_NAME`, `GESTURED_KIND`, `GESTURED_STATE`, `GESTURED_FINGERS`, `GESTURED_X`…
-    public static func variables(_ g: GestureMessage) -> [String: String] {
+    /// The longest device label passed: a file name's (NAME_MAX), for a replayed recording's.
+    public static let maximumLabelBytes = 255
+
+    /// A report value that no daemon sends, and so no command gets.
+    public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The variable it would have set (`GESTURED_DEVICE`).
+        public var variable: String
+        /// What is wrong with it.
+        public var problem: String
+
+        public var description: String { "\(variable) \(problem)" }
+    }
+
+    /// `GESTURED_NAME`, `GESTURED_KIND`, `GESTURED_STATE`, `GESTURED_FINGERS`, `GESTURED_X`…, or
+    /// the first value that the protocol cannot say.
+    public static func variables(_ g: GestureMessage) throws(Refusal) -> [String: String] {
+        try checkName(g.name, "GESTURED_NAME")
+        try checkName(g.region, "GESTURED_REGION")
+        if let shape = g.shape { try checkName(shape, "GESTURED_SHAPE") }
+        try checkLabel(g.device, "GESTURED_DEVICE")
         var v: [String: String] = [
             "GESTURED_NAME": g.name,
             "GESTURED_KIND": g.kind.rawValue,
@@ -34,6 +57,39 @@ public enum GestureEnvironment {
         v["GESTURED_SCALE"] = g.scale.map(number)
         v["GESTURED_ROTATION"] = g.rotation.map(number)
         return v
+    }
+
+    /// Names of recognizers, regions and shape templates: the configuration's spelling.
+    static func checkName(_ name: String, _ variable: String) throws(Refusal) {
+        guard !RegionSpec.isValidName(name) else { return }
+        throw Refusal(
+            variable: variable,
+            problem: "\(describe(name)) is not a name the daemon sends (1 to 64 letters, digits, '-', '_' or '.')")
+    }
+
+    /// Device labels: an event node's name, or a replayed recording's file name.
+    static func checkLabel(_ label: String, _ variable: String) throws(Refusal) {
+        let bytes = label.utf8.count
+        if label.isEmpty || bytes > maximumLabelBytes {
+            throw Refusal(
+                variable: variable,
+                problem: "is \(bytes) bytes long: a device label the daemon sends has 1 to \(maximumLabelBytes)")
+        }
+        if label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw Refusal(
+                variable: variable,
+                problem: "\(describe(label)) holds a control character, which no device label the daemon sends has")
+        }
+    }
+
+    /// A refused value for the journal: quoted with its control characters escaped, shortened.
+    static func describe(_ value: String) -> String {
+        var shown = ""
+        for scalar in value.unicodeScalars.prefix(64) {
+            shown += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        let more = value.unicodeScalars.count > 64 ? "… (\(value.utf8.count) bytes)" : ""
+        return "'\(shown)'\(more)"
     }
 
     /// A number as the wire writes it (at most six decimals, no exponent for ordinary values).

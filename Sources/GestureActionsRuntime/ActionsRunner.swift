@@ -55,9 +55,18 @@ public final class ActionsRunner: Sendable {
     public func run() async {
         var backoff = ReconnectBackoff()
         var failures = 0
+        let refused = Mutex(false)
         while !Task.isCancelled {
             do {
-                let ending = try await GestureClient.connect(to: socket) { client in
+                let ending = try await GestureClient.connect(
+                    to: socket,
+                    server: { [self] server in
+                        let trust = state.withLock { DaemonTrust(daemonUser: $0.loaded.configuration.daemonUser) }
+                        let problem = trust.problem(with: server)
+                        refused.withLock { $0 = problem != nil }
+                        return problem
+                    }
+                ) { client in
                     backoff.connected()
                     failures = 0
                     return try await serve(client)
@@ -66,8 +75,13 @@ public final class ActionsRunner: Sendable {
                 logger.warning("the daemon closed the connection\(ending.map { ": \($0)" } ?? ""); reconnecting")
             } catch let error as GestureClientError {
                 failures += 1
-                // Once per outage at warning level; the attempts after it at debug level.
-                let level: Logger.Level = failures == 1 ? .warning : .debug
+                // Once per outage at warning level (a server refused as not the daemon: error),
+                // the attempts after it at debug level.
+                let notTheDaemon = refused.withLock { was in
+                    defer { was = false }
+                    return was
+                }
+                let level: Logger.Level = failures > 1 ? .debug : notTheDaemon ? .error : .warning
                 logger.log(level: level, "\(error); retrying (back-off up to \(ReconnectBackoff.longest))")
             } catch is CancellationError {
                 break
@@ -153,6 +167,8 @@ public final class ActionsRunner: Sendable {
                     try performer.wheel(motion, at: place, position: position)
                 case .run(let command, let environment, _):
                     commands.start(command, environment: environment, settings: settings)
+                case .refuse(let command, let refusal, _):
+                    commands.refuse(command, refusal, gesture: g.name)
                 }
             } catch {
                 logger.error("\(error)", metadata: ["gesture": "\(g.name)", "seq": "\(g.seq)"])

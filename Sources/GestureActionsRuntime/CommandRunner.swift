@@ -89,6 +89,13 @@ public final class CommandRunner: Sendable {
         return started
     }
 
+    /// Does not start `command`: the report that would start it has a value no daemon sends.
+    public func refuse(_ command: Command, _ refusal: GestureEnvironment.Refusal, gesture: String) {
+        refusals.log(
+            .warning, "command not started: the report's \(refusal): not the daemon's, not passed to a command",
+            cause: command.label, metadata: ["command": "\(command.label)", "gesture": "\(gesture)"], to: logger)
+    }
+
     /// Stops every running command and whatever it left in its group (as at a timeout), and
     /// waits for them to end.
     public func stopAll() async {

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import GestureEngine
 import GestureProtocol
 import NIOCore
@@ -56,8 +57,16 @@ public final class GestureClient: Sendable {
     /// closes it. Connection problems are thrown as ``GestureClientError``; errors of `body` pass
     /// through. A path no Unix socket can have (``SocketPath``) is refused before anything is
     /// tried.
+    ///
+    /// `server` is asked about the process that serves the socket (``ServerCredentials``, as the
+    /// kernel recorded it when that process listened) before the connection is used: a reason it
+    /// gives refuses the server, thrown as ``GestureClientError/cannotConnect(path:reason:)``
+    /// with that reason, before `hello` is awaited or anything is sent. By default any server is
+    /// taken.
     public static func connect<Result: Sendable>(
-        to path: String = GestureProtocol.defaultSocketPath, _ body: (GestureClient) async throws -> Result
+        to path: String = GestureProtocol.defaultSocketPath,
+        server: @Sendable (ServerCredentials) -> String? = { _ in nil },
+        _ body: (GestureClient) async throws -> Result
     ) async throws -> Result {
         do {
             _ = try SocketPath(path, for: .connect)
@@ -86,6 +95,16 @@ public final class GestureClient: Sendable {
         }
         let channel = async.channel
         return try await async.executeThenClose { inbound in
+            let credentials: ServerCredentials
+            do {
+                credentials = try await ServerCredentials.of(channel)
+            } catch {
+                throw GestureClientError.cannotConnect(
+                    path: path, reason: "the kernel does not say who serves the socket: \(describe(error))")
+            }
+            if let refusal = server(credentials) {
+                throw GestureClientError.cannotConnect(path: path, reason: refusal)
+            }
             let hello: HelloMessage
             do {
                 hello = try await channel.eventLoop.flatSubmit { router.value.hello }.get()
@@ -153,6 +172,32 @@ public final class GestureClient: Sendable {
         }
 
         public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+    }
+}
+
+/// Who serves a Unix socket: the process that listened on it, as the kernel recorded it then
+/// (SO_PEERCRED of the connected socket). Under socket activation that is systemd (uid 0), which
+/// made the socket for the daemon.
+public struct ServerCredentials: Hashable, Sendable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
+    /// The credentials of `channel`'s peer, read on its event loop.
+    static func of(_ channel: any Channel) async throws -> ServerCredentials {
+        guard let provider = channel as? any SocketOptionProvider else {
+            throw GestureClientError.protocolViolation("not a socket")
+        }
+        let future: EventLoopFuture<gestured_ucred> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(GESTURED_SOL_SOCKET), name: SocketOptionName(GESTURED_SO_PEERCRED))
+        let ucred = try await future.get()
+        return ServerCredentials(pid: ucred.pid, uid: ucred.uid, gid: ucred.gid)
     }
 }
 

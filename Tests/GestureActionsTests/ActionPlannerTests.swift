@@ -118,17 +118,72 @@ struct ActionPlannerTests {
     }
 
     @Test("a command's environment carries the gesture's fields; fields it lacks are not set")
-    func environment() {
+    func environment() throws {
         let swipe = Report.gesture("swipe", .swipe, .recognized, seq: 42, fingers: 3, direction: .left)
-        let v = GestureEnvironment.variables(swipe)
+        let v = try GestureEnvironment.variables(swipe)
         #expect(v["GESTURED_NAME"] == "swipe" && v["GESTURED_KIND"] == "swipe" && v["GESTURED_STATE"] == "recognized")
         #expect(v["GESTURED_DIRECTION"] == "left" && v["GESTURED_FINGERS"] == "3" && v["GESTURED_SEQ"] == "42")
         #expect(v["GESTURED_X"] == "0.25" && v["GESTURED_Y"] == "0.75" && v["GESTURED_X_MM"] == "86")
         #expect(
             v["GESTURED_TIME_US"] == "1336000" && v["GESTURED_DEVICE"] == "event5" && v["GESTURED_REGION"] == "root")
         #expect(v["GESTURED_EDGE"] == nil && v["GESTURED_SCALE"] == nil && v["GESTURED_SHAPE"] == nil)
-        let pinch = GestureEnvironment.variables(Report.gesture("pinch", .pinch, .began, scale: 1.5))
+        let pinch = try GestureEnvironment.variables(Report.gesture("pinch", .pinch, .began, scale: 1.5))
         #expect(pinch["GESTURED_SCALE"] == "1.5" && pinch["GESTURED_DIRECTION"] == nil)
+    }
+
+    /// A fake daemon's reports put a newline and `LD_PRELOAD=…`, `r;$(id)` and 100 000 bytes in
+    /// GESTURED_DEVICE and GESTURED_REGION, and commands got them. The daemon only ever sends
+    /// the protocol's spellings; anything else refuses the command, naming the variable.
+    @Test(
+        "a report value the protocol cannot say refuses the command instead of reaching its environment",
+        arguments: [
+            (
+                "device", "event5\nLD_PRELOAD=/tmp/evil.so",
+                "GESTURED_DEVICE 'event5\\nLD_PRELOAD=/tmp/evil.so' holds a control character, which no device label the daemon sends has"
+            ),
+            (
+                "device", String(repeating: "d", count: 100_000),
+                "GESTURED_DEVICE is 100000 bytes long: a device label the daemon sends has 1 to 255"
+            ),
+            ("device", "", "GESTURED_DEVICE is 0 bytes long: a device label the daemon sends has 1 to 255"),
+            (
+                "region", "r;$(id)",
+                "GESTURED_REGION 'r;$(id)' is not a name the daemon sends (1 to 64 letters, digits, '-', '_' or '.')"
+            ),
+            (
+                "name", "tap\u{0}x",
+                "GESTURED_NAME 'tap\\0x' is not a name the daemon sends (1 to 64 letters, digits, '-', '_' or '.')"
+            ),
+            (
+                "shape", "circle\nX=1",
+                "GESTURED_SHAPE 'circle\\nX=1' is not a name the daemon sends (1 to 64 letters, digits, '-', '_' or '.')"
+            ),
+        ])
+    func refusedEnvironment(field: String, value: String, says: String) {
+        var g = Report.gesture("tap", .tap, .recognized)
+        switch field {
+        case "device": g.device = value
+        case "region": g.region = value
+        case "name": g.name = value
+        default: g.shape = value
+        }
+        let command = Command(["/usr/bin/systemctl", "start", "admin-menu"])
+        var planner = ActionPlanner(
+            ActionsConfiguration(actions: [ActionRule(recognizer: g.name, action: .run(command))]))
+        let out = planner.outputs([g])
+        guard case .refuse(let refused, let refusal, 0) = out.first, out.count == 1 else {
+            Issue.record("expected the command refused: \(out)")
+            return
+        }
+        #expect(refused == command)
+        #expect(refusal.description == says)
+    }
+
+    @Test("a replayed recording's file name is a device label: spaces and punctuation pass")
+    func fileNameLabel() throws {
+        let v = try GestureEnvironment.variables(
+            Report.gesture("tap", .tap, .recognized, device: "kiosk (2) – é.evemu"))
+        #expect(v["GESTURED_DEVICE"] == "kiosk (2) – é.evemu")
     }
 
     // MARK: - Scrolling

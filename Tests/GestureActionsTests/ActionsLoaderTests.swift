@@ -32,6 +32,7 @@ struct ActionsLoaderTests {
         let loaded = try parse(
             """
             socket: /run/gestured/gestured.sock
+            daemon-user: kiosk-daemon
             commands: {timeout-ms: 3000, max-running: 2}
             actions:
               - on: reload
@@ -58,6 +59,7 @@ struct ActionsLoaderTests {
         let c = loaded.configuration
         #expect(
             c.socket == "/run/gestured/gestured.sock" && c.commands == CommandSettings(timeoutMS: 3000, maxRunning: 2))
+        #expect(c.daemonUser == "kiosk-daemon")
         #expect(
             c.actions == [
                 ActionRule(
@@ -76,7 +78,7 @@ struct ActionsLoaderTests {
                 ActionRule(recognizer: "circle", action: .run(Command(shell: "echo $GESTURED_NAME"))),
                 ActionRule(recognizer: "tap", action: .click(Click(.middle, at: .cursor))),
             ])
-        #expect(loaded.ruleLocations.first == "actions.yaml:4:9" && loaded.ruleLocations.last == "actions.yaml:22:9")
+        #expect(loaded.ruleLocations.first == "actions.yaml:5:9" && loaded.ruleLocations.last == "actions.yaml:23:9")
         #expect(c.keyNames == ["KEY_LEFTCTRL", "KEY_R", "KEY_EQUAL", "KEY_MINUS"])
         #expect(c.pointerPlaces == [.gesture, .cursor])
     }
@@ -157,7 +159,7 @@ struct ActionsLoaderTests {
             (
                 "actoins: []\n",
                 "actions.yaml:1:1: unknown key 'actoins' in the actions file "
-                    + "(expected one of: actions, commands, socket)"
+                    + "(expected one of: actions, commands, daemon-user, socket)"
             ),
             (
                 "socket: /tmp/g.sock\n",
@@ -169,6 +171,11 @@ struct ActionsLoaderTests {
                 "socket: /tmp/ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss\nactions: []\n",
                 "actions.yaml:1:9: socket path '/tmp/ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss' is 105 bytes long; "
                     + "a Unix socket path may be at most 103 bytes"
+            ),
+            (
+                "daemon-user: \"kiosk; rm\"\nactions: []\n",
+                "actions.yaml:1:14: expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid "
+                    + "(found 'kiosk; rm')"
             ),
             (
                 "commands: {max-running: 0}\nactions: []\n",

@@ -1,6 +1,7 @@
 import Foundation
 import GestureActions
 import GestureActionsRuntime
+import GestureClient
 import GestureServer
 import Glibc
 import Logging
@@ -211,4 +212,83 @@ struct CommandBoundsTests {
         #expect(log.lines.value.last?.contains("suppressed=15") == true, "\(log.lines.value.last ?? "")")
         await commands.stopAll()
     }
+
+    /// A report whose values no daemon sends starts no command: the journal says which variable.
+    @Test("a report with a value the daemon never sends starts no command, and the journal says why")
+    func refusedReport() async throws {
+        let text = """
+            actions:
+              - on: tap
+                run: ["/usr/bin/touch", "$DIR/ran"]
+
+            """
+        try await RunnerFixture.with(text) { f in
+            let server = try await f.startServer()
+            f.startRunner()
+            try await f.waitForConnection()
+            var report = Report.gesture("tap", .tap, .recognized)
+            report.device = "event5\nLD_PRELOAD=/tmp/evil.so"
+            server.publish([.gesture(report, owner: .configuration)])
+            try await f.log.waitFor("command not started: the report's GESTURED_DEVICE")
+            #expect(f.commands.running == 0)
+            #expect(!FileManager.default.fileExists(atPath: f.directory + "/ran"))
+        }
+    }
+
+    // MARK: Which daemon
+
+    @Test("root, this user, gestured and daemon-user are taken for the daemon; anyone else is not")
+    func trust() {
+        // Uids no user of a test machine has, so that they print as numbers.
+        let trust = DaemonTrust(ownUID: 54321, daemonUser: "54322")
+        #expect(trust.problem(with: ServerCredentials(pid: 1, uid: 0, gid: 0)) == nil)
+        #expect(trust.problem(with: ServerCredentials(pid: 7, uid: 54321, gid: 1000)) == nil)
+        #expect(trust.problem(with: ServerCredentials(pid: 7, uid: 54322, gid: 1000)) == nil)
+        let refused = trust.problem(with: ServerCredentials(pid: 9, uid: 65534, gid: 65534))
+        #expect(
+            refused
+                == "it is served by uid 65534 (nobody) (pid 9), not by root, gestured, this user (uid 54321) "
+                + "or daemon-user 54322: not taken for the daemon (docs/ACTIONS.md, \"Which daemon\")",
+            "\(refused ?? "")")
+        #expect(DaemonTrust(ownUID: 54321).problem(with: ServerCredentials(pid: 9, uid: 54322, gid: 0)) != nil)
+    }
+
+    /// Another user's program listening on `gestured actions`' socket path (a fake daemon in
+    /// /tmp) made it run the `admin-menu` command 10 times in 5 s. A daemon run by `nobody` —
+    /// a real `gestured run`, replaying taps — is refused before anything is read from it: the
+    /// journal says who serves the socket, and no rule acts.
+    @Test(
+        "a daemon run by another user is refused before anything is read from it",
+        .enabled(if: getuid() == 0, "runs the other daemon as nobody (setpriv needs root)"))
+    func otherUsersDaemon() async throws {
+        let text = """
+            actions:
+              - on: tap
+                run: ["/usr/bin/touch", "$DIR/ran"]
+
+            """
+        try await RunnerFixture.with(text) { f in
+            #expect(chmod(f.directory, 0o777) == 0)
+            let recording = DaemonFixtures.recording
+            let fake = try ChildProcess([
+                "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                try ChildProcess.builtExecutable("gestured"), "run", "--socket", f.socket, "--replay", recording,
+                "--loop", "--speed", "4",
+            ])
+            defer { fake.send(SIGKILL) }
+            try await fake.output.wait(for: "ready", within: .seconds(30)) {
+                $0.lines.contains { $0.contains("ready") }
+            }
+            f.startRunner()
+            try await f.log.waitFor("error cannot connect to \(f.socket): it is served by uid 65534 (nobody)")
+            #expect(f.log.count("info connected") == 0)
+            #expect(!FileManager.default.fileExists(atPath: f.directory + "/ran"))
+        }
+    }
+}
+
+enum DaemonFixtures {
+    /// 11 taps on a WeTab (see Tests/TouchInputTests/Fixtures).
+    static let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("TouchInputTests/Fixtures/wetab.event").path
 }
