@@ -45,6 +45,9 @@ final class RecordingFrameSource: FrameSource {
     private let observe: ((DeviceDescriptor, TouchFrame) -> Void)?
     /// Why the replay stopped before its end, when it did.
     private(set) var failure: ReplayError?
+    /// What the recording holds that no kernel would have sent (events for slots the panel does
+    /// not have), for `replay` to say: the daemon logs it.
+    private(set) var notes: [String] = []
 
     /// Plays `driver`, whose first pass is device `firstID` (each pass of a loop is a fresh
     /// device, with the next id).
@@ -131,6 +134,13 @@ final class RecordingFrameSource: FrameSource {
             return
         }
         guard path.nextDeadline == nil else { return }
+        if let problem = driver.source.slotProblem {
+            // Said of the first pass; the others repeat it.
+            if driver.passes == 0 { notes.append(problem) }
+            path.logger.log(
+                level: driver.passes == 0 ? .warning : .debug, "\(problem)",
+                metadata: ["recording": "\(driver.label)"])
+        }
         let finished = driver.descriptor
         let model = driver.source.model
         let eventCount = driver.eventCount

@@ -53,13 +53,14 @@ public struct OfflineReplay {
     }
 
     /// Plays `input`, handing each output line (with its newline) to `write`, and each frame and
-    /// message on the way to `observe` and `inspect` (for pictures).
+    /// message on the way to `observe` and `inspect` (for pictures); what the recording holds that
+    /// no kernel would have sent goes to `note`.
     public mutating func play(
         _ input: Input, observe: @escaping (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
-        inspect: (ServerMessage) -> Void = { _ in }, write: ([UInt8]) -> Void
+        inspect: (ServerMessage) -> Void = { _ in }, note: (String) -> Void = { _ in }, write: ([UInt8]) -> Void
     ) throws(Failure) {
         var encoder = LineEncoder()
-        try play(input, observe: observe) { (message, seq) throws(Failure) in
+        try play(input, observe: observe, note: note) { (message, seq) throws(Failure) in
             inspect(message)
             do {
                 write(try encoder.encode(message))
@@ -73,7 +74,7 @@ public struct OfflineReplay {
     /// each frame the engine processes, with its device, to `observe` (for pictures).
     public mutating func play(
         _ input: Input, observe: @escaping (DeviceDescriptor, TouchFrame) -> Void = { _, _ in },
-        deliver: (ServerMessage, UInt64) throws(Failure) -> Void
+        note: (String) -> Void = { _ in }, deliver: (ServerMessage, UInt64) throws(Failure) -> Void
     ) throws(Failure) {
         let id = DeviceID(nextDevice)
         nextDevice += 1
@@ -102,7 +103,10 @@ public struct OfflineReplay {
                     }
                 throw Failure(label: input.label, message: message)
             }
-            guard recording.nextWakeUp(path, wallNow: wallNow) != nil else { return }
+            guard recording.nextWakeUp(path, wallNow: wallNow) != nil else {
+                for text in recording.notes { note(text) }
+                return
+            }
         }
     }
 

@@ -84,14 +84,15 @@ struct ReplayCommand: ParsableCommand {
             let input = OfflineReplay.Input(
                 label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file, device: device))
             do {
+                let note = { (text: String) in printError("gestured: \(input.label): \(text)") }
                 if pretty {
-                    try replay.play(input, observe: { picture?.add($1, device: $0) }) { message, _ in
+                    try replay.play(input, observe: { picture?.add($1, device: $0) }, note: note) { message, _ in
                         picture?.add(message)
                         say(MessagePrinter.describe(message, socket: file))
                     }
                 } else {
                     try replay.play(
-                        input, observe: { picture?.add($1, device: $0) }, inspect: { picture?.add($0) },
+                        input, observe: { picture?.add($1, device: $0) }, inspect: { picture?.add($0) }, note: note,
                         write: { line in line.withUnsafeBytes { writeAll(1, $0) } })
                 }
             } catch {

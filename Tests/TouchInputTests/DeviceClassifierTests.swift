@@ -28,6 +28,25 @@ import TouchValues
     static let mt: [UInt16] = [EventCode.absX, EventCode.absY, EventCode.absMTPositionX, EventCode.absMTPositionY]
     static let slotted = mt + [EventCode.absMTSlot, EventCode.absMTTrackingID]
 
+    /// A position axis with minimum > maximum (or equal) was taken with a warning nobody saw: a
+    /// 16 000-unit swipe replayed as a tap at (0, 0), "stroke 0 mm". The device is refused,
+    /// saying which axis, wherever a device is taken (devices, replay, run, the journal).
+    @Test(
+        "a position axis with no range refuses the device, naming the axis",
+        arguments: [(EventCode.absMTPositionX, 32767, 0), (EventCode.absMTPositionY, 500, 500)])
+    func emptyAxisRange(code: UInt16, minimum: Int32, maximum: Int32) throws {
+        var d = DeviceProfile.kiosk10.capabilities()
+        d.addAxis(code, AbsInfo(minimum: minimum, maximum: maximum))
+        let name = EventCode.codeName(type: EventCode.evAbs, code: code)
+        #expect(throws: SkipReason.emptyAxisRange(axis: name, minimum: minimum, maximum: maximum)) {
+            try TouchscreenModel(description: d)
+        }
+        #expect(
+            SkipReason.emptyAxisRange(axis: name, minimum: minimum, maximum: maximum).description
+                == "its \(name) axis has no range (minimum \(minimum), maximum \(maximum)): "
+                + "no position it reports can be placed on the panel")
+    }
+
     @Test("skip reasons")
     func skipped() {
         let cases: [(DeviceCapabilities, SkipReason)] = [

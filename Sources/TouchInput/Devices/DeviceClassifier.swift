@@ -24,6 +24,9 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
     /// A passthrough mirror made by gestured (docs/PASSTHROUGH.md): reading it would feed the
     /// daemon its own output.
     case passthroughMirror
+    /// A position axis whose range is empty or reversed (`maximum` ≤ `minimum`): no position it
+    /// reports can be placed on the panel.
+    case emptyAxisRange(axis: String, minimum: Int32, maximum: Int32)
 
     public var description: String {
         switch self {
@@ -38,6 +41,9 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
         case .disabledByConfiguration: "disabled by configuration"
         case .cannotOpen(let why): "cannot open: \(why)"
         case .passthroughMirror: "a gestured passthrough mirror (never read back)"
+        case .emptyAxisRange(let axis, let minimum, let maximum):
+            "its \(axis) axis has no range (minimum \(minimum), maximum \(maximum)): "
+                + "no position it reports can be placed on the panel"
         }
     }
 
@@ -54,6 +60,7 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
         case .disabledByConfiguration: "disabled"
         case .cannotOpen: "cannot-open"
         case .passthroughMirror: "passthrough-mirror"
+        case .emptyAxisRange: "empty-axis-range"
         }
     }
 }

@@ -46,6 +46,11 @@ public struct TouchscreenModel: Hashable, Sendable {
         // The classifier guarantees both axes exist.
         let x = description.absInfo[xCode]!
         let y = description.absInfo[yCode]!
+        for (code, axis) in [(xCode, x), (yCode, y)] where axis.range <= 0 {
+            throw .emptyAxisRange(
+                axis: EventCode.codeName(type: EventCode.evAbs, code: code), minimum: axis.minimum,
+                maximum: axis.maximum)
+        }
         var warnings: [String] = []
         var calibration = CalibrationMatrix.identity
         var calibrationSource: String?
@@ -59,9 +64,6 @@ public struct TouchscreenModel: Hashable, Sendable {
             } else {
                 warnings.append("LIBINPUT_CALIBRATION_MATRIX '\(text)' is not six numbers; ignored")
             }
-        }
-        if x.range <= 0 || y.range <= 0 {
-            warnings.append("position axis range is empty (min ≥ max); positions map to 0")
         }
         self.description = description
         self.touchProtocol = proto

@@ -5,10 +5,14 @@ import TouchValues
 /// them is an error: each is a quirk of some real panel, handled by a documented rule
 /// (docs/INPUT.md, "Quirks").
 public struct AssemblerDiagnostics: Hashable, Sendable {
-    /// ABS_MT_SLOT values beyond the announced slot count that were accepted (the slot table grew).
+    /// Slots mtdev used beyond the ten a protocol A device starts with (the slot table grew).
     public var slotsAdded = 0
-    /// Events for a slot index that is negative or above ``FrameAssembler/maximumSlots``; dropped.
+    /// Events for a slot the device does not have (negative, or at or beyond the slot count it
+    /// announces: a kernel drops ABS_MT_SLOT values out of that range, so only a recording can
+    /// hold them); dropped.
     public var eventsForInvalidSlots = 0
+    /// The highest slot index among those, -1 when none.
+    public var highestInvalidSlot: Int32 = -1
     /// Contacts that were down before the assembler saw them land (at open, at the start of a
     /// recording, after SYN_DROPPED); ignored until they lift.
     public var contactsIgnored = 0
@@ -41,8 +45,10 @@ public struct AssemblerDiagnostics: Hashable, Sendable {
 /// - Protocol A devices go through mtdev first; single-touch devices are one contact driven by
 ///   their touch button.
 public struct FrameAssembler {
-    /// Slot indices at or above this are dropped (60 is the most any corpus panel announces).
-    public static let maximumSlots = 256
+    /// The most slots followed, whatever a device announces: the engine follows 64 touches of a
+    /// device at once (60 is the most any corpus panel announces), so no contact is followed here
+    /// that the engine would have to leave out.
+    public static let maximumSlots = 64
 
     public let device: DeviceID
     public let touchProtocol: TouchProtocol
@@ -51,6 +57,8 @@ public struct FrameAssembler {
     public private(set) var diagnostics = AssemblerDiagnostics()
     /// Touches currently down and reported (or about to be, at the next SYN_REPORT).
     public private(set) var liveTouchCount = 0
+    /// The slots followed now (a protocol B device's, at most ``maximumSlots``).
+    public var slotCount: Int { slots.count }
 
     private enum Contact {
         /// Nothing is known (start of a recording, after SYN_DROPPED).
@@ -257,18 +265,20 @@ public struct FrameAssembler {
 
     @inline(__always)
     private mutating func selectSlot(_ value: Int32) {
-        guard value >= 0 && value < Self.maximumSlots else {
+        // A protocol B device has the slots it announces (the kernel drops other slot numbers);
+        // mtdev hands out slots itself, as many as it needs.
+        let limit = converter == nil ? slots.count : Self.maximumSlots
+        guard value >= 0 && value < limit else {
             currentSlot = -1
             diagnostics.eventsForInvalidSlots += 1
+            diagnostics.highestInvalidSlot = max(diagnostics.highestInvalidSlot, value)
             return
         }
         let index = Int(value)
         if index >= slots.count {
-            // More slots than the absinfo announced: grow rather than drop the contact. The new
-            // slots' state is as known as the others'.
-            let state: Contact = if case .unknown = slots[0].contact { .unknown } else { .free }
+            // The slot table grows with mtdev's slots; the new slots' state is known (mtdev's is).
             diagnostics.slotsAdded += index + 1 - slots.count
-            slots.append(contentsOf: repeatElement(Slot(contact: state), count: index + 1 - slots.count))
+            slots.append(contentsOf: repeatElement(Slot(contact: .free), count: index + 1 - slots.count))
         }
         currentSlot = index
     }

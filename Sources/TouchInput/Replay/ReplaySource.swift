@@ -69,6 +69,24 @@ public struct ReplaySource {
         assembler.handle(event, into: &frames)
     }
 
+    /// What the recording holds that no kernel would have sent, as a sentence; nil when nothing.
+    /// Events for slots the panel does not have are dropped, as a kernel drops them (a recording
+    /// claiming 10 000 contacts on a 10-slot panel gets at most 10 followed), and this says so.
+    public var slotProblem: String? {
+        let d = assembler.diagnostics
+        guard d.eventsForInvalidSlots > 0 else { return nil }
+        let count = assembler.slotCount
+        let announced: String =
+            if case .slots(let announced) = model.touchProtocol, announced != count {
+                " (it announces \(announced); \(FrameAssembler.maximumSlots) at most are followed)"
+            } else {
+                ""
+            }
+        let highest = d.highestInvalidSlot >= 0 ? ", up to slot \(d.highestInvalidSlot)," : ""
+        return "\(d.eventsForInvalidSlots) events for slots outside the panel's 0…\(count - 1)\(announced)\(highest) "
+            + "were dropped, as the kernel drops them: the contacts they describe were not followed"
+    }
+
     /// Ends the replay: cancels every touch still down, at the last event's time.
     public mutating func finish(into frames: inout TouchFrameBuffer) {
         assembler.cancelAll(at: lastTime ?? Timestamp(microseconds: 0), into: &frames)
