@@ -10,16 +10,21 @@
 #      `gestured check-config` of the conffile; `systemd-analyze verify` and `security` of the
 #      installed units (scripts/check-units.sh --installed); units enabled, groups created;
 #   5. as under systemd and udevd (a mount namespace where /run/systemd/system and udev's control
-#      socket exist and systemctl and udevadm record what they are asked): the first configure
-#      starts the socket and the service and triggers udev; an upgrade over a valid edited
-#      configuration keeps the file and restarts the service; over a broken one keeps the file
-#      byte for byte and leaves the running daemon alone; remove stops every unit;
-#   6. back on this machine: remove kept only the conffile; purge leaves nothing of what `dpkg -L`
-#      listed, nor /etc/gestured, nor unit state (the groups stay, as Debian leaves them).
+#      socket exist, systemctl and udevadm record what they are asked, uid 1000's user manager
+#      runs, and a stale `gestured` that calls every file broken comes first in PATH, as
+#      /usr/local/bin does under dpkg): the first configure starts the socket and the service
+#      and triggers udev; an upgrade over a valid edited configuration keeps the file and
+#      restarts the service (the package's own binary checked it); over a broken one keeps the
+#      file byte for byte and leaves the running daemon alone; remove stops every unit, every gestured-actions@ instance and the
+#      users' gestured-actions.service, and disables the enabled instances;
+#   6. back on this machine: remove kept only the conffile; purge takes the conffile and its
+#      .dpkg-old copy and leaves the administrator's own files in /etc/gestured (an actions.yaml, a
+#      drop-in directory), saying so; once those are gone, nothing of what `dpkg -L` listed is
+#      left, nor /etc/gestured, nor unit state (the groups stay, as Debian leaves them).
 # usage: scripts/test-package.sh DEB [DEB_BUILT_AGAIN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { sed -n '2,19p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,26p' "$0"; exit 2; }
 if [ "$(id -u)" != 0 ]; then exec sudo "$0" "$@"; fi
 DEB=$(realpath "$1")
 VERSION=$(cat VERSION)
@@ -128,12 +133,14 @@ version_as() {  # version_as VERSION OUT: the same package under another version
 }
 version_as "$VERSION+upgrade1" "$work/upgrade1.deb"
 version_as "$VERSION+upgrade2" "$work/upgrade2.deb"
-mkdir "$work/active" "$work/bin" "$work/man-db"
+mkdir "$work/active" "$work/bin" "$work/local-bin" "$work/man-db"
 cat > "$work/bin/systemctl" <<STUB
 #!/bin/sh
 # systemctl as the maintainer scripts see it: every call recorded; is-enabled read from the
 # symlinks deb-systemd-helper made, is-active from the units started here.
 echo "systemctl \$*" >> "$work/calls"
+# deb-systemd-invoke --user asks for the version first (user managers by --machine need 249).
+case "\$*" in "--version --quiet") echo "systemd 252 (252.38-1~deb12u1)"; exit 0 ;; esac
 verb=
 units=
 for arg; do
@@ -151,6 +158,7 @@ for unit in \$units; do
         fi
         ;;
     is-active) [ -e "$work/active/\$unit" ] || exit 3 ;;
+    list-units) [ "\$unit" != "user@*" ] || echo "user@1000.service loaded active running User Manager for UID 1000" ;;
     start | restart) touch "$work/active/\$unit" ;;
     stop) rm -f "$work/active/\$unit" ;;
     esac
@@ -158,8 +166,11 @@ done
 exit 0
 STUB
 printf '#!/bin/sh\necho "udevadm $*" >> "%s/calls"\n' "$work" > "$work/bin/udevadm"
+# A gestured a source install left in /usr/local/bin, which dpkg's PATH puts first: it calls every
+# configuration broken. The postinst must ask the package's own binary.
+printf '#!/bin/sh\necho "a stale gestured: $*" >&2\nexit 1\n' > "$work/local-bin/gestured"
 printf '#!/bin/sh\nexit 0\n' > "$work/bin/policy-rc.d"
-chmod 0755 "$work/bin/systemctl" "$work/bin/udevadm" "$work/bin/policy-rc.d"
+chmod 0755 "$work/bin/systemctl" "$work/bin/udevadm" "$work/bin/policy-rc.d" "$work/local-bin/gestured"
 cat > "$work/lifecycle.sh" <<LIFECYCLE
 set -euo pipefail
 mount -t tmpfs tmpfs /run
@@ -168,20 +179,25 @@ python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/run/udev/control
 if [ -e /usr/sbin/policy-rc.d ]; then mount --bind "$work/bin/policy-rc.d" /usr/sbin/policy-rc.d; fi
 mount --bind "$work/man-db" /var/lib/man-db
 export PATH="$work/bin:\$PATH"
-apt=(${APT[*]} -o DPkg::Path="$work/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+apt=(${APT[*]} -o DPkg::Path="$work/bin:$work/local-bin:/usr/sbin:/usr/bin:/sbin:/bin")
 step() { echo "== \$1" >> "$work/calls"; }
 # The first install's configure, as dpkg runs it (the package is installed: step 4).
 step install; /var/lib/dpkg/info/gestured.postinst configure > "$work/ns-install.log" 2>&1
 sed -i 's/^log-level: info$/log-level: debug/' "$CONFIG"
-gestured check-config "$CONFIG" > /dev/null
+/usr/bin/gestured check-config "$CONFIG" > /dev/null
 cp "$CONFIG" "$work/edited-valid.yaml"
 step upgrade-valid; "\${apt[@]}" install "$work/upgrade1.deb" > "$work/ns-upgrade1.log" 2>&1
 cp "$CONFIG" "$work/after-upgrade-valid.yaml"
 printf 'no-such-key: true\n' >> "$CONFIG"
-if gestured check-config "$CONFIG" 2> /dev/null; then exit 1; fi
+if /usr/bin/gestured check-config "$CONFIG" 2> /dev/null; then exit 1; fi
 cp "$CONFIG" "$work/edited-broken.yaml"
 step upgrade-broken; "\${apt[@]}" install "$work/upgrade2.deb" > "$work/ns-upgrade2.log" 2>&1
 cp "$CONFIG" "$work/after-upgrade-broken.yaml"
+# An instance of the actions client, enabled and running, as the administrator made it.
+mkdir -p /etc/systemd/system/multi-user.target.wants
+ln -s /usr/lib/systemd/system/gestured-actions@.service \
+    /etc/systemd/system/multi-user.target.wants/gestured-actions@kiosk.service
+touch "$work/active/gestured-actions@kiosk.service"
 step remove; "\${apt[@]}" remove gestured > "$work/ns-remove.log" 2>&1
 step end
 LIFECYCLE
@@ -212,17 +228,38 @@ for unit in $(dpkg-deb -c "$DEB" | sed -n 's#.*/usr/lib/systemd/system/\([^/@]\{
     expect remove "systemctl( .*)? stop( .*)? $unit( |\$)" "$unit was not stopped"
 done
 expect remove 'udevadm trigger --action=change --subsystem-match=input$' "udev was not triggered after the rules went"
+expect remove "systemctl stop gestured-actions@\\*\\.service$" "the running gestured-actions@ instances were not stopped"
+expect remove 'systemctl --quiet --user --machine 1000@ stop gestured-actions\.service$' \
+    "the users' gestured-actions.service was not stopped"
+[ ! -L /etc/systemd/system/multi-user.target.wants/gestured-actions@kiosk.service ] ||
+    fail "remove left gestured-actions@kiosk.service enabled, its unit gone"
+grep -q "disabling gestured-actions@kiosk.service" "$work/ns-remove.log" ||
+    { cat "$work/ns-remove.log"; fail "remove did not say it disabled gestured-actions@kiosk.service"; }
 if grep -q "Configuration file '$CONFIG'" "$work"/ns-*.log; then
     fail "dpkg asked about $CONFIG although the package's copy did not change"
 fi
 say "under systemd: the first configure started gestured.socket and gestured.service and triggered udev;" \
-    "an upgrade over a valid edit restarted the service and kept the file; over a broken edit kept the" \
-    "file byte for byte and did not restart; remove stopped every unit"
+    "an upgrade over a valid edit restarted the service (checked by /usr/bin/gestured, not the stale one" \
+    "first in PATH) and kept the file; over a broken edit kept the file byte for byte and did not restart;" \
+    "remove stopped every unit, the gestured-actions@ instances and the users' gestured-actions.service," \
+    "and disabled gestured-actions@kiosk"
 
 # 6. Back on this machine: purge.
 [ ! -e /usr/bin/gestured ] || fail "/usr/bin/gestured is left after remove"
 cmp "$work/edited-broken.yaml" "$CONFIG" || fail "remove changed or took $CONFIG (only purge may take it)"
+# The administrator's own files beside the conffile, and dpkg's copy of an old conffile.
+printf 'actions:\n  - {on: tap, keys: [KEY_ENTER]}\n' > /etc/gestured/actions.yaml
+mkdir /etc/gestured/gestured.yaml.d
+printf 'log-level: debug\n' > /etc/gestured/gestured.yaml.d/10-site.yaml
+cp "$CONFIG" "$CONFIG.dpkg-old"
 "${APT[@]}" purge gestured > "$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "apt purge"; }
+[ ! -e "$CONFIG" ] && [ ! -e "$CONFIG.dpkg-old" ] || fail "purge left the conffile or its .dpkg-old copy"
+[ -f /etc/gestured/actions.yaml ] && [ -f /etc/gestured/gestured.yaml.d/10-site.yaml ] ||
+    fail "purge took the administrator's own files from /etc/gestured"
+grep -q "gestured: keeping what the package did not install in /etc/gestured: actions.yaml gestured.yaml.d" \
+    "$work/purge.log" || { cat "$work/purge.log"; fail "purge did not say what it kept"; }
+rm -r /etc/gestured
 nothing_left "$work/listing"
 getent group gestured > /dev/null || fail "purge removed the group gestured (Debian keeps system groups)"
-say "removed: only $CONFIG stayed; purged: nothing left of the $(wc -l < "$work/listing") paths"
+say "removed: only $CONFIG stayed; purged: the conffile and its copy went, actions.yaml and" \
+    "gestured.yaml.d/ (the administrator's) stayed; nothing else left of the $(wc -l < "$work/listing") paths"
