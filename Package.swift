@@ -49,6 +49,7 @@ let package = Package(
         // For Benchmarks/ (ActionsBenchmarks) and for tools that act on gestures the same way.
         .library(name: "GestureActions", targets: ["GestureActions"]),
         .library(name: "GestureActionsRuntime", targets: ["GestureActionsRuntime"]),
+        .library(name: "GestureMetrics", targets: ["GestureMetrics"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -136,6 +137,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "GestureMetrics",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GestureProtocol",
             dependencies: ["GestureEngine"],
             swiftSettings: swiftSettings
@@ -167,8 +172,10 @@ let package = Package(
             name: "GestureDaemon",
             dependencies: [
                 "GestureEngine", "TouchInput", "VirtualDevices", "GestureProtocol", "GestureServer", "CLinuxSupport",
-                "YAMLCoding",
+                "YAMLCoding", "GestureMetrics",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -271,7 +278,10 @@ let package = Package(
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GestureDaemonTests",
-            dependencies: ["GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport"],
+            dependencies: [
+                "GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport",
+                "GestureMetrics",
+            ],
             exclude: ["Fixtures", "Golden"],
             swiftSettings: swiftSettings),
     ]

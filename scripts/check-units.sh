@@ -1,9 +1,9 @@
 #!/bin/bash
 # Checks the systemd units: `systemd-analyze verify` of every unit together must print nothing on
 # stderr (it reports unknown keys as warnings and still exits 0), and `systemd-analyze security
-# --offline=yes` must rate gestured.service at most 1.0 — with the WebSocket endpoint on as well:
-# gestured-websocket.socket hands the daemon its TCP socket, so the service itself may open no IP
-# socket (RestrictAddressFamilies= without AF_INET/AF_INET6, IPAddressDeny=any), which the
+# --offline=yes` must rate gestured.service at most 1.0 — with the WebSocket and metrics endpoints
+# on as well: gestured-websocket.socket and gestured-metrics.socket hand the daemon their TCP
+# sockets, so the service itself may open no IP socket (RestrictAddressFamilies= without AF_INET/AF_INET6, IPAddressDeny=any), which the
 # analysis must confirm (docs/DEPLOYMENT.md, "The WebSocket endpoint").
 #
 # usage: scripts/check-units.sh              the units in systemd/; the binary need not be
@@ -33,6 +33,7 @@ if [ "${1:-}" = --installed ]; then
     # By name: the unit systemd's search path finds (/usr/lib/systemd/system).
     service=gestured.service
     websocket_socket=/usr/lib/systemd/system/gestured-websocket.socket
+    metrics_socket=/usr/lib/systemd/system/gestured-metrics.socket
 else
     shopt -s nullglob
     for unit in systemd/*.service systemd/*.socket systemd/*.timer systemd/*.path systemd/*.target; do
@@ -43,6 +44,7 @@ else
     done
     service=$work/gestured.service
     websocket_socket=systemd/gestured-websocket.socket
+    metrics_socket=systemd/gestured-metrics.socket
 fi
 [ ${#units[@]} -gt 0 ] || { echo "check-units: no units found" >&2; exit 1; }
 if ! systemd-analyze verify "${units[@]}" 2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
@@ -66,14 +68,18 @@ for denied in 'RestrictAddressFamilies=~AF_(INET|INET6)' 'IPAddressDeny='; do
 done
 # The endpoint's socket: loopback only, by its own IP filter (the service's does not apply to
 # sockets passed in), and the name the daemon looks for.
-for setting in FileDescriptorName=websocket Service=gestured.service IPAddressDeny=any IPAddressAllow=localhost; do
-    if ! grep -qx "$setting" "$websocket_socket"; then
-        echo "check-units: $websocket_socket lacks $setting" >&2
-        exit 1
-    fi
+# The metrics endpoint's socket likewise (docs/DEPLOYMENT.md, "The metrics endpoint").
+for pair in "$websocket_socket websocket" "$metrics_socket metrics"; do
+    read -r socket name <<< "$pair"
+    for setting in "FileDescriptorName=$name" Service=gestured.service IPAddressDeny=any IPAddressAllow=localhost; do
+        if ! grep -qx "$setting" "$socket"; then
+            echo "check-units: $socket lacks $setting" >&2
+            exit 1
+        fi
+    done
 done
 echo "check-units: verify clean (${#units[@]} units), $service exposure level $score" \
-    "(the WebSocket endpoint's socket comes from gestured-websocket.socket)"
+    "(the WebSocket and metrics endpoints' sockets come from their socket units)"
 
 [ "${1:-}" = --installed ] && exit 0
 # The actions client (docs/ACTIONS.md): the system template for one user (an instance of it, with

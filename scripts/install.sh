@@ -24,6 +24,8 @@ install -D -m 0644 systemd/gestured.service "$DESTDIR/etc/systemd/system/gesture
 install -D -m 0644 systemd/gestured.socket "$DESTDIR/etc/systemd/system/gestured.socket"
 # Not enabled: only for a configuration with a `websocket:` section (docs/DEPLOYMENT.md).
 install -D -m 0644 systemd/gestured-websocket.socket "$DESTDIR/etc/systemd/system/gestured-websocket.socket"
+# Not enabled: the metrics endpoint, for a Prometheus on the kiosk or a proxy to one (docs/FLEET.md).
+install -D -m 0644 systemd/gestured-metrics.socket "$DESTDIR/etc/systemd/system/gestured-metrics.socket"
 # Not enabled: the actions client, as a system unit for one user or as a user unit (docs/ACTIONS.md).
 install -D -m 0644 systemd/gestured-actions@.service "$DESTDIR/etc/systemd/system/gestured-actions@.service"
 install -D -m 0644 systemd/user/gestured-actions.service "$DESTDIR/etc/systemd/user/gestured-actions.service"

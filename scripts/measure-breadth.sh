@@ -10,7 +10,11 @@
 # usage: scripts/measure-breadth.sh [BINARY] [SECONDS]  (default .build/release/gestured, 240)
 # Environment: RECORDING (default examples/recordings/demo.evemu; docs/PERFORMANCE.md uses the
 # peer bench's stream, `scripts/peer/gen_evemu.py 12000`), SPEED (default 0.02: lackey runs ~1 M
-# instructions a second, so frames are paced far apart and each wake-up is one frame).
+# instructions a second, so frames are paced far apart and each wake-up is one frame), METRICS=1
+# (the daemon gets a metrics socket, as from gestured-metrics.socket, through
+# systemd-socket-activate; nothing scrapes it: the cost of counting alone), SCRAPE=1 (with
+# METRICS=1: a scraper fetches /metrics every second; the wake-ups that served a scrape are
+# reported apart, and the frames' medians must not move).
 # Prints, over the wake-ups after the first 100 (start-up): the median and 90th percentile of
 # each count (a wake-up is a frame); then the instructions per published line: the mean of the
 # wake-ups that sent to the client minus the mean of those that did not, per line they sent
@@ -23,9 +27,10 @@ binary=${1:-$here/.build/release/gestured}
 seconds=${2:-240}
 recording=${RECORDING:-$here/examples/recordings/demo.evemu}
 work=$(mktemp -d)
-trap 'kill $daemon $client 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $daemon $client $scraper 2>/dev/null || true; rm -rf "$work"' EXIT
 daemon=
 client=
+scraper=
 
 # The counter: reads lackey's trace (" L addr,size", "I  addr,size", ...) on stdin.
 cat > "$work/breadth.c" <<'EOF'
@@ -53,6 +58,7 @@ static int is_entry(uint64_t a) {
 }
 int main(int argc, char **argv) {
     uint64_t wait_entry = strtoull(argv[1], 0, 16), send_entry = strtoull(argv[3], 0, 16);
+    uint64_t snapshot_entry = argc > 4 ? strtoull(argv[4], 0, 16) : 0;
     char line[256];
     FILE *f = fopen(argv[2], "r");
     while (fgets(line, sizeof line, f)) {
@@ -62,7 +68,7 @@ int main(int argc, char **argv) {
         entry_used[h] = 1;
         entries[h] = a;
     }
-    long instructions = 0, code_pages = 0, data_pages = 0, functions = 0, sends = 0, wakeups = 0;
+    long instructions = 0, code_pages = 0, data_pages = 0, functions = 0, sends = 0, wakeups = 0, snapshots = 0;
     while (fgets(line, sizeof line, stdin)) {
         char *p = line, kind;
         while (*p == ' ') p++;
@@ -72,11 +78,12 @@ int main(int argc, char **argv) {
         if (kind != 'I') { data_pages += add(data, data_gen, a >> 12); continue; }
         if (a == wait_entry) {
             if (wakeups++ > 0)
-                printf("%ld %ld %ld %ld %ld\n", instructions, code_pages, data_pages, functions, sends);
-            instructions = code_pages = data_pages = functions = sends = 0;
+                printf("%ld %ld %ld %ld %ld %ld\n", instructions, code_pages, data_pages, functions, sends, snapshots);
+            instructions = code_pages = data_pages = functions = sends = snapshots = 0;
             gen++;
         }
         if (a == send_entry) sends++;
+        if (snapshot_entry && a == snapshot_entry) snapshots++;
         instructions++;
         code_pages += add(code, code_gen, a >> 12);
         if (is_entry(a)) functions += add(fns, fns_gen, a);
@@ -97,12 +104,22 @@ nm "$binary" | awk '$2 ~ /^[TtWw]$/ { print $1 }' | sort -u \
 entry() { printf '%x' $((0x$(nm "$binary" | awk -v f="$1" '$3 == f { print $1 }') + base)); }
 wait_entry=$(entry gestured_epoll_wait)
 send_entry=$(entry gestured_send)
+# The input thread's snapshot for a scrape (MetricsSnapshotBuilder.snapshot), in builds that have it.
+snapshot_symbol=$(nm "$binary" | awk '$3 ~ /MetricsSnapshotBuilderV8snapshot/ && $2 ~ /^[Tt]$/ { print $3; exit }')
+snapshot_entry=
+[ -n "$snapshot_symbol" ] && snapshot_entry=$(entry "$snapshot_symbol")
 
 socket=$work/g.sock
 mkfifo "$work/trace"
-"$work/breadth" "$wait_entry" "$work/entries" "$send_entry" < "$work/trace" > "$work/wakeups" &
+"$work/breadth" "$wait_entry" "$work/entries" "$send_entry" $snapshot_entry < "$work/trace" > "$work/wakeups" &
 counter=$!
-valgrind --tool=lackey --trace-mem=yes --log-file="$work/trace" \
+activate=
+if [ "${METRICS:-}" = 1 ]; then
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    # The daemon starts at the client's connection, as under systemd (the socket exists at once).
+    activate="systemd-socket-activate -l $socket -l 127.0.0.1:$port --fdname=unix:metrics"
+fi
+$activate valgrind --tool=lackey --trace-mem=yes --log-file="$work/trace" \
     "$binary" run --socket "$socket" --replay "$recording" --speed "${SPEED:-0.02}" --loop > "$work/daemon.log" 2>&1 &
 daemon=$!
 # Start-up under lackey takes a minute or more.
@@ -115,8 +132,20 @@ if [ ! -S "$socket" ]; then
 fi
 "$binary" listen --socket "$socket" --kind swipe --kind pan > "$work/lines" 2>&1 &
 client=$!
+if [ "${SCRAPE:-}" = 1 ]; then
+    python3 -c '
+import sys, time, urllib.request
+while True:
+    time.sleep(1)
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=30).read()
+    except OSError:
+        pass
+' "http://127.0.0.1:$port/metrics" &
+    scraper=$!
+fi
 sleep "$seconds"
-kill "$client" 2>/dev/null || true
+kill "$client" $scraper 2>/dev/null || true
 kill -9 "$daemon" 2>/dev/null || true
 wait "$counter" || true
 echo "$(wc -l < "$work/wakeups") wake-ups in all; the first 100 (start-up) left out"
@@ -127,6 +156,13 @@ import os, sys
 rows = [list(map(int, line.split())) for line in open(sys.argv[1])]
 if len(rows) <= 100:
     sys.exit("no wake-ups after start-up: run longer")
+# Wake-ups that made a snapshot for a scrape (SCRAPE=1), apart from the frames'.
+scrapes = [row for row in rows[100:] if row[5]]
+if scrapes:
+    values = sorted(row[0] for row in scrapes)
+    print(f"{len(scrapes)} wake-ups served a scrape: instructions median {values[len(values) // 2]}"
+          f" (90th percentile {values[len(values) * 9 // 10]}); left out below")
+    rows = rows[:100] + [row for row in rows[100:] if not row[5]]
 print(f"{len(rows) - 100} wake-ups (frames); per wake-up, median (90th percentile):")
 for column, name in enumerate(["instructions", "code pages", "data pages", "functions"]):
     values = sorted(row[column] for row in rows[100:])

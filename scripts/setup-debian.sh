@@ -6,7 +6,8 @@
 #   scripts/setup-debian.sh --test     all of the above and what the tests use: qemu, busybox, cpio
 #                                      (the VM harness), socat, python3-jsonschema, evemu,
 #                                      libinput-tools, chromium + chromium-driver + python3-venv (the
-#                                      browser test), lintian (the package test)
+#                                      browser test), lintian (the package test), prometheus +
+#                                      prometheus-node-exporter (scripts/test-metrics.sh)
 set -euo pipefail
 packages=(libevdev-dev libudev-dev libmtdev-dev libyaml-dev pkg-config)
 if [ "${1:-}" = "--package" ] || [ "${1:-}" = "--test" ]; then
@@ -14,7 +15,7 @@ if [ "${1:-}" = "--package" ] || [ "${1:-}" = "--test" ]; then
 fi
 if [ "${1:-}" = "--test" ]; then
     packages+=(qemu-system-x86 busybox-static cpio socat python3 python3-jsonschema evemu-tools libinput-tools systemd
-        chromium chromium-driver python3-venv lintian)
+        chromium chromium-driver python3-venv lintian prometheus prometheus-node-exporter)
 fi
 missing=()
 for p in "${packages[@]}"; do

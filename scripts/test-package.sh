@@ -119,6 +119,9 @@ scripts/check-units.sh --installed
 [ -L /etc/systemd/system/multi-user.target.wants/gestured.service ] || fail "gestured.service is not enabled"
 [ ! -e /etc/systemd/system/sockets.target.wants/gestured-websocket.socket ] ||
     fail "gestured-websocket.socket is enabled (it needs a websocket: section first)"
+[ -f /usr/lib/systemd/system/gestured-metrics.socket ] || fail "gestured-metrics.socket is not installed"
+[ ! -e /etc/systemd/system/sockets.target.wants/gestured-metrics.socket ] ||
+    fail "gestured-metrics.socket is enabled (metrics are off until the administrator enables them)"
 getent group gestured gestured-uinput > /dev/null || fail "the groups gestured and gestured-uinput are missing"
 
 # 5. As under systemd and udevd, in a mount namespace of this script's own: /run/systemd/system

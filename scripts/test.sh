@@ -3,7 +3,7 @@
 # that every import is declared in Package.swift, builds with warnings as errors, runs the host
 # tests, compiles the benchmarks (a separate package, run by hand: a change that breaks them
 # shows here), runs the browser test and the WebSocket conformance run (Autobahn), checks the
-# systemd units, builds the Debian package twice (byte-identical) and installs, upgrades, removes
+# systemd units, scrapes a replaying daemon with a real Prometheus (scripts/test-metrics.sh), builds the Debian package twice (byte-identical) and installs, upgrades, removes
 # and purges it (as root), and runs the real-kernel suites in a qemu VM (or natively where
 # /dev/uinput exists), the end-to-end one with the package's binary. Prints each stage's
 # duration.
@@ -41,6 +41,9 @@ scripts/websocket-conformance.sh --gestured .build/debug/gestured
 
 stage "systemd units"
 scripts/check-units.sh
+
+stage "metrics (a real Prometheus scraping a replay, promtool)"
+scripts/test-metrics.sh --gestured .build/debug/gestured
 
 stage "real-kernel input suite"
 scripts/vm/input-tests.sh

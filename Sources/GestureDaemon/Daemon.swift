@@ -97,11 +97,21 @@ public enum Daemon {
             server.shutdownBlocking()
             throw DaemonError("\(error)")
         }
+        let metrics: MetricsEndpoint?
+        do {
+            metrics = try inherited?.metrics.map { fd throws(DaemonError) in
+                try MetricsEndpoint(descriptor: fd, requests: requests, logger: logger)
+            }
+        } catch {
+            server.shutdownBlocking()
+            throw error
+        }
         let status = loop.start()
         notifier.ready(status: status)
         logger.info("ready", metadata: ["status": "\(status)", "version": "\(gesturedVersion)"])
 
         loop.run()
+        metrics?.shutdown()
         server.shutdownBlocking()
         logger.info("stopped")
     }

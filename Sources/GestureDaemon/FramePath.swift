@@ -26,6 +26,16 @@ final class FramePath {
     /// What `hello` lists, as last published.
     private var publishedRecognizers: [RecognizerSummary]?
     let logger: Logger
+    /// What it counts for the metrics (``InputCounters``).
+    private(set) var counters = InputCounters()
+    /// When the frames handled now arrived (monotonic µs): the loop sets it each iteration.
+    var arrival: Int64 = 0
+    /// Whether frames carry CLOCK_MONOTONIC kernel times (live panels) rather than a recording's
+    /// clock: then a frame's line latency is measured from its own time, else from its arrival.
+    var framesCarryMonotonicTime = true
+    /// The earliest arrival (monotonic µs) of the frames whose events are not yet handed on; 0:
+    /// none.
+    private(set) var pendingSince: Int64 = 0
 
     init(
         engine: GestureEngine, interest: Interest,
@@ -48,6 +58,10 @@ final class FramePath {
     /// The running definitions: what the next definition change is compiled from.
     var definitions: DefinitionSet { engine.definitions }
 
+    /// The engine's counts for the metrics: gesture reports and recognizer failures.
+    var reportCounts: [ReportCount] { engine.reportCounts }
+    var failureCounts: [FailureCount] { engine.failureCounts }
+
     /// The clients connected, for the begin gate `when.client-connected` (R3).
     var connectedClients: Int {
         get { engine.connectedClients }
@@ -58,14 +72,24 @@ final class FramePath {
 
     /// Runs `frames` through the engine and empties the buffer.
     func process(_ frames: inout TouchFrameBuffer) {
-        for frame in frames { engine.process(frame, into: &events) }
+        for frame in frames {
+            count(frame)
+            engine.process(frame, into: &events)
+        }
         frames.removeAll()
         publishEvents()
     }
 
     /// Runs one frame through the engine (publish with ``advance(to:)`` or ``publishEvents()``).
     func process(_ frame: TouchFrame) {
+        count(frame)
         engine.process(frame, into: &events)
+    }
+
+    @inline(__always)
+    private func count(_ frame: TouchFrame) {
+        counters.count(frame, arrival: arrival)
+        if pendingSince == 0 { pendingSince = framesCarryMonotonicTime ? frame.time.microseconds : arrival }
     }
 
     /// Fires the timers due by `time`.
@@ -101,6 +125,7 @@ final class FramePath {
         engine.removeDevice(descriptor.id, at: time, into: &events)
         publishEvents()
         passthrough.detach(descriptor.id, logger: logger)
+        counters.forget(descriptor.id)
         reportTouchMovesIfWanted()
         publisher.deviceRemoved(descriptor, model: model, vendor: vendor, product: product)
     }
@@ -136,10 +161,20 @@ final class FramePath {
         events.removeAll(keepingCapacity: true)
     }
 
-    /// Hands `publish` the batch made since the last call.
-    func flush(_ publish: ([Publication]) -> Void) {
-        publisher.flush(publish)
+    /// Hands `publish` the batch made since the last call. Returns the earliest arrival of the
+    /// frames behind it (monotonic µs) when it handed on a batch after frames, else nil.
+    @discardableResult
+    func flush(_ publish: ([Publication]) -> Void) -> Int64? {
+        let since = pendingSince
+        pendingSince = 0
+        return publisher.flush(publish) && since != 0 ? since : nil
     }
+
+    /// Frames written to the passthrough mirrors so far.
+    var mirrorFrames: UInt64 { passthrough.framesWritten }
+
+    /// The panels grabbed with a mirror now.
+    func isMirrored(_ device: DeviceID) -> Bool { passthrough.mirrors(device) }
 
     /// The engine makes the views' `moved` and `stationary` events — most of a frame's events —
     /// only while someone takes them: a reader of raw touches, or a mirrored panel.

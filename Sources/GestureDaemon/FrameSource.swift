@@ -29,6 +29,8 @@ protocol FrameSource: AnyObject {
     func takeLag() -> Int64
     /// The daemon stops: what the source had under way ends (R9), its devices go.
     func shutDown(_ path: FramePath, wallNow: Int64)
+    /// The panels open now (the recording's device while it plays), for the metrics.
+    var panels: [DeviceDescriptor] { get }
 }
 
 /// A recording played in place of devices (`gestured run --replay`, and `gestured replay` on a
@@ -81,6 +83,8 @@ final class RecordingFrameSource: FrameSource {
 
     /// Frames are played when they are due, not read behind a kernel: nothing to report.
     func takeLag() -> Int64 { 0 }
+
+    var panels: [DeviceDescriptor] { driver.isOver ? [] : [driver.descriptor] }
 
     func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64? {
         // A replay that is over leaves no clock running: the loop sleeps until a client or a
@@ -226,6 +230,8 @@ final class LiveFrameSource: FrameSource {
     private var status: String { "\(devices.count) touchscreen\(devices.count == 1 ? "" : "s")" }
 
     func engineNow(wallNow: Int64) -> Timestamp { Timestamp(microseconds: wallNow) }
+
+    var panels: [DeviceDescriptor] { devices.map(\.descriptor) }
 
     func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64? { path.nextDeadline?.microseconds }
 

@@ -1,5 +1,6 @@
 import CLinuxSupport
 import GestureEngine
+import GestureMetrics
 import GestureProtocol
 import GestureServer
 import Glibc
@@ -40,6 +41,9 @@ final class InputLoop {
     /// Definition changes waiting for the compiler, and the pings behind them.
     private var definitionQueue = DefinitionQueue<DefinitionChange, PingRequest>()
     private let compiler: DefinitionCompiler
+    /// What it counts for the metrics beside the frame path's counters.
+    private var counters: LoopCounters
+    private let metrics: MetricsSnapshotBuilder
 
     /// A loop whose frames come from `replay`, or from the touchscreens when it is nil.
     init(
@@ -51,6 +55,9 @@ final class InputLoop {
         self.server = server
         self.requests = requests
         compiler = DefinitionCompiler(results: requests)
+        let started = gestured_monotonic_us()
+        counters = LoopCounters(configurationLoaded: started)
+        metrics = MetricsSnapshotBuilder(started: started)
         self.notifier = notifier
         self.logger = logger
         let engine: GestureEngine
@@ -109,6 +116,7 @@ final class InputLoop {
     /// status line for READY.
     func start() -> String {
         defer { flush() }
+        path.framesCarryMonotonicTime = !(source is RecordingFrameSource)
         return source.start(path)
     }
 
@@ -137,6 +145,7 @@ final class InputLoop {
             for i in woken where ready[i].token < LoopToken.deviceBase { onlyDevices = false }
             if onlyDevices, iterationsSinceClock < Self.iterationsPerClockRead {
                 iterationsSinceClock += 1
+                path.arrival = wallNow
                 var newest = wallNow
                 for i in woken {
                     if let time = source.handle(ready[i].token, path, wallNow: wallNow) { newest = max(newest, time) }
@@ -145,6 +154,7 @@ final class InputLoop {
             } else {
                 iterationsSinceClock = 0
                 wallNow = gestured_monotonic_us()
+                path.arrival = wallNow
                 // Devices and signals first, client requests last: a frame never waits for a define.
                 for i in woken where ready[i].token != LoopToken.requests { handle(ready[i].token, wallNow: wallNow) }
                 for i in woken where ready[i].token == LoopToken.requests { handle(ready[i].token, wallNow: wallNow) }
@@ -202,7 +212,8 @@ final class InputLoop {
     }
 
     private func flush() {
-        path.flush { server.publish($0) }
+        guard let since = path.flush({ server.publish($0) }) else { return }
+        counters.published(since: since, clock: gestured_monotonic_us)
     }
 
     // MARK: - Requests, signals, reload
@@ -227,6 +238,10 @@ final class InputLoop {
                 definitionQueue.append(.define(request))
             case .compiled(let compiled):
                 install(compiled, wallNow: wallNow)
+            case .snapshot(let request):
+                request.reply(
+                    metrics.snapshot(
+                        path: path, loop: counters, server: server.statistics(), panels: source.panels))
             }
         }
         compileNext()
@@ -274,11 +289,15 @@ final class InputLoop {
         defer { changeDone() }
         switch compiled.outcome {
         case .refused(let error):
-            if case .define(let request) = compiled.change { request.reply(.failure(error)) }
+            if case .define(let request) = compiled.change {
+                counters.definitionsRefused += 1
+                request.reply(.failure(error))
+            }
         case .changed(let next):
             if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
             switch compiled.change {
             case .define(let request):
+                counters.definitionsAccepted += 1
                 request.reply(.success(()))
             case .remove, .reload:
                 // What the client's definitions held (shape templates above all) goes back to
@@ -289,6 +308,8 @@ final class InputLoop {
             path.install(next, at: engineNow(wallNow: wallNow))
             reloaded(fresh, dropped: dropped, wallNow: wallNow)
         case .reloadFailed(let reason):
+            counters.reloadsFailed += 1
+            counters.lastReloadError = reason
             logger.error("reload failed, keeping the running configuration: \(reason)")
             notifier.ready(status: "configuration reloaded")
         }
@@ -328,6 +349,9 @@ final class InputLoop {
     /// daemon's own settings, the devices reopened when their rules changed.
     private func reloaded(_ fresh: DaemonConfiguration, dropped: [DroppedDefinitions], wallNow: Int64) {
         defer { notifier.ready(status: "configuration reloaded") }
+        counters.reloadsSucceeded += 1
+        counters.configurationLoaded = wallNow
+        counters.lastReloadError = nil
         for loss in dropped {
             guard case .client(let n) = loss.owner else { continue }
             logger.warning(

@@ -23,6 +23,11 @@ struct PassthroughRouter {
 
     /// Whether some panel is mirrored (its mirror needs every view event of its touches).
     var isActive: Bool { !mirrors.isEmpty }
+    /// Frames written to the mirrors (one per mirror a flush wrote to).
+    private(set) var framesWritten: UInt64 = 0
+
+    /// Whether the panel is grabbed and mirrored.
+    func mirrors(_ device: DeviceID) -> Bool { mirrors[device] != nil }
 
     /// Makes the mirror of `device`, then grabs `device`, or logs why not (the device is then
     /// used without passthrough; a mirror made before a refused grab is removed again).
@@ -75,6 +80,7 @@ struct PassthroughRouter {
             guard let passthrough = mirrors[id] else { continue }
             do {
                 try passthrough.mirror.flush()
+                framesWritten &+= 1
             } catch {
                 logger.error(
                     "passthrough: the mirror cannot be written; released, the panel is no longer grabbed",

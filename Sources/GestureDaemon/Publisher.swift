@@ -64,10 +64,13 @@ struct Publisher {
     /// Hands `publish` everything added since the last call, then empties the batch. The batch's
     /// storage is kept for the next one when `publish` kept no copy (a server on this thread
     /// writes the batch out during the call), so a frame allocates no batch.
-    mutating func flush(_ publish: ([Publication]) -> Void) {
-        guard !batch.isEmpty else { return }
+    /// Returns whether there was a batch.
+    @discardableResult
+    mutating func flush(_ publish: ([Publication]) -> Void) -> Bool {
+        guard !batch.isEmpty else { return false }
         publish(batch)
         batch.removeAll(keepingCapacity: true)
+        return true
     }
 
     private static func info(

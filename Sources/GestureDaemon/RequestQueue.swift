@@ -1,4 +1,5 @@
 import CLinuxSupport
+import GestureMetrics
 import GestureServer
 
 /// What the server (on the input thread itself, or on its own thread) and the
@@ -10,6 +11,17 @@ enum ClientRequest: Sendable {
     case ping(PingRequest)
     /// A definition change the compiler's thread has made, to install.
     case compiled(CompiledChange)
+    /// A scrape of the metrics endpoint wants the counters.
+    case snapshot(SnapshotRequest)
+}
+
+/// A request for the input thread's counters (``MetricsSnapshot``): it copies them between two
+/// frames and hands them back through `complete`, which must return at once (it posts to the
+/// thread that asked).
+struct SnapshotRequest: Sendable {
+    let complete: @Sendable (MetricsSnapshot) -> Void
+
+    func reply(_ snapshot: MetricsSnapshot) { complete(snapshot) }
 }
 
 /// A request and when it was queued (CLOCK_MONOTONIC µs), so the input thread knows how far
@@ -41,6 +53,7 @@ final class RequestQueue: GestureServerDelegate {
     func define(_ request: DefinitionRequest) { enqueue(.define(request)) }
     func ping(_ request: PingRequest) { enqueue(.ping(request)) }
     func compiled(_ change: CompiledChange) { enqueue(.compiled(change)) }
+    func snapshot(_ request: SnapshotRequest) { enqueue(.snapshot(request)) }
 
     private func enqueue(_ request: ClientRequest) {
         // One wake-up per batch: the input thread drains everything queued when it wakes.

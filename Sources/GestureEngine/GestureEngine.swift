@@ -42,6 +42,27 @@ public struct GestureEngine: Sendable {
     /// Touches ignored because a device had 64 touches in use at once.
     public var droppedTouches: Int { arenas.reduce(0) { $0 + $1.droppedTouches } }
 
+    /// The failures and reports of the devices removed so far (an arena's go with it).
+    private var removedFailures = FailureTally()
+    private var removedReports = ReportTally()
+
+    /// Recognizers that failed since the engine started, by kind and reason, on every device
+    /// (those removed too). Made when asked (a scrape), from counts the arenas keep.
+    public var failureCounts: [FailureCount] {
+        var all = removedFailures
+        for arena in arenas { all.add(arena.failures) }
+        return all.counts
+    }
+
+    /// Gesture reports since the engine started, by recognizer and state, on every device (those
+    /// removed too): the configuration's recognizers by name, the clients' by kind with an empty
+    /// name. Made when asked (a scrape), from counts the arenas keep.
+    public var reportCounts: [ReportCount] {
+        var all = removedReports
+        for arena in arenas { all.add(arena.reports.folded(definitions.compiled)) }
+        return all.counts
+    }
+
     /// Validates and compiles `configuration`.
     public init(configuration: EngineConfiguration) throws(SpecError) {
         definitions = try DefinitionSet(configuration: configuration)
@@ -66,6 +87,8 @@ public struct GestureEngine: Sendable {
         defer { updateDeadline() }
         guard let i = arenaIndex(id) else { return }
         arenas[i].abortAll(.deviceRemoved, at: time, definitions.compiled, into: &events)
+        removedFailures.add(arenas[i].failures)
+        removedReports.add(arenas[i].reports.folded(definitions.compiled))
         arenas.remove(at: i)
         arenaDevices.remove(at: i)
     }
@@ -154,11 +177,15 @@ public struct GestureEngine: Sendable {
             for i in arenas.indices { arenas[i].abortAll(.reload, at: time, old, into: &events) }
             let fresh = Array(repeating: -1, count: compiled.count)
             for i in arenas.indices {
+                // The reports counted by the old set's recognizers' indices (the cancellations just
+                // made too), kept by name.
+                arenas[i].reports = arenas[i].reports.folded(old)
                 arenas[i] = DeviceArena(carrying: arenas[i], compiled: compiled, previousIndex: fresh, changed: nil)
             }
         case .client(let owner, let removed, let previousIndex):
             for i in arenas.indices {
                 arenas[i].retire(removed, at: time, old, into: &events)
+                arenas[i].reports = arenas[i].reports.folded(old)
                 var arena = DeviceArena(
                     carrying: arenas[i], compiled: compiled, previousIndex: previousIndex, changed: owner)
                 arena.settleViews(at: arena.now, compiled, into: &events)

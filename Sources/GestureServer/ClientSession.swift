@@ -342,9 +342,12 @@ final class ClientSession {
             return
         }
         switch queue.enqueue(line, stream: stream, isUpdate: isUpdate) {
-        case .queued, .coalesced:
+        case .queued:
             break
+        case .coalesced:
+            core.countDropped(transport, overflowed: false)
         case .overflow:
+            core.countDropped(transport, overflowed: true)
             core.logger.warning(
                 "client reads too slowly, disconnecting",
                 metadata: ["client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)"])

@@ -82,6 +82,8 @@ public final class GestureServer: Sendable {
     /// Readable once the server has stopped (``shutdownBlocking()`` waits on it).
     private let finished = gestured_eventfd()
     private let boundWebSocketPort = Mutex<Int?>(nil)
+    /// WebSocket connections the endpoint's gate refused (on SwiftNIO's thread).
+    private let refusedByGate = RefusedConnections()
 
     private struct State {
         /// The thread the core lives on, once started.
@@ -199,7 +201,8 @@ public final class GestureServer: Sendable {
                     core: core.value, link: link,
                     transport: .webSocket(origin: link.origin, peer: link.peer, allowsDefine: allowsDefine))
             },
-            limits: configuration.limits, closeTimeout: configuration.closeTimeout, logger: logger, throttle: throttle)
+            limits: configuration.limits, closeTimeout: configuration.closeTimeout, logger: logger, throttle: throttle,
+            refused: refusedByGate)
     }
 
     private func adoptWebSocket(_ channel: any Channel) {
@@ -240,6 +243,13 @@ public final class GestureServer: Sendable {
         case .mailbox(let mailbox, let core): mailbox.post { core.value.publish(batch) }
         case .nowhere: break
         }
+    }
+
+    /// What the server has counted (``ServerStatistics``), on the server thread (the daemon's
+    /// input thread); nil on another thread, or once stopped.
+    public func statistics() -> ServerStatistics? {
+        guard case .here(let core) = route() else { return nil }
+        return core.statistics(refusedByGate: refusedByGate.value)
     }
 
     /// Tells `client` that a reload took some of its definitions (a `dropped` message), and

@@ -37,15 +37,19 @@ public struct SystemdSockets: Sendable, Equatable {
     public var unix: Int32?
     /// The WebSocket endpoint's descriptor (nil: bind the configured `listen` address).
     public var webSocket: Int32?
+    /// The metrics endpoint's descriptor (gestured-metrics.socket; nil: no metrics over HTTP).
+    public var metrics: Int32?
 
-    public init(unix: Int32? = nil, webSocket: Int32? = nil) {
+    public init(unix: Int32? = nil, webSocket: Int32? = nil, metrics: Int32? = nil) {
         self.unix = unix
         self.webSocket = webSocket
+        self.metrics = metrics
     }
 
     /// The names gestured takes, as they appear in `LISTEN_FDNAMES`.
     public static let unixName = "unix"
     public static let webSocketName = "websocket"
+    public static let metricsName = "metrics"
     /// gestured.socket's default name, passed by units without `FileDescriptorName=`.
     static let unitDefaultUnixName = "gestured.socket"
 
@@ -75,6 +79,8 @@ public struct SystemdSockets: Sendable, Equatable {
             switch name {
             case webSocketName where sockets.webSocket == nil:
                 sockets.webSocket = fd
+            case metricsName where sockets.metrics == nil:
+                sockets.metrics = fd
             case unixName where sockets.unix == nil, unitDefaultUnixName where sockets.unix == nil:
                 sockets.unix = fd
             case _ where count == 1:
@@ -83,8 +89,9 @@ public struct SystemdSockets: Sendable, Equatable {
                 let list = names.enumerated().map { "fd \(Listener.firstInheritedDescriptor + Int32($0.offset)) '\($0.element)'" }
                 throw ServerError(
                     "systemd passed a socket gestured would not use: fd \(fd), named '\(name)' (all: \(list.joined(separator: ", "))). "
-                        + "gestured takes one named '\(unixName)' (gestured.socket) and one named '\(webSocketName)' "
-                        + "(gestured-websocket.socket): check FileDescriptorName= and Service= of the socket units")
+                        + "gestured takes one named '\(unixName)' (gestured.socket), one named '\(webSocketName)' "
+                        + "(gestured-websocket.socket) and one named '\(metricsName)' (gestured-metrics.socket): "
+                        + "check FileDescriptorName= and Service= of the socket units")
             }
         }
         return sockets

@@ -40,6 +40,9 @@ final class ServerCore {
     private var recognizers: [RecognizerSummary] = []
     private var nextClientID: UInt64 = 1
     private(set) var isShuttingDown = false
+    /// What it counts for the metrics (``ServerStatistics``); the connected clients are counted
+    /// when asked (``statistics(refusedByGate:)``).
+    private var counts = ServerStatistics()
     /// Every connection has gone, after ``shutdown()``.
     var isDrained: Bool { isShuttingDown && sessions.isEmpty }
 
@@ -114,6 +117,42 @@ final class ServerCore {
     /// Unix socket's connections are counted against its own limits, in all and per user; the
     /// WebSocket endpoint's were counted against its own as they were accepted.
     func admit(_ session: ClientSession) -> Admission {
+        let admission = decide(session)
+        switch (admission, session.transport) {
+        case (.accepted, .unixSocket): counts.unix.accepted &+= 1
+        case (.accepted, .webSocket): counts.webSocket.accepted &+= 1
+        case (.refused, .unixSocket): counts.unix.refused &+= 1
+        case (.refused, .webSocket): counts.webSocket.refused &+= 1
+        }
+        return admission
+    }
+
+    /// A message left out for a slow client of `transport` (coalesced), or the client
+    /// disconnected because its queue overflowed.
+    func countDropped(_ transport: ClientSession.Transport, overflowed: Bool) {
+        switch (transport, overflowed) {
+        case (.unixSocket, false): counts.unix.messagesDropped &+= 1
+        case (.webSocket, false): counts.webSocket.messagesDropped &+= 1
+        case (.unixSocket, true): counts.unix.overflowed &+= 1
+        case (.webSocket, true): counts.webSocket.overflowed &+= 1
+        }
+    }
+
+    /// The counts, the clients connected now, and `refusedByGate` WebSocket connections the
+    /// endpoint's gate refused before they reached the server.
+    func statistics(refusedByGate: UInt64) -> ServerStatistics {
+        var statistics = counts
+        statistics.webSocket.refused &+= refusedByGate
+        for session in sessions where session.isOpen {
+            switch session.transport {
+            case .unixSocket: statistics.unix.connected += 1
+            case .webSocket: statistics.webSocket.connected += 1
+            }
+        }
+        return statistics
+    }
+
+    private func decide(_ session: ClientSession) -> Admission {
         if isShuttingDown {
             return .refused(ErrorMessage(code: .shutdown, message: "the daemon is stopping"))
         }

@@ -107,8 +107,12 @@ final class WebSocketConnectionGate: ChannelInboundHandler {
     /// Accepting is paused until the retry.
     private var paused = false
 
-    init(maxClients: Int, maxClientsPerPeer: Int, logger: Logger, throttle: LogThrottle) {
+    /// Counts what it refuses, for the metrics.
+    private let refused: RefusedConnections
+
+    init(maxClients: Int, maxClientsPerPeer: Int, logger: Logger, throttle: LogThrottle, refused: RefusedConnections) {
         quota = ConnectionQuota(total: maxClients, perPeer: maxClientsPerPeer)
+        self.refused = refused
         identifier = PeerIdentifier()
         self.logger = logger
         self.throttle = throttle
@@ -128,6 +132,7 @@ final class WebSocketConnectionGate: ChannelInboundHandler {
             throttle.log(
                 .warning, "WebSocket connection refused", cause: "websocket.refused-connection",
                 metadata: ["peer": "\(peer)", "limit": "\(limit)"], to: logger)
+            refused.add()
             connection.close(promise: nil)
             return
         }

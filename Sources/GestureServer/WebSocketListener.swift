@@ -30,7 +30,8 @@ enum WebSocketListener {
     static func bind(
         _ endpoint: WebSocketEndpoint, group: any EventLoopGroup, mailbox: Mailbox,
         session: @escaping @Sendable (WebSocketLink, _ allowsDefine: Bool) -> Void,
-        limits: ServerLimits, closeTimeout: TimeAmount, logger: Logger, throttle: LogThrottle
+        limits: ServerLimits, closeTimeout: TimeAmount, logger: Logger, throttle: LogThrottle,
+        refused: RefusedConnections
     ) -> EventLoopFuture<any Channel> {
         let maxMessageBytes = limits.maxLineBytes
         let bootstrap = ServerBootstrap(group: group)
@@ -41,7 +42,7 @@ enum WebSocketListener {
                     try channel.pipeline.syncOperations.addHandler(
                         WebSocketConnectionGate(
                             maxClients: endpoint.maxClients, maxClientsPerPeer: endpoint.maxClientsPerPeer,
-                            logger: logger, throttle: throttle))
+                            logger: logger, throttle: throttle, refused: refused))
                 }
             }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)

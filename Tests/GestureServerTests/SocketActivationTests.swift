@@ -33,6 +33,15 @@ import Testing
         #expect(try Self.read("1", names: "websocket") == SystemdSockets(webSocket: 3), "the Unix socket is bound")
     }
 
+    @Test func `the metrics socket goes by its name beside the others`() throws {
+        #expect(
+            try Self.read("3", names: "metrics:unix:websocket") == SystemdSockets(unix: 4, webSocket: 5, metrics: 3))
+        #expect(try Self.read("2", names: "unix:metrics") == SystemdSockets(unix: 3, metrics: 4))
+        #expect(throws: ServerError.self, "a second metrics socket is not used") {
+            try Self.read("3", names: "unix:metrics:metrics")
+        }
+    }
+
     @Test func `gestured.socket without FileDescriptorName= passes its unit name, taken as the Unix socket`() throws {
         #expect(try Self.read("2", names: "gestured.socket:websocket") == SystemdSockets(unix: 3, webSocket: 4))
     }
@@ -49,7 +58,7 @@ import Testing
         ("2", "unix:web", "fd 4, named 'web'"),
         ("2", "websocket:websocket", "fd 4, named 'websocket'"),
         ("2", "unix:gestured.socket", "fd 4, named 'gestured.socket'"),
-        ("3", "unix:websocket:metrics", "fd 5, named 'metrics' (all: fd 3 'unix', fd 4 'websocket', fd 5 'metrics')"),
+        ("3", "unix:websocket:prometheus", "fd 5, named 'prometheus' (all: fd 3 'unix', fd 4 'websocket', fd 5 'prometheus')"),
         ("many", nil, "LISTEN_FDS is 'many'"),
         ("-1", nil, "LISTEN_FDS is '-1'"),
         ("100000", nil, "LISTEN_FDS is '100000'"),

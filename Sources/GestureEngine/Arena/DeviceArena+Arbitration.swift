@@ -17,7 +17,9 @@ extension DeviceArena {
             explain(.failed(r, failure, timer: timer), at: time, c, into: &events)
             let phase = instances[r].phase
             switch phase {
-            case .possible, .held: fail(r, at: time, c, into: &events)
+            case .possible, .held:
+                failures.failed(c.kinds[r], failure.check)
+                fail(r, at: time, c, into: &events)
             case .active: cancel(r, at: time, c, into: &events)
             case .recognized, .ended, .cancelled, .failed: impossible(proposal, phase, expected: "not finished")
             }
@@ -181,6 +183,7 @@ extension DeviceArena {
 
     /// possible/held → failed (no report); recognizers held on this one try again (R4).
     mutating func fail(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        failures.failed(c.kinds[r])
         instances[r].phase = .failed
         held[r] = nil
         deadlines[r] = Int64.max
@@ -228,6 +231,7 @@ extension DeviceArena {
         let geometry = device.geometry
         var shape: String?
         if let index = report.shape { shape = c.shapeNames[r]?[index] }
+        reports.count(r, state)
         // The memberwise initializers (GestureEvent): the event is assembled in place, with no copy
         // of it made and destroyed on the way into the caller's buffer.
         events.append(

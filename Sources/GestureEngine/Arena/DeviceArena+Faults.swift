@@ -95,6 +95,10 @@ extension DeviceArena {
         explaining = old.explaining
         reportingMoves = old.reportingMoves
         droppedTouches = old.droppedTouches
+        failures = old.failures
+        // The old set's counters were folded by name (``GestureEngine/install(_:at:into:)``).
+        reports = old.reports
+        reports.start(c, replacing: nil)
         for r in 0..<c.count {
             let o = previousIndex[r]
             guard o >= 0 else { continue }

@@ -120,11 +120,15 @@ struct DeviceArena {
     var reportingMoves = true
     /// Touches that found no free slot (more than 64 at once) and were ignored.
     var droppedTouches = 0
+    /// Recognizers that failed, by kind and reason, and their reports (the daemon's metrics).
+    var failures = FailureTally()
+    var reports = ReportTally()
 
     init(device: DeviceDescriptor, compiled c: CompiledSet) {
         self.device = device
         scale = MeasuringScale(device.geometry)
         instances = Array(repeating: Instance(), count: c.count)
+        reports.start(c, replacing: nil)
         deadlines = Array(repeating: Int64.max, count: c.count)
         held = Array(repeating: nil, count: c.count)
         var slots: [Int] = []

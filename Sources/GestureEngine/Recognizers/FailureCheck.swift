@@ -57,6 +57,11 @@ public struct FailureCheck: RawRepresentable, Hashable, Sendable, CustomStringCo
     public var rawValue: String { name.string }
     public var description: String { rawValue }
 
+    /// Where its spelling is in the binary: one comparison tells two uses of one declaration
+    /// apart from others without making their strings (the metrics' ``FailureTally`` on the frame
+    /// path; two declarations of one spelling have two addresses, and ``==`` is still true).
+    var address: UnsafePointer<UInt8> { name.start }
+
     public static func == (a: Self, b: Self) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 

@@ -29,9 +29,11 @@ enum ScenarioRunner {
     }
 
     /// Everything the engine emitted for the scenario, with when it was emitted.
-    static func emitted(_ scenario: Scenario, explains: Bool = false, reportsTouchMoves: Bool = true) throws
-        -> [Emitted]
-    {
+    /// `finished` sees the engine after the last step.
+    static func emitted(
+        _ scenario: Scenario, explains: Bool = false, reportsTouchMoves: Bool = true,
+        finished: (GestureEngine) -> Void = { _ in }
+    ) throws -> [Emitted] {
         var engine = try GestureEngine(configuration: scenario.configuration)
         engine.explains = explains
         engine.reportsTouchMoves = reportsTouchMoves
@@ -83,6 +85,7 @@ enum ScenarioRunner {
                 engine.connectedClients = n
             }
         }
+        finished(engine)
         return log
     }
 

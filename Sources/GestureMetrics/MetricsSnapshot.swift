@@ -1,0 +1,149 @@
+/// What the daemon counts, as the input thread handed it over at one moment: the values of every
+/// metric (docs/FLEET.md lists them with their names), for the metrics endpoint, `gestured
+/// status` and the textfile collector alike. A plain value: the input thread fills it from its
+/// own counters when asked (a scrape, a `status` request), and whoever asked renders it on its
+/// own thread (``MetricsExposition``).
+///
+/// Times are Unix seconds (the wall clock when the snapshot was made, minus the monotonic age of
+/// the event), nil when the event has not happened yet.
+public struct MetricsSnapshot: Sendable, Equatable, Codable {
+    /// The daemon's version (`gestured_build_info`).
+    public var version: String
+    /// When the daemon started.
+    public var startTime: Double
+    /// When the snapshot was made.
+    public var time: Double
+    /// Frames read from panels (or a recording), and contacts that landed in them.
+    public var framesRead: UInt64
+    public var touchesRead: UInt64
+    /// Frames written to passthrough mirrors.
+    public var mirrorFrames: UInt64
+    /// Gesture reports by recognizer and state.
+    public var gestures: [GestureCount]
+    /// Recognizer failures by kind and reason.
+    public var failures: [FailureCount]
+    /// Clients by transport.
+    public var transports: [TransportCounts]
+    /// Client definitions (`define`, and a disconnected client's definitions taken out) the
+    /// engine accepted and refused.
+    public var definitionsAccepted: UInt64
+    public var definitionsRefused: UInt64
+    /// Reloads (SIGHUP) that replaced the configuration, and those that kept the running one.
+    public var reloadsSucceeded: UInt64
+    public var reloadsFailed: UInt64
+    /// When the running configuration was loaded (at start, or by the last good reload).
+    public var configurationLoaded: Double
+    /// The newest contact's time on any panel.
+    public var lastTouch: Double?
+    /// The panels open now (a recording counts as one).
+    public var panels: [Panel]
+    /// CPU time the input thread has used (user and system).
+    public var inputThreadCPUSeconds: Double
+    /// From a frame's kernel time to its lines written to the clients (sampled).
+    public var frameToLine: Histogram
+
+    public init(
+        version: String, startTime: Double, time: Double, framesRead: UInt64 = 0, touchesRead: UInt64 = 0,
+        mirrorFrames: UInt64 = 0, gestures: [GestureCount] = [], failures: [FailureCount] = [],
+        transports: [TransportCounts] = [], definitionsAccepted: UInt64 = 0, definitionsRefused: UInt64 = 0,
+        reloadsSucceeded: UInt64 = 0, reloadsFailed: UInt64 = 0, configurationLoaded: Double, lastTouch: Double? = nil,
+        panels: [Panel] = [], inputThreadCPUSeconds: Double = 0, frameToLine: Histogram = Histogram()
+    ) {
+        self.version = version
+        self.startTime = startTime
+        self.time = time
+        self.framesRead = framesRead
+        self.touchesRead = touchesRead
+        self.mirrorFrames = mirrorFrames
+        self.gestures = gestures
+        self.failures = failures
+        self.transports = transports
+        self.definitionsAccepted = definitionsAccepted
+        self.definitionsRefused = definitionsRefused
+        self.reloadsSucceeded = reloadsSucceeded
+        self.reloadsFailed = reloadsFailed
+        self.configurationLoaded = configurationLoaded
+        self.lastTouch = lastTouch
+        self.panels = panels
+        self.inputThreadCPUSeconds = inputThreadCPUSeconds
+        self.frameToLine = frameToLine
+    }
+
+    /// Reports of one recognizer in one state.
+    public struct GestureCount: Sendable, Equatable, Codable {
+        /// The configuration's recognizer name; empty for a client's recognizers, which are
+        /// counted together by kind (their names are the clients' to choose: not a label).
+        public var recognizer: String
+        /// `configuration` or `client`.
+        public var owner: String
+        public var kind: String
+        public var state: String
+        public var count: UInt64
+
+        public init(recognizer: String, owner: String, kind: String, state: String, count: UInt64) {
+            self.recognizer = recognizer
+            self.owner = owner
+            self.kind = kind
+            self.state = state
+            self.count = count
+        }
+    }
+
+    /// Failures of recognizers of one kind for one reason.
+    public struct FailureCount: Sendable, Equatable, Codable {
+        public var kind: String
+        /// The recognizer's own check (`too-far`, `too-slow`, … docs/PROTOCOL.md, `explain`), or
+        /// `arbitration` for one failed by the rules (R3–R5) or a fault (R9).
+        public var reason: String
+        public var count: UInt64
+
+        public init(kind: String, reason: String, count: UInt64) {
+            self.kind = kind
+            self.reason = reason
+            self.count = count
+        }
+    }
+
+    /// One transport's clients.
+    public struct TransportCounts: Sendable, Equatable, Codable {
+        /// `unix` or `websocket`.
+        public var transport: String
+        /// Connected now.
+        public var connected: Int
+        /// Admitted and refused since the start.
+        public var accepted: UInt64
+        public var refused: UInt64
+        /// Messages left out for clients that read too slowly (`changed` updates coalesced), and
+        /// clients disconnected because their queue overflowed all the same.
+        public var messagesDropped: UInt64
+        public var overflowed: UInt64
+
+        public init(
+            transport: String, connected: Int = 0, accepted: UInt64 = 0, refused: UInt64 = 0,
+            messagesDropped: UInt64 = 0, overflowed: UInt64 = 0
+        ) {
+            self.transport = transport
+            self.connected = connected
+            self.accepted = accepted
+            self.refused = refused
+            self.messagesDropped = messagesDropped
+            self.overflowed = overflowed
+        }
+    }
+
+    /// A panel open now.
+    public struct Panel: Sendable, Equatable, Codable {
+        /// The device's label (`device` in messages).
+        public var label: String
+        /// Grabbed with a passthrough mirror.
+        public var grabbed: Bool
+        /// Its newest contact's time.
+        public var lastTouch: Double?
+
+        public init(label: String, grabbed: Bool, lastTouch: Double? = nil) {
+            self.label = label
+            self.grabbed = grabbed
+            self.lastTouch = lastTouch
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import GestureMetrics
+import Testing
+
+/// The exposition formats (GestureMetrics): what a Prometheus, promtool and node_exporter read.
+/// scripts/test-metrics.sh feeds the real ones; these pin the details the two formats differ in.
+@Suite("Metrics exposition")
+struct MetricsExpositionTests {
+    static let snapshot = MetricsSnapshot(
+        version: "1.2.3", startTime: 1_700_000_000, time: 1_700_000_100, framesRead: 42, touchesRead: 3,
+        gestures: [
+            .init(recognizer: "tap", owner: "configuration", kind: "tap", state: "recognized", count: 2),
+            .init(recognizer: "", owner: "client", kind: "pan", state: "began", count: 1),
+        ],
+        failures: [.init(kind: "tap", reason: "moved", count: 5)],
+        transports: [.init(transport: "unix", connected: 1, accepted: 4, refused: 1)],
+        configurationLoaded: 1_700_000_050.5,
+        panels: [.init(label: "pa\"nel\\1\n", grabbed: true, lastTouch: 1_700_000_099.25)])
+
+    @Test("Prometheus' text format: a counter's TYPE names it with _total, no # EOF, info as a gauge")
+    func prometheusFormat() {
+        let text = MetricsExposition.render(Self.snapshot, format: .prometheus)
+        #expect(text.contains("# TYPE gestured_frames_read_total counter\ngestured_frames_read_total 42\n"))
+        #expect(text.contains("# TYPE gestured_build_info gauge\ngestured_build_info{version=\"1.2.3\"} 1\n"))
+        #expect(!text.contains("# EOF"))
+        #expect(text.hasSuffix("\n"))
+    }
+
+    @Test("OpenMetrics: the family without _total, info typed, # EOF last")
+    func openMetricsFormat() {
+        let text = MetricsExposition.render(Self.snapshot, format: .openMetrics)
+        #expect(text.contains("# TYPE gestured_frames_read counter\ngestured_frames_read_total 42\n"))
+        #expect(text.contains("# TYPE gestured_build info\ngestured_build_info{version=\"1.2.3\"} 1\n"))
+        #expect(text.hasSuffix("\n# EOF\n"))
+    }
+
+    @Test("label values escape backslash, quote and line feed; a client's recognizers have an empty name")
+    func labels() {
+        let text = MetricsExposition.render(Self.snapshot, format: .prometheus)
+        #expect(text.contains(#"gestured_panel_grabbed{panel="pa\"nel\\1\n"} 1"#))
+        #expect(
+            text.contains(#"gestured_gestures_total{owner="client",recognizer="",kind="pan",state="began"} 1"#))
+        #expect(
+            text.contains(
+                #"gestured_gestures_total{owner="configuration",recognizer="tap",kind="tap",state="recognized"} 2"#))
+        #expect(text.contains(#"gestured_panel_last_touch_timestamp_seconds{panel="pa\"nel\\1\n"} 1700000099.25"#))
+    }
+
+    @Test("the histogram's buckets are cumulative up to +Inf, its sum in seconds")
+    func histogram() {
+        var snapshot = Self.snapshot
+        for us: Int64 in [10, 60, 60, 150_000, -5] { snapshot.frameToLine.record(microseconds: us) }
+        let text = MetricsExposition.render(snapshot, format: .prometheus)
+        #expect(text.contains(#"gestured_frame_to_line_latency_seconds_bucket{le="5e-05"} 2"#), "10 and -5 (as 0)")
+        #expect(text.contains(#"gestured_frame_to_line_latency_seconds_bucket{le="0.0001"} 4"#))
+        #expect(text.contains(#"gestured_frame_to_line_latency_seconds_bucket{le="0.1"} 4"#))
+        #expect(text.contains(#"gestured_frame_to_line_latency_seconds_bucket{le="+Inf"} 5"#))
+        #expect(text.contains("gestured_frame_to_line_latency_seconds_sum 0.15013\n"))
+        #expect(text.contains("gestured_frame_to_line_latency_seconds_count 5\n"))
+    }
+
+    @Test(
+        "Accept negotiation: OpenMetrics when offered (as Prometheus does), else the text format",
+        arguments: [
+            (
+                "application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,"
+                    + "text/plain;version=0.0.4;q=0.3,*/*;q=0.2", MetricsFormat.openMetrics
+            ),
+            ("text/plain", .prometheus), ("*/*", .prometheus), ("application/openmetrics-text; q=0", .prometheus),
+        ])
+    func negotiation(accept: String, format: MetricsFormat) {
+        #expect(MetricsFormat.negotiated(accept: accept) == format)
+        #expect(MetricsFormat.negotiated(accept: nil) == .prometheus)
+    }
+
+    @Test("the last touch is left out until there was one")
+    func noTouchYet() {
+        var snapshot = Self.snapshot
+        snapshot.lastTouch = nil
+        #expect(!MetricsExposition.render(snapshot, format: .prometheus).contains("gestured_last_touch_timestamp_seconds "))
+    }
+}

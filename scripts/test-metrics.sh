@@ -1,0 +1,169 @@
+#!/bin/bash
+# The metrics against the real consumers (docs/FLEET.md): Debian's Prometheus server scrapes a
+# daemon replaying a recording through the metrics socket (systemd-socket-activate passes it, as
+# gestured-metrics.socket does), and its HTTP API must return, per recognizer and state, exactly
+# the gestures a `gestured listen` client saw in the same run; `promtool check metrics` passes on
+# both exposition formats; `promtool check rules` on the alert rules of docs/FLEET.md, which the
+# server loads too.
+#
+# The recording is examples/recordings/demo.evemu behind a lead-in: one palm contact (which no
+# recognizer accepts: no gesture) and 20 s of the recording's time (10 s at --speed 2) before the
+# first finger, so the listen client — the connection that starts the daemon — is subscribed
+# before anything is recognized. Everything listens on loopback ports picked free.
+#
+# usage: scripts/test-metrics.sh [--gestured BINARY]   (default .build/debug/gestured)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+gestured=.build/debug/gestured
+[ "${1:-}" = --gestured ] && gestured=$2
+gestured=$(realpath "$gestured")
+for tool in prometheus promtool systemd-socket-activate; do
+    command -v "$tool" > /dev/null || { echo "test-metrics: $tool is missing (scripts/setup-debian.sh --test)" >&2; exit 1; }
+done
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+    echo "test-metrics: $*" >&2
+    for log in "$work"/*.log; do echo "--- $log" >&2; tail -n 30 "$log" >&2; done
+    exit 1
+}
+# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds (generous: the host may be loaded).
+wait_for() {
+    local seconds=$1 what=$2
+    shift 2
+    for _ in $(seq $((seconds * 5))); do
+        "$@" > /dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    fail "$what did not happen within $seconds s"
+}
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+metrics_port=$(free_port)
+prometheus_port=$(free_port)
+
+# The recording with its lead-in (times shifted by 20 s; the palm lands and lifts at 0).
+python3 - examples/recordings/demo.evemu "$work/lead-in.evemu" <<'PY'
+import sys
+source, target = sys.argv[1:]
+lines = open(source).read().splitlines()
+header = [l for l in lines if not l.startswith("E: ")]
+events = [l for l in lines if l.startswith("E: ")]
+lead = ["E: 0.000000 0003 002f 0", "E: 0.000000 0003 0039 900", "E: 0.000000 0003 0037 2",
+        "E: 0.000000 0003 0035 1000", "E: 0.000000 0003 0036 1000", "E: 0.000000 0001 014a 1",
+        "E: 0.000000 0000 0000 0", "E: 0.050000 0003 0039 -1", "E: 0.050000 0001 014a 0",
+        "E: 0.050000 0000 0000 0"]
+shifted = []
+for l in events:
+    _, t, rest = l.split(" ", 2)
+    shifted.append("E: %.6f %s" % (float(t) + 20, rest))
+open(target, "w").write("\n".join(header + lead + shifted) + "\n")
+PY
+
+# The daemon, started by the first connection to either socket (the listen client's).
+systemd-socket-activate -l "$work/g.sock" -l "127.0.0.1:$metrics_port" --fdname=unix:metrics \
+    "$gestured" run --replay "$work/lead-in.evemu" --speed 2 > "$work/daemon.log" 2>&1 &
+pids+=($!)
+wait_for 30 "the socket" test -S "$work/g.sock"
+"$gestured" listen --socket "$work/g.sock" > "$work/listen.out" 2> "$work/listen.log" &
+listen=$!
+pids+=($listen)
+wait_for 60 "the daemon's start" grep -q "ready" "$work/daemon.log"
+
+# Prometheus, scraping every second, with the alert rules.
+promtool check rules examples/prometheus/gestured-alerts.yml > "$work/rules.log" 2>&1 ||
+    fail "promtool check rules failed: $(cat "$work/rules.log")"
+cat > "$work/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: ["$PWD/examples/prometheus/gestured-alerts.yml"]
+scrape_configs:
+  - job_name: gestured
+    static_configs:
+      - targets: ["127.0.0.1:$metrics_port"]
+YML
+promtool check config "$work/prometheus.yml" > "$work/config.log" 2>&1 ||
+    fail "promtool check config failed: $(cat "$work/config.log")"
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+    --web.listen-address="127.0.0.1:$prometheus_port" > "$work/prometheus.log" 2>&1 &
+pids+=($!)
+api=http://127.0.0.1:$prometheus_port/api/v1
+
+wait_for 120 "the replay's end" grep -q "replay done" "$work/daemon.log"
+done_at=$(date +%s.%N)
+# Three scrapes after the replay ended: the counters are final in Prometheus.
+query() { python3 -c 'import sys, urllib.parse, urllib.request; print(urllib.request.urlopen(sys.argv[1] + "/query?query=" + urllib.parse.quote(sys.argv[2])).read().decode())' "$api" "$1"; }
+value() { python3 -c 'import json, sys; r = json.loads(sys.argv[1])["data"]["result"]; print(r[0]["value"][1] if r else 0)' "$(query "$1")"; }
+scraped_after_end() {
+    python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 3 and float(sys.argv[2]) > float(sys.argv[3]) + 2 else 1)' \
+        "$(value 'count_over_time(gestured_frames_read_total[10m])')" "$(value 'timestamp(gestured_frames_read_total)')" \
+        "$done_at"
+}
+wait_for 120 "three scrapes after the replay's end" scraped_after_end
+kill "$listen"
+wait "$listen" 2> /dev/null || true
+
+# Prometheus' counters by recognizer and state against the lines the client saw.
+query 'gestured_gestures_total' > "$work/gestures.json"
+python3 - "$work/gestures.json" "$work/listen.out" <<'PY' || fail "Prometheus and the listen client disagree"
+import collections, json, sys
+result = json.load(open(sys.argv[1]))["data"]["result"]
+scraped = collections.Counter()
+for series in result:
+    labels = series["metric"]
+    if labels["owner"] == "configuration":
+        scraped[(labels["recognizer"], labels["state"])] = int(float(series["value"][1]))
+seen = collections.Counter()
+for line in open(sys.argv[2]):
+    message = json.loads(line)
+    if message.get("type") == "gesture":
+        seen[(message["name"], message["state"])] += 1
+scraped = +scraped
+print("by recognizer and state (Prometheus = listen):")
+for key in sorted(set(scraped) | set(seen)):
+    print("  %-16s %-10s %5d %5d" % (key[0], key[1], scraped[key], seen[key]))
+if not seen:
+    sys.exit("the client saw no gesture")
+if scraped != seen:
+    sys.exit("they differ")
+print("%d gestures, %d recognizers: equal" % (sum(seen.values()), len({k[0] for k in seen})))
+PY
+
+# The exposition itself, in both formats, through promtool's linter.
+fetch() { python3 -c 'import sys, urllib.request; r = urllib.request.Request(sys.argv[1], headers={"Accept": sys.argv[2]}); sys.stdout.write(urllib.request.urlopen(r).read().decode())' "http://127.0.0.1:$metrics_port/metrics" "$1"; }
+fetch "text/plain;version=0.0.4" > "$work/metrics.prom"
+fetch "application/openmetrics-text;version=1.0.0" > "$work/metrics.om"
+promtool check metrics < "$work/metrics.prom" > "$work/lint.log" 2>&1 ||
+    fail "promtool check metrics (text format): $(cat "$work/lint.log")"
+tail -n 1 "$work/metrics.om" | grep -qx "# EOF" || fail "the OpenMetrics exposition does not end with # EOF"
+grep -q '^# TYPE gestured_frames_read counter$' "$work/metrics.om" || fail "the OpenMetrics exposition names counters without _total"
+
+# The dashboard and the alert rules: every query is valid PromQL for this server, and every
+# gestured metric they name is one the daemon exposes.
+python3 - "$api" examples/grafana/gestured-dashboard.json examples/prometheus/gestured-alerts.yml "$work/metrics.prom" <<'PY' ||
+import json, re, sys, urllib.parse, urllib.request
+api, dashboard, rules, exposition = sys.argv[1:]
+# Every family, with or without samples now (no panel is open once the replay has ended).
+exposed = {line.split()[2] for line in open(exposition) if line.startswith("# TYPE ")}
+exposed |= {name + suffix for name in exposed for suffix in ("_bucket", "_sum", "_count")}
+queries = [target["expr"] for panel in json.load(open(dashboard))["panels"] for target in panel["targets"]]
+queries += [line.split("expr:", 1)[1].strip() for line in open(rules) if "expr:" in line]
+for query in queries:
+    for name in re.findall(r"gestured_[a-z_]+", query):
+        if name not in exposed:
+            sys.exit("%s is not exposed (in %s)" % (name, query))
+    query = query.replace("$instance", ".*")
+    answer = json.load(urllib.request.urlopen(api + "/query?query=" + urllib.parse.quote(query)))
+    if answer["status"] != "success":
+        sys.exit("%s: %s" % (query, answer))
+print("test-metrics: %d dashboard and alert queries run, naming only exposed metrics" % len(queries))
+PY
+    fail "a dashboard or alert query is wrong"
+echo "test-metrics: promtool check metrics passes; Prometheus read $(grep -c '^gestured_' "$work/metrics.prom") series"
+echo "test-metrics: passed"
