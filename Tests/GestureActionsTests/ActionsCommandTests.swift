@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `gestured actions` and `gestured check-config` on actions files, as users run them.
-@Suite("gestured actions and check-config on actions files", .timeLimit(.minutes(1)))
+@Suite("gestured actions and check-config on actions files", .timeLimit(.minutes(10)))
 struct ActionsCommandTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

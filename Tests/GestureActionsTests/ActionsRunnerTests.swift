@@ -182,7 +182,7 @@ func tap(_ seq: UInt64) -> Publication {
     .gesture(Report.gesture("tap", .tap, .recognized, seq: seq), owner: .configuration)
 }
 
-@Suite("gestured actions over a real socket", .serialized, .timeLimit(.minutes(2)))
+@Suite("gestured actions over a real socket", .serialized, .timeLimit(.minutes(10)))
 struct ActionsRunnerTests {
     static let shortcut = """
         actions:

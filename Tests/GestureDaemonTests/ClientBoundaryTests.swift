@@ -7,7 +7,7 @@ import Testing
 /// socket, raw JSON lines) tried them: one client's definitions must not silence the operator's
 /// gestures, nor another client's, nor tell another client its names (docs/ARBITRATION.md,
 /// "Client recognizers"). The daemon replays the WeTab taps in a loop: taps on both halves.
-@Suite("client boundaries", .timeLimit(.minutes(3)))
+@Suite("client boundaries", .timeLimit(.minutes(10)))
 struct ClientBoundaryTests {
     /// A client (``ScriptedClient``) that sends `requests`, then waits for `count` `recognized`
     /// gestures of each of `names` (none: it exits after the replies), giving up after 30 s of

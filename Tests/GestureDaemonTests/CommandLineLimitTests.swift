@@ -9,7 +9,7 @@ import Testing
 /// that takes the value: playback speeds (``PlaybackSpeed``), socket paths (``SocketPath``),
 /// files that are not what they should be (recordings that are one endless line, a FIFO or a
 /// device as the configuration).
-@Suite("command-line limits", .timeLimit(.minutes(3)))
+@Suite("command-line limits", .timeLimit(.minutes(10)))
 struct CommandLineLimitTests {
     static let recording = DaemonProcessTests.recording
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `gestured config --default` and `gestured check-config` as users run them.
-@Suite("gestured config and check-config", .timeLimit(.minutes(1)))
+@Suite("gestured config and check-config", .timeLimit(.minutes(10)))
 struct ConfigCommandTests {
     static let golden = DaemonProcessTests.repository.appendingPathComponent(
         "Tests/GestureDaemonTests/Golden/config-default.yaml")

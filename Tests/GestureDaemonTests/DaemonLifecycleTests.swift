@@ -6,7 +6,7 @@ import Testing
 
 /// How `gestured run` ends a replay and how it stops: the real binary
 /// as a child process, as in ``DaemonProcessTests``.
-@Suite("gestured run: replay lifecycle and stop", .timeLimit(.minutes(2)))
+@Suite("gestured run: replay lifecycle and stop", .timeLimit(.minutes(10)))
 struct DaemonLifecycleTests {
     /// CPU time (ns, from /proc/PID/task/TID/schedstat) and context switches of each thread.
     static func threads(of pid: Int32) -> [String: (cpu: Int, switches: Int)] {

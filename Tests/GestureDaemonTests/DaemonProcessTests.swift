@@ -9,7 +9,7 @@ import Testing
 /// The real `gestured` binary as an integrator runs it without hardware: `run --replay --loop`
 /// on a temporary socket, with `gestured listen` and the Python example as clients. (The time
 /// limit guards against hangs: 20 000 connections alone take ~70 s on two busy cores.)
-@Suite("gestured run", .timeLimit(.minutes(4)))
+@Suite("gestured run", .timeLimit(.minutes(10)))
 struct DaemonProcessTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -5,7 +5,7 @@ import Testing
 
 /// Device data that no real panel sends, as `replay` and `run --replay` meet it in a recording:
 /// refused or said, never taken silently.
-@Suite("device data no panel sends", .timeLimit(.minutes(2)))
+@Suite("device data no panel sends", .timeLimit(.minutes(10)))
 struct DeviceDataTests {
     /// A recording of a swipe to the right, made by `simulate --record` (a 10-slot panel).
     static func swipe(in directory: String) async throws -> String {

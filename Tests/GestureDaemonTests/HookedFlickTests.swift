@@ -7,7 +7,7 @@ import Testing
 /// size and on one that does not, and read back by `gestured replay` with the built-in set and
 /// with a user's only recognizer, a swipe in any direction: one swipe each, in the flick's
 /// direction. (The end-to-end suite plays the 90° hooks on a uinput panel: `GestureTests`.)
-@Suite("hooked flicks through simulate and replay", .timeLimit(.minutes(2)))
+@Suite("hooked flicks through simulate and replay", .timeLimit(.minutes(10)))
 struct HookedFlickTests {
     /// Screen angles (y down) of the directions, in the order `MultiFingerSwipeTests` names them.
     static let degrees: [(String, Double)] = [

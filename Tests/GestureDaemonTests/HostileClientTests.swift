@@ -6,7 +6,7 @@ import Testing
 /// The real daemon against a hostile client (a Python socket, raw JSON lines)
 /// would try it: definitions beyond the limits, a client that would silence everyone, a reload
 /// under a client's feet.
-@Suite("hostile clients", .timeLimit(.minutes(3)))
+@Suite("hostile clients", .timeLimit(.minutes(10)))
 struct HostileClientTests {
     /// A client (``ScriptedClient``) that sends `requests`, then reads until a message of type
     /// `until` arrives (nil: it exits after the replies) or the daemon closes, giving up after

@@ -9,7 +9,7 @@ import Testing
 
 /// What the daemon and `gestured actions` write to the journal: one line a message, whatever
 /// text it carries, and not a line a pass of a looped replay.
-@Suite("journal lines", .timeLimit(.minutes(2)))
+@Suite("journal lines", .timeLimit(.minutes(10)))
 struct JournalLineTests {
     /// A NUL or a newline in a message (a command's output, a name from a file) started a new
     /// journal entry, which could claim its own priority (`<0>`); escape sequences reached

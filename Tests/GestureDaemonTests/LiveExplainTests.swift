@@ -8,7 +8,7 @@ import Testing
 /// reason the swipe failed; another, connected all along with the same filters but no `explain`,
 /// receives exactly the lines the first one receives minus the explanations — the same bytes,
 /// `seq` included — so explanations cost the others nothing, not even a number.
-@Suite("subscribe with explain", .timeLimit(.minutes(3)))
+@Suite("subscribe with explain", .timeLimit(.minutes(10)))
 struct LiveExplainTests {
     /// A raw client: connects, sends one request, prints every line it reads, as read.
     static let client = """

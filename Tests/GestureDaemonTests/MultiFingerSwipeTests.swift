@@ -9,7 +9,7 @@ import Testing
 /// user's four-finger swipe down. The limit is a hang guard: each slow-drag case runs a `simulate`
 /// and eight `replay` processes, in parallel with the others, and takes up to ~110 s on a loaded
 /// 2-core host.
-@Suite("multi-finger swipes through simulate and replay", .timeLimit(.minutes(5)))
+@Suite("multi-finger swipes through simulate and replay", .timeLimit(.minutes(10)))
 struct MultiFingerSwipeTests {
     static let directions = ["right", "down-right", "down", "down-left", "left", "up-left", "up", "up-right"]
     static let landings = [0, 50, 100, 150]

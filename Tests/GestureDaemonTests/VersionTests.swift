@@ -10,7 +10,7 @@ import Testing
 /// Debian package (scripts/package-deb.sh) and its changelog must say the same. The package's
 /// side — the installed binary, `dpkg-query`, the installed changelog — is checked by
 /// scripts/test-package.sh.
-@Suite("the version, from VERSION", .timeLimit(.minutes(4)))
+@Suite("the version, from VERSION", .timeLimit(.minutes(10)))
 struct VersionTests {
     static let version: String = {
         let file = DaemonProcessTests.repository.appendingPathComponent("VERSION")

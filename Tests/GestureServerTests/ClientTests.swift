@@ -8,7 +8,7 @@ import Testing
 
 extension SocketTests {
     /// The Swift client library, `gestured listen`, and the examples, against a real server.
-    @Suite(.timeLimit(.minutes(2))) struct Clients {
+    @Suite(.timeLimit(.minutes(10))) struct Clients {
         static let examples = SchemaValidator.repositoryRoot.appendingPathComponent("examples/clients")
 
         /// `gestured` sits next to the test bundle when `swift test` has built the package.

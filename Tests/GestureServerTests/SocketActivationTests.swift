@@ -156,7 +156,7 @@ import Testing
             passing: descriptors)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func `gestured run serves pages on systemd's TCP socket and programs on its Unix socket`() async throws {
         let directory = ServerFixture.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -200,7 +200,7 @@ import Testing
         await page.close()
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func `gestured run refuses a WebSocket socket its configuration has no endpoint for`() async throws {
         let directory = ServerFixture.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
