@@ -1,9 +1,10 @@
-// Why a gesture did not happen (issue 14): every failure of a recognizer's own checks carries the
-// check, the measured value and the limit with the configuration key it comes from, and every
-// arbitration decision that fails, holds, blocks or cancels a recognizer carries its rule (R1–R9,
-// docs/ARBITRATION.md). The engine produces these values only while ``GestureEngine/explains`` is
-// on, as plain values (no text); the protocol's `explain` message renders them
-// (GestureProtocol's ExplainMessage), off the frame path.
+// Why a gesture did not happen: every failure of a recognizer's own checks carries the check, the
+// measured value and the limit with the configuration key it comes from, and every arbitration
+// decision that fails, holds, blocks or cancels a recognizer carries its reason (its rule, R1–R9,
+// docs/ARBITRATION.md, and its sentence). The engine produces these values only while
+// ``GestureEngine/explains`` is on, as plain values: the texts are static, declared where each
+// rule decides (the arena's files) as a kind declares its checks; the protocol's `explain`
+// message fills them in (GestureProtocol's ExplainMessage), off the frame path.
 
 /// One explained decision about one recognizer on one device.
 public struct Explanation: Sendable, Equatable {
@@ -43,7 +44,7 @@ public struct Explanation: Sendable, Equatable {
 
     /// The arbitration rule behind the decision; nil for a failure of the recognizer's own checks
     /// on a frame (a failure when a timer fires is R7's).
-    public var rule: Rule? { decision.rule }
+    public var rule: Rule? { decision.reason.rule }
 }
 
 /// The rules of docs/ARBITRATION.md.
@@ -53,102 +54,100 @@ public enum Rule: Int, Hashable, Sendable, CaseIterable, CustomStringConvertible
     public var description: String { "R\(rawValue)" }
 }
 
-/// What happened to a recognizer, and why.
-public enum Decision: Sendable, Equatable {
-    /// Its own check failed (docs/RECOGNIZERS.md); `timer`: when its deadline fired (R7).
-    case failed(Failure, timer: Bool)
-    /// R1: its `accepts` filter refused a landing touch.
-    case refused(TouchID, Refusal)
-    /// R1 with R2 or R4: it did not take a landing touch because it has decided (a final state,
-    /// until all its touches lift: R2) or waits for a failure requirement (held: R4).
-    case ignored(TouchID, held: Bool)
-    /// R1: it is active with as many fingers down as it may have (its kind's finger limit and
-    /// `when.max-fingers`), so it did not take a landing touch.
-    case full(TouchID, fingers: Int)
-    /// R2: every touch it received lifted, it has no timer, and it had not decided: it fails.
-    case stranded
-    /// R3: its begin gate (`when`) refused the transition; it fails.
-    case gate(GateCheck)
-    /// R4: it would begin or be recognized, but waits for this recognizer to fail (held).
-    case waits(for: String)
-    /// R4: the recognizer it waited for failed; its held transition happens now.
-    case released(by: String)
-    /// R4: a recognizer it requires to fail began or was recognized; it fails.
-    case requirementSucceeded(String)
-    /// R5: an active recognizer on its touches that it neither is simultaneous with nor
-    /// preempts refused its transition; it fails.
-    case blocked(by: String)
-    /// R5: this recognizer began or was recognized on its touches and they are not
-    /// simultaneous; it fails.
-    case excluded(by: String)
-    /// R5: this recognizer began or was recognized and preempts it; it is cancelled.
-    case preempted(by: String)
-    /// R5: this recognizer began or was recognized on its touches, but it preempts that one, so
-    /// it keeps watching.
-    case keepsWatching(String)
-    /// R6: this recognizer began or was recognized on its touches; they are simultaneous, so it
-    /// carries on.
-    case simultaneous(with: String)
-    /// R8: the views get nothing of this touch while it is undecided (delays-touches-began).
-    case delaysTouch(TouchID)
-    /// R8: the views get this touch's end only once it has decided (delays-touches-ended).
-    case holdsTouchEnd(TouchID)
-    /// R8: it began or was recognized: the views get `cancelled` for this touch
-    /// (cancels-touches), or nothing more of it when it was delayed.
-    case claimsTouch(TouchID)
-    /// R9: a fault stopped it (cancelled when active, failed when undecided).
-    case fault(Fault)
+/// What happened to a recognizer, and why: the reason (what was decided, under which rule, and
+/// how it is said) and the values its sentence names.
+public struct Decision: Sendable, Equatable {
+    public var reason: DecisionReason
+    /// The recognizer's own check that failed (``DecisionReason/failed``,
+    /// ``DecisionReason/failedAtDeadline``).
+    public var failure: Failure?
+    /// The other recognizer (R4–R6).
+    public var other: String?
+    /// The touch the decision is about (R1, R3, R8, R9).
+    public var touch: TouchID?
+    /// What the arena measured and the limit it held it to (R1's contact size and fingers, R3's
+    /// finger counts).
+    public var measured: Double?
+    public var limit: Double?
+    /// The tool R1's `accepts.tools` refused.
+    public var tool: ToolType?
 
-    public var rule: Rule? {
-        switch self {
-        case .failed(_, let timer): timer ? .r7 : nil
-        case .refused, .full: .r1
-        case .ignored(_, let held): held ? .r4 : .r2
-        case .stranded: .r2
-        case .gate: .r3
-        case .waits, .released, .requirementSucceeded: .r4
-        case .blocked, .excluded, .preempted, .keepsWatching: .r5
-        case .simultaneous: .r6
-        case .delaysTouch, .holdsTouchEnd, .claimsTouch: .r8
-        case .fault: .r9
-        }
+    public init(
+        _ reason: DecisionReason, failure: Failure? = nil, other: String? = nil, touch: TouchID? = nil,
+        measured: Double? = nil, limit: Double? = nil, tool: ToolType? = nil
+    ) {
+        self.reason = reason
+        self.failure = failure
+        self.other = other
+        self.touch = touch
+        self.measured = measured
+        self.limit = limit
+        self.tool = tool
     }
+
+    /// The arbitration rule behind it (nil: a recognizer's own check on a frame).
+    public var rule: Rule? { reason.rule }
 }
 
-/// R1: why an `accepts` filter refused a touch.
-public enum Refusal: Sendable, Equatable {
-    /// The touch's tool is not in `tools`.
-    case tool(ToolType)
-    /// The contact is larger than `max-contact-size-mm` (measured, limit).
-    case contactSize(Double, limit: Double)
-    /// The device's name matches none of `accepts.devices`.
-    case device
-}
+/// A kind of arbitration decision, as `explain` says it: its spelling in the protocol
+/// (`decision`), the rule that makes it, the verb that follows the recognizer's name, the
+/// sentence that says why, and the check and configuration key it names, if any. Each is a static
+/// value declared where its rule decides (the arena's files), as a kind declares its checks
+/// (``FailureCheck``), and ``allCases`` lists them; GestureProtocol's `ExplainMessage` says any
+/// of them from these texts alone.
+///
+/// The verb and the sentence hold the decision's values in braces: `{other}` the other
+/// recognizer, `{touch}` the touch's id, `{tool}` its tool, `{m}` and `{l}` the measured value
+/// and the limit, `{fingers}` the measured count of fingers, `{key}` the key, and `{check}` the
+/// failed check's own sentence (``FailureCheck/sentence``, whose braces take the failure's
+/// values). A sentence that starts with a space follows the verb and the time directly (`waits at
+/// 1.200 s for "double-tap" to fail`); any other follows a colon.
+public struct DecisionReason: Sendable, Equatable, CustomStringConvertible {
+    private let name: Literal
+    /// The rule that makes the decision; nil for a failure of the recognizer's own checks on a
+    /// frame.
+    public let rule: Rule?
+    private let verbTemplate: Literal
+    private let sentenceTemplate: Literal
+    private let checkName: Literal?
+    private let keyName: Literal?
 
-/// R3: the begin condition that was false.
-public enum GateCheck: Sendable, Equatable {
-    /// `when.min-fingers`: the fingers it reported, the least allowed.
-    case minFingers(Int, least: Int)
-    /// `when.max-fingers`: the fingers it reported, the most allowed.
-    case maxFingers(Int, most: Int)
-    /// `when.start-in`: this touch landed outside the rectangle.
-    case startIn(TouchID)
-    /// `when.devices`: the device's name matches none of the globs.
-    case device
-    /// `when.client-connected`: wanted a client connected (true) or none (false).
-    case clientConnected(Bool)
-}
+    init(
+        _ name: StaticString, _ rule: Rule?, verb: StaticString = "failed", sentence: StaticString,
+        check: StaticString? = nil, key: StaticString? = nil
+    ) {
+        self.name = Literal(name)
+        self.rule = rule
+        verbTemplate = Literal(verb)
+        sentenceTemplate = Literal(sentence)
+        checkName = check.map(Literal.init)
+        keyName = key.map(Literal.init)
+    }
 
-/// R9: the fault that stopped a recognizer.
-public enum Fault: Sendable, Equatable {
-    case deviceRemoved
-    /// Events were lost (SYN_DROPPED).
-    case eventsLost
-    case reload
-    /// One of its touches was cancelled (palm, lost contact, a tracking id landing again).
-    case touchCancelled(TouchID)
-    /// Its owner's definitions were removed or replaced.
-    case definitionsRemoved
+    /// The decision's spelling in the protocol (`blocked`, `gate`).
+    public var decision: String { name.string }
+    /// What follows the recognizer's name (`failed`, `refused touch {touch}`).
+    public var verb: String { verbTemplate.string }
+    /// Why (`"{other}" began first and they are not simultaneous`).
+    public var sentence: String { sentenceTemplate.string }
+    /// The arena's check it names (`min-fingers`, `tools`, `device-removed`), if any; a failure's
+    /// check is its ``Failure/check``.
+    public var check: String? { checkName?.string }
+    /// The configuration key of that check (`when.min-fingers`), if any.
+    public var key: String? { keyName?.string }
+
+    public var description: String { decision }
+
+    /// Every reason the arena gives, in the order of the rules.
+    public static let allCases: [DecisionReason] = [
+        .failed, .failedAtDeadline,
+        .refusedTool, .refusedContactSize, .refusedDevice, .full, .ignoredDecided, .stranded,
+        .gateMinFingers, .gateMaxFingers, .gateStartIn, .gateDevice, .gateClientConnected, .gateNoClientConnected,
+        .ignoredHeld, .waits, .released, .requirementSucceeded,
+        .blocked, .excluded, .preempted, .keepsWatching, .simultaneous,
+        .delaysTouch, .holdsTouchEnd, .claimsTouch,
+        .deviceRemoved, .eventsLost, .reload, .touchCancelled, .definitionsRemoved,
+    ]
 }
 
 /// A recognizer's own check that failed: what was measured, the limit, and the configuration key

@@ -82,24 +82,28 @@ public struct ExplainMessage: Hashable, Sendable, Codable {
         try c.encode(text, forKey: .text)
     }
 
-    /// The message of an engine explanation on the device labelled `deviceLabel`.
+    /// The message of an engine explanation on the device labelled `deviceLabel`: the reason's
+    /// texts (``DecisionReason``) with the decision's values in their braces.
     public init(_ e: Explanation, deviceLabel: String) {
+        let d = e.decision
+        let reason = d.reason
         name = e.name
         kind = e.kind
         device = deviceLabel
         region = e.region
         timeUS = e.time.microseconds
         rule = e.rule?.description
-        let reason = Reason(e.decision)
         decision = reason.decision
-        check = reason.check
-        key = reason.key
-        measured = reason.measured
-        limit = reason.limit
-        other = reason.other
-        touch = reason.touch
-        var text = "\(e.kind.rawValue) \"\(e.name)\" \(reason.verb) at \(Self.seconds(timeUS))"
-        text += reason.sentence.hasPrefix(" ") ? reason.sentence : ": " + reason.sentence
+        check = d.failure?.check.rawValue ?? reason.check
+        key = d.failure.map { $0.key?.rawValue } ?? reason.key
+        measured = d.failure?.measured ?? d.measured
+        limit = d.failure?.limit ?? d.limit
+        other = d.other
+        touch = d.touch?.rawValue
+        let values = Values(d, key: key)
+        let sentence = values.fill(reason.sentence)
+        var text = "\(e.kind.rawValue) \"\(e.name)\" \(values.fill(reason.verb)) at \(Self.seconds(timeUS))"
+        text += sentence.hasPrefix(" ") ? sentence : ": " + sentence
         if let rule { text += " (\(rule))" }
         self.text = text
     }
@@ -130,177 +134,43 @@ public struct ExplainMessage: Hashable, Sendable, Codable {
     }
 }
 
-/// The parts of an explanation's message and its sentence.
-private struct Reason {
-    var decision: String
-    var verb: String
-    /// After `: ` (or directly, when it starts with a space).
-    var sentence: String
-    var check: String?
-    var key: String?
-    var measured: Double?
-    var limit: Double?
-    var other: String?
-    var touch: UInt32?
+/// What a reason's braces stand for in one decision (``DecisionReason`` lists them).
+private struct Values {
+    let decision: Decision
+    let key: String?
 
-    init(_ decision: Decision) {
-        self.decision = ""
-        verb = "failed"
-        sentence = ""
-        switch decision {
-        case .failed(let failure, _):
-            self.decision = "failed"
-            check = failure.check.rawValue
-            key = failure.key?.rawValue
-            measured = failure.measured
-            limit = failure.limit
-            sentence = Self.sentence(failure)
-        case .refused(let id, let refusal):
-            self.decision = "refused"
-            verb = "refused touch \(id.rawValue)"
-            touch = id.rawValue
-            switch refusal {
-            case .tool(let tool):
-                check = "tools"
-                key = "accepts.tools"
-                sentence = "tool \(tool.rawValue) is not in accepts.tools"
-            case .contactSize(let size, let most):
-                check = "max-contact-size-mm"
-                key = "accepts.max-contact-size-mm"
-                measured = size
-                limit = most
-                let (m, l) = Self.pair(size, most)
-                sentence = "contact \(m) mm > accepts.max-contact-size-mm \(l)"
-            case .device:
-                check = "devices"
-                key = "accepts.devices"
-                sentence = "the device's name matches no glob of accepts.devices"
-            }
-        case .ignored(let id, let held):
-            self.decision = "ignored"
-            verb = "ignored touch \(id.rawValue)"
-            touch = id.rawValue
-            sentence =
-                held
-                ? "it waits for a recognizer it requires to fail and takes no new touches"
-                : "it has decided and takes no new touch until all of its own have lifted"
-        case .full(let id, let fingers):
-            self.decision = "ignored"
-            verb = "ignored touch \(id.rawValue)"
-            touch = id.rawValue
-            check = "max-fingers"
-            measured = Double(fingers)
-            limit = Double(fingers)
-            sentence = "it is active with its most fingers (\(fingers)) down and takes no more"
-        case .stranded:
-            self.decision = "stranded"
-            sentence = "all its touches lifted and no timer was left before it decided"
-        case .gate(let gate):
-            self.decision = "gate"
-            switch gate {
-            case .minFingers(let n, let least):
-                check = "min-fingers"
-                key = "when.min-fingers"
-                measured = Double(n)
-                limit = Double(least)
-                sentence = "\(Self.fingers(n)) < when.min-fingers \(least)"
-            case .maxFingers(let n, let most):
-                check = "max-fingers"
-                key = "when.max-fingers"
-                measured = Double(n)
-                limit = Double(most)
-                sentence = "\(Self.fingers(n)) > when.max-fingers \(most)"
-            case .startIn(let id):
-                check = "start-in"
-                key = "when.start-in"
-                touch = id.rawValue
-                sentence = "touch \(id.rawValue) landed outside when.start-in"
-            case .device:
-                check = "devices"
-                key = "when.devices"
-                sentence = "the device's name matches no glob of when.devices"
-            case .clientConnected(let wanted):
-                check = "client-connected"
-                key = "when.client-connected"
-                sentence =
-                    wanted
-                    ? "when.client-connected is true and no client is connected"
-                    : "when.client-connected is false and a client is connected"
-            }
-        case .waits(let b):
-            self.decision = "waits"
-            verb = "waits"
-            other = b
-            sentence = " for \"\(b)\" to fail"
-        case .released(let b):
-            self.decision = "released"
-            verb = "released"
-            other = b
-            sentence = "\"\(b)\", which it waited for, failed"
-        case .requirementSucceeded(let b):
-            self.decision = "requirement-succeeded"
-            other = b
-            sentence = "\"\(b)\", which it requires to fail, began or was recognized"
-        case .blocked(let o):
-            self.decision = "blocked"
-            verb = "blocked"
-            other = o
-            sentence = "\"\(o)\" began first and they are not simultaneous"
-        case .excluded(let o):
-            self.decision = "excluded"
-            other = o
-            sentence = "\"\(o)\" took its touches and they are not simultaneous"
-        case .preempted(let o):
-            self.decision = "preempted"
-            verb = "cancelled"
-            other = o
-            sentence = "\"\(o)\" preempts it"
-        case .keepsWatching(let o):
-            self.decision = "keeps-watching"
-            verb = "keeps watching"
-            other = o
-            sentence = "\"\(o)\" took its touches, and it preempts \"\(o)\""
-        case .simultaneous(let o):
-            self.decision = "simultaneous"
-            verb = "carries on"
-            other = o
-            sentence = "\"\(o)\" took its touches, and they are simultaneous"
-        case .delaysTouch(let id):
-            self.decision = "delays-touch"
-            verb = "holds touch \(id.rawValue) from the views"
-            touch = id.rawValue
-            sentence = "it is undecided and delays-touches-began"
-        case .holdsTouchEnd(let id):
-            self.decision = "holds-touch-end"
-            verb = "holds the end of touch \(id.rawValue) from the views"
-            touch = id.rawValue
-            sentence = "it is undecided and delays-touches-ended"
-        case .claimsTouch(let id):
-            self.decision = "claims-touch"
-            verb = "takes touch \(id.rawValue) from the views"
-            touch = id.rawValue
-            sentence = "it won and cancels-touches"
-        case .fault(let fault):
-            self.decision = "fault"
-            verb = "stopped"
-            switch fault {
-            case .deviceRemoved:
-                check = "device-removed"
-                sentence = "the device was removed"
-            case .eventsLost:
-                check = "events-lost"
-                sentence = "events were lost (SYN_DROPPED)"
-            case .reload:
-                check = "reload"
-                sentence = "the configuration was reloaded"
-            case .touchCancelled(let id):
-                check = "touch-cancelled"
-                touch = id.rawValue
-                sentence = "touch \(id.rawValue) was cancelled"
-            case .definitionsRemoved:
-                check = "definitions-removed"
-                sentence = "its definitions were removed"
-            }
+    init(_ decision: Decision, key: String?) {
+        self.decision = decision
+        self.key = key
+    }
+
+    /// `template` with each `{name}` replaced by its value; a name it does not know stays as it is.
+    func fill(_ template: String) -> String {
+        var text = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            text += rest[..<open]
+            text += value(rest[rest.index(after: open)..<close]) ?? String(rest[open...close])
+            rest = rest[rest.index(after: close)...]
+        }
+        return text + rest
+    }
+
+    private func value(_ name: Substring) -> String? {
+        let measured = decision.failure?.measured ?? decision.measured ?? 0
+        let limit = decision.failure?.limit ?? decision.limit ?? 0
+        return switch name {
+        case "m": Self.pair(measured, limit).0
+        case "l": Self.pair(measured, limit).1
+        case "rm": Self.pair(measured, limit, decimals: 3).0
+        case "rl": Self.pair(measured, limit, decimals: 3).1
+        case "key": key ?? ""
+        case "fingers": Self.fingers(Int(measured))
+        case "other": decision.other
+        case "touch": decision.touch.map { "\($0.rawValue)" }
+        case "tool": decision.tool?.rawValue
+        case "check": decision.failure.map { fill($0.check.sentence) }
+        default: nil
         }
     }
 
@@ -318,33 +188,6 @@ private struct Reason {
             if !hidden { return (m, l) }
             if decimals == 6 { return ("\(measured)", "\(limit)") }
             decimals += 1
-        }
-    }
-
-    /// A failed check as a comparison: its sentence (``FailureCheck/sentence``) with what was
-    /// measured, the limit and its key in place of the braces. Ratios and scores have three
-    /// decimals, the rest one (more where the two would read the same).
-    static func sentence(_ f: Failure) -> String {
-        var text = ""
-        var rest = Substring(f.check.sentence)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            text += rest[..<open]
-            text += value(rest[rest.index(after: open)..<close], f) ?? String(rest[open...close])
-            rest = rest[rest.index(after: close)...]
-        }
-        return text + rest
-    }
-
-    /// The value a sentence's `{name}` stands for; nil for a name it does not know.
-    private static func value(_ name: Substring, _ f: Failure) -> String? {
-        switch name {
-        case "m": pair(f.measured, f.limit).0
-        case "l": pair(f.measured, f.limit).1
-        case "rm": pair(f.measured, f.limit, decimals: 3).0
-        case "rl": pair(f.measured, f.limit, decimals: 3).1
-        case "key": f.key?.rawValue ?? ""
-        case "fingers": fingers(Int(f.measured))
-        default: nil
         }
     }
 }

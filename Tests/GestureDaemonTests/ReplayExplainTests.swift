@@ -77,7 +77,7 @@ struct ReplayExplainTests {
         #expect(excluded.allSatisfy { $0["rule"] as? String == "R5" && $0["other"] as? String == "pan" })
     }
 
-    @Test("the schema lists every check an explanation can name")
+    @Test("the schema lists every decision and every check an explanation can name")
     func schemaListsEveryCheck() throws {
         let schema = try Self.object(String(contentsOfFile: SchemaValidator.schemaPath, encoding: .utf8))
         let defs = try #require(schema["$defs"] as? [String: Any])
@@ -87,6 +87,14 @@ struct ReplayExplainTests {
         let listed = Set(try #require(check["enum"] as? [String]))
         for failure in FailureCheck.allCases {
             #expect(listed.contains(failure.rawValue), "\(failure.rawValue) is missing from the schema")
+        }
+        let decision = try #require(properties["decision"] as? [String: Any])
+        let decisions = Set(try #require(decision["enum"] as? [String]))
+        for reason in DecisionReason.allCases {
+            #expect(decisions.contains(reason.decision), "decision \(reason.decision) is missing from the schema")
+            if let arenaCheck = reason.check {
+                #expect(listed.contains(arenaCheck), "\(arenaCheck) (\(reason)) is missing from the schema")
+            }
         }
     }
 }

@@ -10,9 +10,15 @@ import Testing
 /// against the tables (``unlisted(_:)``).
 @Suite("Registry of kinds")
 struct RegistryTests {
-    /// Why a failure explanation is not in its kind's table, if it is not.
+    /// Why an explanation's reason is not among the arena's (``DecisionReason/allCases``), or its
+    /// failure not in its kind's table, if either is not.
     static func unlisted(_ event: EngineEvent) -> String? {
-        guard case .explanation(let e) = event, case .failed(let failure, _) = e.decision else { return nil }
+        guard case .explanation(let e) = event else { return nil }
+        guard DecisionReason.allCases.contains(e.decision.reason) else {
+            return "\(e.decision.reason.decision) (\(e.rule?.description ?? "no rule")), which DecisionReason.allCases "
+                + "does not list"
+        }
+        guard let failure = e.decision.failure else { return nil }
         guard e.kind.failures.contains(where: { $0.check == failure.check && $0.key == failure.key }) else {
             return "\(e.kind.rawValue) failed with \(failure.check.rawValue) (key \(failure.key?.rawValue ?? "none")), "
                 + "which its table of failures does not list"
@@ -81,7 +87,7 @@ struct RegistryTests {
             let explanation = Explanation(
                 name: "r", kind: kind, owner: .configuration, device: DeviceID(1), region: "root",
                 time: Timestamp(microseconds: 0),
-                decision: .failed(Failure(check, key, measured: 1.25, limit: 2.5), timer: false))
+                decision: Decision(.failed, failure: Failure(check, key, measured: 1.25, limit: 2.5)))
             let text = ExplainMessage(explanation, deviceLabel: "panel").text
             let sentence = text.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? ""
             #expect(
@@ -89,6 +95,47 @@ struct RegistryTests {
                 "\(check.rawValue): \"\(text)\"")
             if let key {
                 #expect(sentence.contains(key.rawValue), "\(check.rawValue): \"\(text)\" does not say \(key)")
+            }
+        }
+    }
+}
+
+/// The arena's reasons (``DecisionReason``): declared beside the rules that give them, said by
+/// `explain` from their texts alone.
+@Suite("Reasons of arbitration decisions")
+struct DecisionReasonTests {
+    /// A decision of `reason` with a value for every brace.
+    static func decision(_ reason: DecisionReason) -> Decision {
+        let failed = reason == .failed || reason == .failedAtDeadline
+        return Decision(
+            reason, failure: failed ? Failure(.moved, .slop, measured: 3.5, limit: 3) : nil, other: "other",
+            touch: TouchID(7), measured: 3, limit: 2, tool: .palm)
+    }
+
+    @Test("every reason's verb and sentence fill, and a reason that names a key says it")
+    func sentences() {
+        for reason in DecisionReason.allCases {
+            let explanation = Explanation(
+                name: "r", kind: .tap, owner: .configuration, device: DeviceID(1), region: "root",
+                time: Timestamp(microseconds: 0), decision: Self.decision(reason))
+            let message = ExplainMessage(explanation, deviceLabel: "panel")
+            #expect(!message.text.contains("{") && !message.text.contains("  "), "\(reason): \"\(message.text)\"")
+            #expect(message.decision == reason.decision && message.rule == reason.rule?.description)
+            if let key = reason.key {
+                #expect(message.text.contains(key) && message.key == key, "\(reason): \"\(message.text)\"")
+            }
+            #expect(message.check == Self.decision(reason).failure?.check.rawValue ?? reason.check, "\(reason)")
+        }
+    }
+
+    @Test("no two reasons are the same decision, rule, verb and sentence")
+    func distinct() {
+        let all = DecisionReason.allCases
+        for (i, a) in all.enumerated() {
+            for b in all[(i + 1)...] {
+                #expect(
+                    a.decision != b.decision || a.rule != b.rule || a.verb != b.verb || a.sentence != b.sentence,
+                    "\(a) is listed twice")
             }
         }
     }

@@ -255,7 +255,7 @@ import Testing
     ) {
         let explanation = Explanation(
             name: "x", kind: .shape, owner: .configuration, device: DeviceID(1), region: "root",
-            time: Timestamp(microseconds: 0), decision: .failed(failure, timer: false))
+            time: Timestamp(microseconds: 0), decision: Decision(.failed, failure: failure))
         let text = ExplainMessage(explanation, deviceLabel: "event5").text
         #expect(text.hasSuffix(": " + says), "\(text)")
     }

@@ -58,12 +58,12 @@ extension DeviceArena {
         _ r: Int, _ report: Report, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         if let gate = gateCheck(r, report, c) {
-            explain(.decision(r, .gate(gate)), at: time, c, into: &events)
+            explain(.decision(r, gate), at: time, c, into: &events)
             fail(r, at: time, c, into: &events)
             return
         }
         if let blocker = activeBlocker(r, c) {
-            explain(.naming(r, Decision.blocked(by:), other: blocker), at: time, c, into: &events)
+            explain(.naming(r, .blocked, other: blocker), at: time, c, into: &events)
             fail(r, at: time, c, into: &events)
             return
         }
@@ -73,26 +73,33 @@ extension DeviceArena {
         case .waiting(let b):
             instances[r].phase = .held
             held[r] = Held(first: report)
-            explain(.naming(r, Decision.waits(for:), other: b), at: time, c, into: &events)
+            explain(.naming(r, .waits, other: b), at: time, c, into: &events)
         case .refused(let b):
-            explain(.naming(r, Decision.requirementSucceeded, other: b), at: time, c, into: &events)
+            explain(.naming(r, .requirementSucceeded, other: b), at: time, c, into: &events)
             fail(r, at: time, c, into: &events)
         }
     }
 
     /// R3: the first `when` condition that is false at the moment the recognizer would leave
-    /// `possible`, if any.
-    private func gateCheck(_ r: Int, _ report: Report, _ c: CompiledSet) -> GateCheck? {
-        guard deviceMayBegin[r] else { return .device }
+    /// `possible`, if any, as the decision to explain.
+    private func gateCheck(_ r: Int, _ report: Report, _ c: CompiledSet) -> Decision? {
+        guard deviceMayBegin[r] else { return Decision(.gateDevice) }
         let when = c.when[r]
-        if let least = when.minFingers, report.fingers < least { return .minFingers(report.fingers, least: least) }
-        if let most = when.maxFingers, report.fingers > most { return .maxFingers(report.fingers, most: most) }
+        let fingers = Double(report.fingers)
+        if let least = when.minFingers, report.fingers < least {
+            return Decision(.gateMinFingers, measured: fingers, limit: Double(least))
+        }
+        if let most = when.maxFingers, report.fingers > most {
+            return Decision(.gateMaxFingers, measured: fingers, limit: Double(most))
+        }
         if let area = when.startIn {
             for slot in SlotBits(instances[r].seen) where !area.contains(table.starts[slot]) {
-                return .startIn(table.ids[slot])
+                return Decision(.gateStartIn, touch: table.ids[slot])
             }
         }
-        if let wanted = when.clientConnected, wanted != (clientsConnected > 0) { return .clientConnected(wanted) }
+        if let wanted = when.clientConnected, wanted != (clientsConnected > 0) {
+            return Decision(wanted ? .gateClientConnected : .gateNoClientConnected)
+        }
         return nil
     }
 
@@ -157,18 +164,18 @@ extension DeviceArena {
             if c.doesPreempt(o, r) { continue }
             switch instances[o].phase {
             case .possible, .held:
-                explain(.naming(o, Decision.excluded(by:), other: r), at: time, c, into: &events)
+                explain(.naming(o, .excluded, other: r), at: time, c, into: &events)
                 fail(o, at: time, c, into: &events)
             case .active:
                 if c.doesPreempt(r, o) {
-                    explain(.naming(o, Decision.preempted(by:), other: r), at: time, c, into: &events)
+                    explain(.naming(o, .preempted, other: r), at: time, c, into: &events)
                     cancel(o, at: time, c, into: &events)
                 }
             case .recognized, .ended, .cancelled, .failed: break
             }
         }
         for o in c.dependents[r] where instances[o].seen & seen != 0 && instances[o].phase.isUndecided {
-            explain(.naming(o, Decision.requirementSucceeded, other: r), at: time, c, into: &events)
+            explain(.naming(o, .requirementSucceeded, other: r), at: time, c, into: &events)
             fail(o, at: time, c, into: &events)
         }
 
@@ -192,15 +199,15 @@ extension DeviceArena {
             case .waiting:
                 continue
             case .refused(let b):
-                explain(.naming(o, Decision.requirementSucceeded, other: b), at: time, c, into: &events)
+                explain(.naming(o, .requirementSucceeded, other: b), at: time, c, into: &events)
                 fail(o, at: time, c, into: &events)
             case .clear:
                 guard let waiting = held[o] else { continue }
                 if let blocker = activeBlocker(o, c) {
-                    explain(.naming(o, Decision.blocked(by:), other: blocker), at: time, c, into: &events)
+                    explain(.naming(o, .blocked, other: blocker), at: time, c, into: &events)
                     fail(o, at: time, c, into: &events)
                 } else {
-                    explain(.naming(o, Decision.released(by:), other: r), at: time, c, into: &events)
+                    explain(.naming(o, .released, other: r), at: time, c, into: &events)
                     // Emitted now, with the time and position it had when it was decided.
                     commit(o, waiting.first, at: time, c, into: &events)
                 }
@@ -248,5 +255,93 @@ extension DeviceArena {
                         scale: report.scale, rotation: report.rotation, scaleVelocity: report.scaleVelocity,
                         rotationVelocity: report.rotationVelocity, direction: report.direction, edge: report.edge,
                         shape: shape, score: report.score))))
+    }
+}
+
+// R3–R7 as explanations say them (``DecisionReason``).
+extension DecisionReason {
+    /// Its own check failed on a frame (docs/RECOGNIZERS.md): the check's sentence says why.
+    public static var failed: DecisionReason { DecisionReason("failed", nil, sentence: "{check}") }
+    /// R7: its own check failed when its deadline fired.
+    public static var failedAtDeadline: DecisionReason { DecisionReason("failed", .r7, sentence: "{check}") }
+
+    /// R3: it reported fewer fingers than `when.min-fingers`.
+    public static var gateMinFingers: DecisionReason {
+        DecisionReason("gate", .r3, sentence: "{fingers} < {key} {l}", check: "min-fingers", key: "when.min-fingers")
+    }
+    /// R3: it reported more fingers than `when.max-fingers`.
+    public static var gateMaxFingers: DecisionReason {
+        DecisionReason("gate", .r3, sentence: "{fingers} > {key} {l}", check: "max-fingers", key: "when.max-fingers")
+    }
+    /// R3: one of its touches landed outside `when.start-in`.
+    public static var gateStartIn: DecisionReason {
+        DecisionReason(
+            "gate", .r3, sentence: "touch {touch} landed outside {key}", check: "start-in", key: "when.start-in")
+    }
+    /// R3: the device's name matches none of `when.devices`.
+    public static var gateDevice: DecisionReason {
+        DecisionReason(
+            "gate", .r3, sentence: "the device's name matches no glob of {key}", check: "devices", key: "when.devices")
+    }
+    /// R3: `when.client-connected` is true and no client is connected.
+    public static var gateClientConnected: DecisionReason {
+        DecisionReason(
+            "gate", .r3, sentence: "{key} is true and no client is connected", check: "client-connected",
+            key: "when.client-connected")
+    }
+    /// R3: `when.client-connected` is false and a client is connected.
+    public static var gateNoClientConnected: DecisionReason {
+        DecisionReason(
+            "gate", .r3, sentence: "{key} is false and a client is connected", check: "client-connected",
+            key: "when.client-connected")
+    }
+
+    /// R4: it waits for a failure requirement (held) and takes no landing touch.
+    public static var ignoredHeld: DecisionReason {
+        DecisionReason(
+            "ignored", .r4, verb: "ignored touch {touch}",
+            sentence: "it waits for a recognizer it requires to fail and takes no new touches")
+    }
+    /// R4: it would begin or be recognized, but waits for the other recognizer to fail (held).
+    public static var waits: DecisionReason {
+        DecisionReason("waits", .r4, verb: "waits", sentence: " for \"{other}\" to fail")
+    }
+    /// R4: the recognizer it waited for failed; its held transition happens now.
+    public static var released: DecisionReason {
+        DecisionReason("released", .r4, verb: "released", sentence: "\"{other}\", which it waited for, failed")
+    }
+    /// R4: a recognizer it requires to fail began or was recognized; it fails.
+    public static var requirementSucceeded: DecisionReason {
+        DecisionReason(
+            "requirement-succeeded", .r4, sentence: "\"{other}\", which it requires to fail, began or was recognized")
+    }
+
+    /// R5: an active recognizer on its touches that it neither is simultaneous with nor preempts
+    /// refused its transition; it fails.
+    public static var blocked: DecisionReason {
+        DecisionReason(
+            "blocked", .r5, verb: "blocked", sentence: "\"{other}\" began first and they are not simultaneous")
+    }
+    /// R5: the other recognizer began or was recognized on its touches and they are not
+    /// simultaneous; it fails.
+    public static var excluded: DecisionReason {
+        DecisionReason("excluded", .r5, sentence: "\"{other}\" took its touches and they are not simultaneous")
+    }
+    /// R5: the other recognizer began or was recognized and preempts it; it is cancelled.
+    public static var preempted: DecisionReason {
+        DecisionReason("preempted", .r5, verb: "cancelled", sentence: "\"{other}\" preempts it")
+    }
+    /// R5: the other recognizer began or was recognized on its touches, but it preempts that one,
+    /// so it keeps watching.
+    public static var keepsWatching: DecisionReason {
+        DecisionReason(
+            "keeps-watching", .r5, verb: "keeps watching",
+            sentence: "\"{other}\" took its touches, and it preempts \"{other}\"")
+    }
+    /// R6: the other recognizer began or was recognized on its touches; they are simultaneous, so
+    /// it carries on.
+    public static var simultaneous: DecisionReason {
+        DecisionReason(
+            "simultaneous", .r6, verb: "carries on", sentence: "\"{other}\" took its touches, and they are simultaneous")
     }
 }

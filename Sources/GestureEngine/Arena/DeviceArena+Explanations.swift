@@ -1,9 +1,10 @@
 // Explanations: the arena's decisions as `.explanation` events (``GestureEngine/explains``).
 //
-// Where a rule decides, it says so in one line — `explain(.excluded(o, by: r), at: time, c, into:
-// &events)` — and this file is the one switch behind every such line: ``explain(_:at:_:into:)``
-// tests ``DeviceArena/explaining`` and only then builds the diagnostic (an autoclosure) and turns
-// it into an ``Explanation`` out of line. Off, a diagnostic costs a load and a branch where it
+// Where a rule decides, it says so in one line — `explain(.naming(o, .excluded, other: r), at:
+// time, c, into: &events)`, with the reason (``DecisionReason``, its texts) declared beside that
+// rule — and this file is the one switch behind every such line: ``explain(_:at:_:into:)`` tests
+// ``DeviceArena/explaining`` and only then builds the diagnostic (an autoclosure) and turns it
+// into an ``Explanation`` out of line. Off, a diagnostic costs a load and a branch where it
 // stands; the rules never test the flag themselves.
 
 extension DeviceArena {
@@ -14,13 +15,13 @@ extension DeviceArena {
         /// A decision about `r` that names no other recognizer.
         case decision(Int, Decision)
         /// A decision about `r` that names recognizer `other` (R4–R6).
-        case naming(Int, (String) -> Decision, other: Int)
+        case naming(Int, DecisionReason, other: Int)
         /// `r`'s own check failed: its machine completes the reason (it has not reset yet).
         case failed(Int, Failure, timer: Bool)
         /// R9: a fault stops `r`.
-        case fault(Int, Fault)
+        case fault(Int, DecisionReason)
         /// R9: a fault stops every recognizer of the device.
-        case faults(Fault)
+        case faults(DecisionReason)
         /// R9: touches of `r` in the mask were cancelled.
         case touchesCancelled(Int, UInt64)
         /// R1: what became of the touch in the slot offered to `r` (``deliver(_:to:_:)``).
@@ -55,18 +56,18 @@ extension DeviceArena {
         switch diagnostic {
         case .decision(let r, let decision):
             append(r, decision, at: time, c, into: &events)
-        case .naming(let r, let decision, let other):
-            append(r, decision(c.names[other]), naming: other, at: time, c, into: &events)
+        case .naming(let r, let reason, let other):
+            append(r, Decision(reason, other: c.names[other]), naming: other, at: time, c, into: &events)
         case .failed(let r, let failure, let timer):
             let full = explainMachine(r, c.kinds[r], failure)
-            append(r, .failed(full, timer: timer), at: time, c, into: &events)
-        case .fault(let r, let fault):
-            appendFault(r, fault, at: time, c, into: &events)
-        case .faults(let fault):
-            for r in c.order { appendFault(r, fault, at: time, c, into: &events) }
+            append(r, Decision(timer ? .failedAtDeadline : .failed, failure: full), at: time, c, into: &events)
+        case .fault(let r, let reason):
+            appendFault(r, Decision(reason), at: time, c, into: &events)
+        case .faults(let reason):
+            for r in c.order { appendFault(r, Decision(reason), at: time, c, into: &events) }
         case .touchesCancelled(let r, let cancelled):
             let touch = table.lastTouch[(instances[r].seen & cancelled).trailingZeroBitCount].id
-            appendFault(r, .touchCancelled(touch), at: time, c, into: &events)
+            appendFault(r, Decision(.touchCancelled, touch: touch), at: time, c, into: &events)
         case .delivery(let r, let slot, let delivery):
             let touch = table.lastTouch[slot]
             switch delivery {
@@ -74,23 +75,25 @@ extension DeviceArena {
                 return
             case .takenWhileActive:
                 if c.flags[r].contains(.cancelsTouches) {
-                    append(r, .claimsTouch(touch.id), at: time, c, into: &events)
+                    append(r, Decision(.claimsTouch, touch: touch.id), at: time, c, into: &events)
                 }
             case .refused:
-                append(r, .refused(touch.id, refusal(touch, r)), at: time, c, into: &events)
+                append(r, refusal(touch, r), at: time, c, into: &events)
             case .full:
-                append(r, .full(touch.id, fingers: mostFingers[r]), at: time, c, into: &events)
+                let most = Double(mostFingers[r])
+                append(r, Decision(.full, touch: touch.id, measured: most, limit: most), at: time, c, into: &events)
             case .decided:
-                append(r, .ignored(touch.id, held: instances[r].phase == .held), at: time, c, into: &events)
+                let reason: DecisionReason = instances[r].phase == .held ? .ignoredHeld : .ignoredDecided
+                append(r, Decision(reason, touch: touch.id), at: time, c, into: &events)
             }
         case .companions(let r, let seen):
             for o in c.order where o != r && instances[o].seen & seen != 0 && c.meet(r, o) {
                 switch instances[o].phase {
                 case .possible, .held, .active:
                     if c.isSimultaneous(r, o) {
-                        append(o, .simultaneous(with: c.names[r]), naming: r, at: time, c, into: &events)
+                        append(o, Decision(.simultaneous, other: c.names[r]), naming: r, at: time, c, into: &events)
                     } else if c.doesPreempt(o, r) {
-                        append(o, .keepsWatching(c.names[r]), naming: r, at: time, c, into: &events)
+                        append(o, Decision(.keepsWatching, other: c.names[r]), naming: r, at: time, c, into: &events)
                     }
                 case .recognized, .ended, .cancelled, .failed: break
                 }
@@ -99,18 +102,18 @@ extension DeviceArena {
             for slot in SlotBits(mask & table.allocated) {
                 switch table.views[slot] {
                 case .delayed, .shown, .ending:
-                    append(r, .claimsTouch(table.ids[slot]), at: time, c, into: &events)
+                    append(r, Decision(.claimsTouch, touch: table.ids[slot]), at: time, c, into: &events)
                 case .untold, .finished:
                     continue
                 }
             }
         case .holds(let slot, let flag):
             guard let r = holder(slot, flag, c) else { return }
-            let id = table.ids[slot]
-            append(r, flag == .delaysTouchesBegan ? .delaysTouch(id) : .holdsTouchEnd(id), at: time, c, into: &events)
+            let reason: DecisionReason = flag == .delaysTouchesBegan ? .delaysTouch : .holdsTouchEnd
+            append(r, Decision(reason, touch: table.ids[slot]), at: time, c, into: &events)
         case .holdsQueuedEnd(let slot):
             guard let r = holder(slot, .delaysTouchesEnded, c), let end = queuedEnd(slot) else { return }
-            append(r, .holdsTouchEnd(end.touch.id), at: end.time, c, into: &events)
+            append(r, Decision(.holdsTouchEnd, touch: end.touch.id), at: end.time, c, into: &events)
         }
     }
 
@@ -131,21 +134,24 @@ extension DeviceArena {
     /// R9: a fault stops `r`: explained when it is doing something (undecided with touches, held
     /// or active); a recognizer that has decided or never saw a touch has nothing to lose.
     private func appendFault(
-        _ r: Int, _ fault: Fault, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+        _ r: Int, _ fault: Decision, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         switch instances[r].phase {
         case .possible: guard instances[r].seen != 0 else { return }
         case .held, .active: break
         case .recognized, .ended, .cancelled, .failed: return
         }
-        append(r, .fault(fault), at: time, c, into: &events)
+        append(r, fault, at: time, c, into: &events)
     }
 
     /// R1: which part of `r`'s filter refused the touch (``deliver(_:to:_:)`` said that one did).
-    private func refusal(_ touch: Touch, _ r: Int) -> Refusal {
-        if acceptedTools[r] == 0 { return .device }
-        if acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) == 0 { return .tool(touch.tool) }
-        return .contactSize(touch.contactSize?.value ?? 0, limit: maxContactSize[r])
+    private func refusal(_ touch: Touch, _ r: Int) -> Decision {
+        if acceptedTools[r] == 0 { return Decision(.refusedDevice, touch: touch.id) }
+        if acceptedTools[r] & CompiledSet.Filter.bit(touch.tool) == 0 {
+            return Decision(.refusedTool, touch: touch.id, tool: touch.tool)
+        }
+        return Decision(
+            .refusedContactSize, touch: touch.id, measured: touch.contactSize?.value ?? 0, limit: maxContactSize[r])
     }
 
     /// R8: the recognizer that holds a touch's view events back with `flag`, if any.

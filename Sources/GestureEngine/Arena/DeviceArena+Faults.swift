@@ -7,7 +7,7 @@ extension DeviceArena {
     /// and then `cancelled` for every touch they saw begin, and nothing more of those delayed.
     /// Touches still down become orphans: ignored until they lift. Every recognizer starts over.
     mutating func abortAll(
-        _ fault: Fault, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
+        _ fault: DecisionReason, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         if time > now { now = time }
         explain(.faults(fault), at: now, c, into: &events)
@@ -109,5 +109,31 @@ extension DeviceArena {
             banks.carry(c.kinds[r], k, from: old.banks, ok)
         }
         updateEarliestDeadline()
+    }
+}
+
+// R9 as explanations say it (``DecisionReason``).
+extension DecisionReason {
+    /// R9: its device was removed.
+    public static var deviceRemoved: DecisionReason {
+        DecisionReason("fault", .r9, verb: "stopped", sentence: "the device was removed", check: "device-removed")
+    }
+    /// R9: events were lost (SYN_DROPPED).
+    public static var eventsLost: DecisionReason {
+        DecisionReason("fault", .r9, verb: "stopped", sentence: "events were lost (SYN_DROPPED)", check: "events-lost")
+    }
+    /// R9: the configuration was reloaded.
+    public static var reload: DecisionReason {
+        DecisionReason("fault", .r9, verb: "stopped", sentence: "the configuration was reloaded", check: "reload")
+    }
+    /// R9: one of its touches was cancelled (palm, lost contact, a tracking id landing again).
+    public static var touchCancelled: DecisionReason {
+        DecisionReason(
+            "fault", .r9, verb: "stopped", sentence: "touch {touch} was cancelled", check: "touch-cancelled")
+    }
+    /// R9: its owner's definitions were removed or replaced.
+    public static var definitionsRemoved: DecisionReason {
+        DecisionReason(
+            "fault", .r9, verb: "stopped", sentence: "its definitions were removed", check: "definitions-removed")
     }
 }

@@ -227,3 +227,25 @@ extension DeviceArena {
         releaseQueue(into: &events)
     }
 }
+
+// R8 as explanations say it (``DecisionReason``).
+extension DecisionReason {
+    /// R8: the views get nothing of this touch while it is undecided (delays-touches-began).
+    public static var delaysTouch: DecisionReason {
+        DecisionReason(
+            "delays-touch", .r8, verb: "holds touch {touch} from the views",
+            sentence: "it is undecided and delays-touches-began")
+    }
+    /// R8: the views get this touch's end only once it has decided (delays-touches-ended).
+    public static var holdsTouchEnd: DecisionReason {
+        DecisionReason(
+            "holds-touch-end", .r8, verb: "holds the end of touch {touch} from the views",
+            sentence: "it is undecided and delays-touches-ended")
+    }
+    /// R8: it began or was recognized: the views get `cancelled` for this touch (cancels-touches),
+    /// or nothing more of it when it was delayed.
+    public static var claimsTouch: DecisionReason {
+        DecisionReason(
+            "claims-touch", .r8, verb: "takes touch {touch} from the views", sentence: "it won and cancels-touches")
+    }
+}

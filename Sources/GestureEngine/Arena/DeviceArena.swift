@@ -365,7 +365,7 @@ struct DeviceArena {
         for r in c.order where instances[r].phase == .possible {
             let seen = instances[r].seen
             if seen != 0 && seen & table.live == 0 && deadlines[r] == Int64.max {
-                explain(.decision(r, .stranded), at: time, c, into: &events)
+                explain(.decision(r, Decision(.stranded)), at: time, c, into: &events)
                 fail(r, at: time, c, into: &events)
             }
         }
@@ -540,5 +540,44 @@ private struct ExplainMachine: MachineVisitor {
 private struct ResetMachine: MachineVisitor {
     func visit<Machine: Recognizer>(_ machine: inout Machine, _: borrowing TouchTable) {
         machine.reset()
+    }
+}
+
+// R1 and R2 as explanations say them (``DecisionReason``).
+extension DecisionReason {
+    /// R1: `accepts.tools` refused a landing touch's tool.
+    public static var refusedTool: DecisionReason {
+        DecisionReason(
+            "refused", .r1, verb: "refused touch {touch}", sentence: "tool {tool} is not in {key}", check: "tools",
+            key: "accepts.tools")
+    }
+    /// R1: the landing contact is larger than `accepts.max-contact-size-mm` (mm).
+    public static var refusedContactSize: DecisionReason {
+        DecisionReason(
+            "refused", .r1, verb: "refused touch {touch}", sentence: "contact {m} mm > {key} {l}",
+            check: "max-contact-size-mm", key: "accepts.max-contact-size-mm")
+    }
+    /// R1: the device's name matches none of `accepts.devices`.
+    public static var refusedDevice: DecisionReason {
+        DecisionReason(
+            "refused", .r1, verb: "refused touch {touch}", sentence: "the device's name matches no glob of {key}",
+            check: "devices", key: "accepts.devices")
+    }
+    /// R1: it is active with as many fingers down as it may have (its kind's finger limit and
+    /// `when.max-fingers`), so it did not take a landing touch.
+    public static var full: DecisionReason {
+        DecisionReason(
+            "ignored", .r1, verb: "ignored touch {touch}",
+            sentence: "it is active with its most fingers ({l}) down and takes no more", check: "max-fingers")
+    }
+    /// R2: it has decided (a final state) and takes no new touch until all its touches lift.
+    public static var ignoredDecided: DecisionReason {
+        DecisionReason(
+            "ignored", .r2, verb: "ignored touch {touch}",
+            sentence: "it has decided and takes no new touch until all of its own have lifted")
+    }
+    /// R2: every touch it received lifted, it has no timer, and it had not decided: it fails.
+    public static var stranded: DecisionReason {
+        DecisionReason("stranded", .r2, sentence: "all its touches lifted and no timer was left before it decided")
     }
 }

@@ -74,7 +74,7 @@ public struct FailureCheck: RawRepresentable, Hashable, Sendable, CustomStringCo
 /// A string literal as one pointer to its null-terminated UTF-8 in the binary: 8 bytes where a
 /// `StaticString` takes 17 (a failure travels in every explanation event). The text is constant
 /// for the life of the process, so sharing the pointer across threads is safe.
-private struct Literal: @unchecked Sendable, Equatable {
+struct Literal: @unchecked Sendable, Equatable {
     let start: UnsafePointer<UInt8>
 
     /// `text` must be a literal of more than one character (one character has no pointer).
