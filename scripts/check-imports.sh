@@ -1,10 +1,11 @@
 #!/bin/bash
-# Declared edges: every module a target's Swift files import is declared as that target's
-# dependency in Package.swift (a local target by name, or a package's product), so the graph
-# Package.swift shows is the graph the code has. A module reached only through another target's
-# dependencies builds today and breaks the day that other edge goes. The toolchain's own modules
+# Declared edges, both ways: every module a target's Swift files import is declared as that
+# target's dependency in Package.swift (a local target by name, or a package's product), and every
+# declared dependency is imported by some file of the target, so the graph Package.swift shows is
+# the graph the code has. A module reached only through another target's dependencies builds
+# today and breaks the day that other edge goes. The toolchain's own modules
 # (Foundation, Glibc, Testing, …) need no declaration. Prints every undeclared import as
-# FILE:LINE and exits 1 if there is one. Run by scripts/test.sh.
+# FILE:LINE, and every unused edge, and exits 1 if there is one. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,17 +28,27 @@ for t in json.load(sys.stdin)["targets"]:
 status=0
 while read -r name path deps; do
     declared=" $deps "
+    imported=" "
     # `import X`, `@testable import X`, `import struct X.Y`: the module X, with its line. Swift's
     # imports start their line (an indented `import` is another language's, in a string literal).
     while IFS=: read -r file line module; do
         [[ $module =~ $system ]] && continue
         [[ $module == "$name" ]] && continue
+        imported+="$module "
         if [[ $declared != *" $module "* ]]; then
             echo "$file:$line: $name imports $module, which Package.swift does not declare for it"
             status=1
         fi
     done < <(grep -rnE --include='*.swift' '^(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*import[[:space:]]' "$path" \
         | sed -E 's/^([^:]+):([0-9]+):(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*import[[:space:]]+((struct|class|enum|func|protocol|var|let|typealias)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\1:\2:\7/')
+    # And the other way: every dependency declared is imported by some file of the target. An
+    # edge nothing imports links for nothing, and hides where a module is really used.
+    for dependency in $deps; do
+        if [[ $imported != *" $dependency "* ]]; then
+            echo "Package.swift: $name declares $dependency, which none of its files imports"
+            status=1
+        fi
+    done
 done <<< "$targets"
 
 # Boundaries the layout promises (README.md, "Layout"): modules a target must not reach through
@@ -70,5 +81,5 @@ for target, banned in boundaries.items():
 sys.exit(status)
 ' <<< "$package" || status=1
 
-if [ "$status" -eq 0 ]; then echo "every import is declared in Package.swift, and no target crosses a boundary"; fi
+if [ "$status" -eq 0 ]; then echo "every import is declared in Package.swift, every declared dependency is imported, and no target crosses a boundary"; fi
 exit "$status"
