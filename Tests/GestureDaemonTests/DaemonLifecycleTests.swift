@@ -61,6 +61,9 @@ struct DaemonLifecycleTests {
         let before = Self.threads(of: daemon.processIdentifier)
         try await Task.sleep(for: .seconds(1))  // the window itself, not a wait for an event
         let after = Self.threads(of: daemon.processIdentifier)
+        // Nothing measured would be nothing woken: the main thread (the input loop) is read both times.
+        let main = "\(daemon.processIdentifier)"
+        try #require(before[main] != nil && after[main] != nil, "the daemon's threads could not be read in /proc")
         let woke = after.filter { task, now in before[task].map { now.switches != $0.switches } ?? false }
         let cpu = after.reduce(0) { sum, entry in sum + entry.value.cpu - (before[entry.key]?.cpu ?? entry.value.cpu) }
         #expect(woke.isEmpty, "threads woke while idle: \(woke.keys.sorted())")

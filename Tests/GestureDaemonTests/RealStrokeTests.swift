@@ -101,9 +101,19 @@ struct RealStrokeTests {
         #expect(user.map(\.description) == ["two-finger-tap recognized f=2 "], "\(file): \(user)")
     }
 
+    /// The recordings of the folder (none when it cannot be listed: ``recordingsAreThere()`` fails
+    /// then, as the test over them would have no case).
     static var recordings: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.filter { $0.hasSuffix(".evemu.xz") }.map { String($0.dropLast(".evemu.xz".count)) }.sorted()
+    }
+
+    @Test("the labelled recordings are there, every model's")
+    func recordingsAreThere() throws {
+        _ = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path)
+        for model in Self.models {
+            #expect(Self.recordings.contains { $0.hasPrefix(model + "_") }, "no \(model) recording in \(Self.folder.path)")
+        }
     }
 
     /// Multi-finger swipes are decided by distance and direction alone; none of people's one- and

@@ -186,7 +186,9 @@ struct ScenarioTests {
         let source = try String(
             contentsOf: ScenarioFiles.directory.deletingLastPathComponent().appendingPathComponent(
                 "ScenarioTests.swift"), encoding: .utf8)
-        for name in ScenarioFiles.all {
+        let names = try ScenarioFiles.all()
+        try #require(!names.isEmpty, "no scenario files in \(ScenarioFiles.directory.path)")
+        for name in names {
             #expect(source.contains("check(\"\(name)\")"), "Scenarios/\(name).scenario is not run by any test")
         }
     }

@@ -116,7 +116,10 @@ import TouchValues
             return
         }
         #expect(first.map(\.position) == [SurfacePoint(x: 0.2, y: 0.2)])
-        guard case .frame(_, let palm) = timeline[timeline.count - 2] else { return }
+        guard case .frame(_, let palm) = timeline[timeline.count - 2] else {
+            Issue.record("no frame before the unplug: \(timeline)")
+            return
+        }
         #expect(palm[0].tool == .palm)
         #expect(palm[0].position == SurfacePoint(x: 0.4, y: 0.2))
     }

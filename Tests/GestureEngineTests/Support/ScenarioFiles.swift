@@ -8,8 +8,9 @@ enum ScenarioFiles {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Scenarios")
 
-    static var all: [String] {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    /// The scenario files' names; throws when the folder cannot be listed (it moved).
+    static func all() throws -> [String] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         return files.filter { $0.hasSuffix(".scenario") }.map { String($0.dropLast(".scenario".count)) }.sorted()
     }
 
