@@ -100,7 +100,7 @@ int64_t gestured_monotonic_us(void);
 int gestured_uinput_set_phys(int fd, const char *phys);
 
 /// malloc_trim(0): hands freed heap memory back to the system (glibc keeps it otherwise), after
-/// a client's definitions go (issue 12: shape templates are the big ones). 1 if memory was released.
+/// a client's definitions go (shape templates are the big ones). 1 if memory was released.
 int gestured_release_free_memory(void);
 
 #endif
