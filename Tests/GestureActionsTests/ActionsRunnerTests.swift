@@ -46,7 +46,7 @@ final class RecordingPerformer: ActionPerformer {
     }
 
     func waitFor(_ count: Int, _ what: String = "actions") async throws {
-        try await acts.wait(for: "\(count) \(what)", within: .seconds(20)) { $0.count >= count }
+        try await acts.wait(for: "\(count) \(what)", within: .seconds(60)) { $0.count >= count }
     }
 }
 
@@ -59,7 +59,7 @@ final class LogLines: Sendable {
     }
 
     func waitFor(_ text: String, count: Int = 1) async throws {
-        try await lines.wait(for: "\(count)× '\(text)' in the log", within: .seconds(20)) {
+        try await lines.wait(for: "\(count)× '\(text)' in the log", within: .seconds(60)) {
             $0.count { $0.contains(text) } >= count
         }
     }

@@ -173,7 +173,7 @@ struct CommandLineLimitTests {
         let gestured = try DaemonProcessTests.gestured()
         for command in [["replay", "/dev/zero"], ["simulate", "--recording", "/dev/zero"]] {
             let process = try ChildProcess([gestured] + command)
-            let status = try await process.waitForExit(within: .seconds(20))
+            let status = try await process.waitForExit(within: .seconds(60))
             #expect(status == 1, "\(command): \(process.lines)")
             #expect(
                 process.lines.contains {
@@ -215,7 +215,7 @@ struct CommandLineLimitTests {
         ] {
             let process = try ChildProcess([gestured] + arguments)
             defer { process.send(SIGKILL) }
-            #expect(try await process.waitForExit(within: .seconds(20)) == 1, "\(arguments): \(process.lines)")
+            #expect(try await process.waitForExit(within: .seconds(60)) == 1, "\(arguments): \(process.lines)")
             #expect(process.lines.contains { $0.hasSuffix(says) }, "\(arguments): \(process.lines)")
         }
     }
@@ -261,7 +261,7 @@ struct CommandLineLimitTests {
             ("/dev/zero", "it is a character device, not a regular file"), (directory, "Is a directory"),
         ] {
             let check = try ChildProcess([gestured, "check-config", file])
-            #expect(try await check.waitForExit(within: .seconds(20)) == 1, "\(file): \(check.lines)")
+            #expect(try await check.waitForExit(within: .seconds(60)) == 1, "\(file): \(check.lines)")
             #expect(
                 check.lines.contains { $0 == "\(file):1:1: cannot read the file: \(says)" }, "\(file): \(check.lines)")
         }

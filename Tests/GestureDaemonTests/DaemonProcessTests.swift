@@ -30,7 +30,7 @@ struct DaemonProcessTests {
         let prefix = soft.flatMap { soft in hard.map { ["prlimit", "--nofile=\(soft):\($0)"] } } ?? []
         let daemon = try ChildProcess(prefix + [try gestured(), "run"] + arguments)
         do {
-            try await daemon.output.wait(for: "READY", within: .seconds(20)) { o in
+            try await daemon.output.wait(for: "READY", within: .seconds(60)) { o in
                 o.lines.contains { $0.contains("ready") }
             }
         } catch {
@@ -170,7 +170,7 @@ struct DaemonProcessTests {
         #expect(!bystander.lines.contains { $0.contains(#""name":"mine""#) })
         // Gone with its connection: the removal reaches new `hello`s once the input thread has
         // processed the disconnect, so ask until it has (each probe is a fresh connection).
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         var listed: [Substring] = ["mine"]
         while listed.contains("mine") && ContinuousClock.now < deadline {
             let probe = try ChildProcess(["python3", "-c", Self.helloProbe, socket])

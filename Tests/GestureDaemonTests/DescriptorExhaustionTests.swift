@@ -148,7 +148,10 @@ struct DescriptorExhaustionTests {
             o.lines.contains { $0.contains("cannot accept a connection") }
         }
         let share = try await Self.runnableShare(daemon.processIdentifier, over: .seconds(2))
-        #expect(share < 0.25, "the daemon was runnable \(Int(share * 100)) % of the time: it spins")
+        // A spinning thread is runnable all the time, whatever the load (a share of 1 or more);
+        // an idle daemon only while its few wake-ups (the accept retries) wait for a CPU, which
+        // grows with the load: 31 % measured with the machine at load 40.
+        #expect(share < 0.75, "the daemon was runnable \(Int(share * 100)) % of the time: it spins")
 
         for fd in held { close(fd) }
         held = []

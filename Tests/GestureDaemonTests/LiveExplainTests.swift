@@ -72,7 +72,7 @@ struct LiveExplainTests {
             "python3", "-c", Self.client, socket, Self.subscribe(explain: false),
         ])
         defer { plain.terminate() }
-        try await plain.output.wait(for: "the plain subscription", within: .seconds(20)) { o in
+        try await plain.output.wait(for: "the plain subscription", within: .seconds(60)) { o in
             o.lines.contains { $0.contains(#""type":"ok""#) }
         }
         let explained = try ChildProcess([
@@ -99,7 +99,7 @@ struct LiveExplainTests {
         let shared = gestures(Array(explained.lines[..<lastFailure]))
         let first = try #require(shared.first.flatMap(seq))
         let last = try #require(shared.last.flatMap(seq))
-        try await plain.output.wait(for: "the plain client to reach seq \(last)", within: .seconds(20)) { o in
+        try await plain.output.wait(for: "the plain client to reach seq \(last)", within: .seconds(60)) { o in
             gestures(o.lines).contains { (seq($0) ?? 0) >= last }
         }
         let plainShare = gestures(plain.lines).filter { (seq($0) ?? -1) >= first && (seq($0) ?? Int.max) <= last }

@@ -105,7 +105,7 @@ struct ReplayFuzzTests {
             report("no pong: \(error)")
         }
         daemon.send(SIGTERM)
-        let status = try await daemon.waitForExit(within: .seconds(20))
+        let status = try await daemon.waitForExit(within: .seconds(60))
         if status != 0 { report("exit status \(status) after SIGTERM") }
         if let fatal = daemon.lines.first(where: { $0.contains("Fatal error") }) { report(fatal) }
         let stops = daemon.lines.filter { $0.contains("replay stopped") }.count

@@ -88,7 +88,7 @@ import Testing
             await first.close()
             // Its place comes back as it closes: on SwiftNIO's loop, before the server thread
             // hears of it.
-            try await f.delegate!.log.wait(for: "the first page to leave", within: .seconds(20)) {
+            try await f.delegate!.log.wait(for: "the first page to leave", within: .seconds(60)) {
                 $0.disconnected.count == 1
             }
             let next = try await WebSocketClient.open(port: port, log: f.log)

@@ -56,7 +56,7 @@ final class LineClient: ProtocolClient {
     }
 
     /// The next line not yet returned.
-    func nextLine(within: Duration = .seconds(20)) async throws -> String {
+    func nextLine(within: Duration = .seconds(60)) async throws -> String {
         let index = cursor.withLock { $0 }
         try await received.wait(for: "line \(index + 1) from the server", within: within) {
             $0.lines.count > index || $0.closed
@@ -68,13 +68,13 @@ final class LineClient: ProtocolClient {
     }
 
     /// The next line as a message.
-    func next(within: Duration = .seconds(20)) async throws -> ServerMessage {
+    func next(within: Duration = .seconds(60)) async throws -> ServerMessage {
         let line = try await nextLine(within: within)
         return try JSONDecoder().decode(ServerMessage.self, from: Data(line.utf8))
     }
 
     /// Waits until the server has closed the connection.
-    func waitForEnd(within: Duration = .seconds(20)) async throws {
+    func waitForEnd(within: Duration = .seconds(60)) async throws {
         try await received.wait(for: "the server to close the connection", within: within) { $0.closed }
     }
 
@@ -129,7 +129,7 @@ protocol ProtocolClient: Sendable {
 
 extension ProtocolClient {
     /// Reads messages until `type` arrives; returns it and everything skipped.
-    func next(ofType type: String, within: Duration = .seconds(20)) async throws -> ServerMessage {
+    func next(ofType type: String, within: Duration = .seconds(60)) async throws -> ServerMessage {
         while true {
             let message = try await next(within: within)
             if message.type == type { return message }
@@ -140,7 +140,7 @@ extension ProtocolClient {
     func roundTrip(_ id: String = "sync") async throws {
         try await send(#"{"type":"ping","id":"\#(id)"}"#)
         while true {
-            if case .pong(.string(id)?) = try await next(within: .seconds(20)) { return }
+            if case .pong(.string(id)?) = try await next(within: .seconds(60)) { return }
         }
     }
 }

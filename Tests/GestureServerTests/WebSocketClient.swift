@@ -94,11 +94,11 @@ final class WebSocketClient: ProtocolClient {
             try await channel.writeAndFlush(ByteBuffer(string: request))
         } catch ChannelError.ioOnClosedChannel {
             // Closed by the server as soon as it accepted the connection (a limit).
-            try await received.wait(for: "the connection's end", within: .seconds(20)) { $0.closed }
+            try await received.wait(for: "the connection's end", within: .seconds(60)) { $0.closed }
             return client
         }
         if reading {
-            try await received.wait(for: "the handshake's answer", within: .seconds(20)) { $0.head != nil || $0.closed }
+            try await received.wait(for: "the handshake's answer", within: .seconds(60)) { $0.head != nil || $0.closed }
         }
         return client
     }
@@ -149,7 +149,7 @@ final class WebSocketClient: ProtocolClient {
     }
 
     /// The next frame not yet returned.
-    func nextFrame(within: Duration = .seconds(20)) async throws -> Frame {
+    func nextFrame(within: Duration = .seconds(60)) async throws -> Frame {
         let index = cursor.value
         try await received.wait(for: "frame \(index + 1) from the server", within: within) {
             $0.frames.count > index || $0.closed
@@ -161,7 +161,7 @@ final class WebSocketClient: ProtocolClient {
     }
 
     /// The next protocol message (text frames; the server's pings are skipped).
-    func next(within: Duration = .seconds(20)) async throws -> ServerMessage {
+    func next(within: Duration = .seconds(60)) async throws -> ServerMessage {
         while true {
             let frame = try await nextFrame(within: within)
             switch frame.opcode {
@@ -173,7 +173,7 @@ final class WebSocketClient: ProtocolClient {
     }
 
     /// The close frame the server sent, once it has closed the connection.
-    func closeFrame(within: Duration = .seconds(20)) async throws -> Frame? {
+    func closeFrame(within: Duration = .seconds(60)) async throws -> Frame? {
         try await received.wait(for: "the server to close the connection", within: within) { $0.closed }
         return received.value.frames.last { $0.opcode == Opcode.close }
     }

@@ -39,7 +39,7 @@ public final class Observed<State: Sendable>: Sendable {
 
     /// Returns once `condition` holds; throws ``TimedOut`` after `within`.
     public func wait(
-        for what: String, within: Duration = .seconds(20), until condition: @escaping @Sendable (State) -> Bool
+        for what: String, within: Duration = .seconds(60), until condition: @escaping @Sendable (State) -> Bool
     ) async throws {
         let id = storage.withLock { s in
             s.nextWaiter += 1
