@@ -37,11 +37,11 @@ protocol FrameSource: AnyObject {
 /// virtual clock), through ``ReplayDriver``: paced against the monotonic clock, or as fast as
 /// the engine goes. The engine runs on the recording's clock.
 final class RecordingFrameSource: FrameSource {
-    private(set) var driver: ReplayDriver
+    let driver: ReplayDriver
     /// The engine's present: the latest frame time played, or the paced clock if later.
     private var clock = Timestamp(microseconds: 0)
-    /// The frames due in this iteration (kept to reuse its storage).
-    private var due: [TouchFrame] = []
+    /// The frames due in this iteration (kept to reuse its storage, each frame's touches too).
+    private var due = TouchFrameBuffer()
     private var nextID: UInt32
     /// Sees each frame on its way into the engine, with its device (for pictures).
     private let observe: ((DeviceDescriptor, TouchFrame) -> Void)?
@@ -95,7 +95,9 @@ final class RecordingFrameSource: FrameSource {
         var wake: Int64?
         func consider(_ t: Int64?) { if let t { wake = min(wake ?? t, t) } }
         consider(driver.nextFrameWallTime() ?? (driver.isPassFinished ? nil : wallNow))
-        consider(path.nextDeadline.flatMap(driver.wallTime(ofEngineTime:)))
+        // A closure, not `driver.wallTime(ofEngineTime:)` unapplied: that would copy the whole
+        // driver (its recording, its reader, its frames) into a closure every iteration.
+        if let deadline = path.nextDeadline { consider(driver.wallTime(ofEngineTime: deadline)) }
         if driver.isPassFinished && path.nextDeadline == nil { consider(wallNow) }
         return wake
     }
@@ -106,7 +108,7 @@ final class RecordingFrameSource: FrameSource {
         guard !driver.isOver else { return }
         driver.resume(wallNow: wallNow)
         guard driver.pausedUntil == nil else { return }
-        due.removeAll(keepingCapacity: true)
+        due.removeAll()
         var failure: ReplayError?
         do {
             try driver.takeDue(wallNow: wallNow, into: &due)

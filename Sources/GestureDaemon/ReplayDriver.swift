@@ -9,7 +9,11 @@ import TouchInput
 /// passes), so the gestures are the same whatever the speed; only when they are published
 /// changes. Each pass is a fresh replay device: to clients a loop looks like the device being
 /// unplugged and plugged in again, and touch ids are never reused.
-struct ReplayDriver {
+///
+/// A class: the frame source asks it for its clock on every loop iteration, and a struct this
+/// size (the recording, its reader, the frames read ahead) held in a class is copied whole for a
+/// non-mutating call the optimizer cannot see into.
+final class ReplayDriver {
     let recording: Recording
     let label: String
     let settings: DeviceSettings
@@ -74,8 +78,9 @@ struct ReplayDriver {
     var isPassFinished: Bool { exhausted && nextFrame == frames.count }
 
     /// Appends the frames due by `wallNow` (paced), or the next batch (not paced), to `due`, with
-    /// engine times.
-    mutating func takeDue(wallNow: Int64, into due: inout [TouchFrame]) throws(ReplayError) {
+    /// engine times. Copied touch by touch into `due`'s own storage: a frame that shared its
+    /// touches with the read-ahead buffer would make the next read allocate them again.
+    func takeDue(wallNow: Int64, into due: inout TouchFrameBuffer) throws(ReplayError) {
         var taken = 0
         while try fill(wallNow: wallNow) {
             let frame = frames[nextFrame]
@@ -96,7 +101,7 @@ struct ReplayDriver {
     }
 
     /// Reads ahead until a frame is waiting; false when the pass has none left.
-    private mutating func fill(wallNow: Int64) throws(ReplayError) -> Bool {
+    private func fill(wallNow: Int64) throws(ReplayError) -> Bool {
         while nextFrame == frames.count {
             guard !exhausted else { return false }
             frames.removeAll()
@@ -165,7 +170,7 @@ struct ReplayDriver {
     /// false when the replay is over. A loop over a recording that gave no touch frame stops
     /// (unpaced, it would add and remove a device as fast as the loop turns, and flood every
     /// client with `device` messages).
-    mutating func finishPass(engineTime: Timestamp, wallNow: Int64, nextID id: DeviceID) throws(ReplayError) -> Bool {
+    func finishPass(engineTime: Timestamp, wallNow: Int64, nextID id: DeviceID) throws(ReplayError) -> Bool {
         passes += 1
         guard loops else { return false }
         guard framesThisPass > 0 else { throw .nothingToLoop }
@@ -185,13 +190,13 @@ struct ReplayDriver {
     }
 
     /// Ends the replay for good.
-    mutating func end() {
+    func end() {
         isOver = true
         pausedUntil = nil
     }
 
     /// Lifts the pause between passes once its time has come.
-    mutating func resume(wallNow: Int64) {
+    func resume(wallNow: Int64) {
         if let until = pausedUntil, wallNow >= until { pausedUntil = nil }
     }
 }

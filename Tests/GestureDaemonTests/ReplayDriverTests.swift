@@ -23,10 +23,10 @@ import TouchInput
     }
 
     /// Plays one pass unpaced: every frame, then the pass's end; the engine time reached.
-    static func playPass(_ driver: inout ReplayDriver, engineTime: inout Timestamp) throws(ReplayError) {
-        var frames: [TouchFrame] = []
+    static func playPass(_ driver: ReplayDriver, engineTime: inout Timestamp) throws(ReplayError) {
+        var frames = TouchFrameBuffer()
         while !driver.isPassFinished {
-            frames.removeAll(keepingCapacity: true)
+            frames.removeAll()
             try driver.takeDue(wallNow: 0, into: &frames)
             for frame in frames {
                 #expect(frame.time >= engineTime, "engine time never runs backwards")
@@ -37,14 +37,14 @@ import TouchInput
 
     @Test("a looped recording whose clock would overflow stops after the last pass that fits")
     func clockRunsOut() throws {
-        var driver = try ReplayDriver(
+        let driver = try ReplayDriver(
             recording: try Self.farFutureRecording(), label: "far", settings: DeviceSettings(), speed: nil,
             loops: true, id: DeviceID(1))
         var engineTime = Timestamp(microseconds: 0)
         var stop: ReplayError?
         for pass in 0..<2_000 {
             do {
-                try Self.playPass(&driver, engineTime: &engineTime)
+                try Self.playPass(driver, engineTime: &engineTime)
             } catch {
                 stop = error
                 break
@@ -64,10 +64,10 @@ import TouchInput
         "pacing at any positive speed saturates instead of trapping",
         arguments: [1e-300, 1e-14, 0.01, 1, 1000, 1e15, 1e300, Double.greatestFiniteMagnitude])
     func extremeSpeeds(speed: Double) throws {
-        var driver = try ReplayDriver(
+        let driver = try ReplayDriver(
             recording: try Self.farFutureRecording(), label: "far", settings: DeviceSettings(), speed: speed,
             loops: true, id: DeviceID(1))
-        var frames: [TouchFrame] = []
+        var frames = TouchFrameBuffer()
         // Wall times from the start to the far end of the monotonic clock.
         for wallNow: Int64 in [1, 2, 1_000_000, Int64.max / 2, Int64.max - 1] {
             try driver.takeDue(wallNow: wallNow, into: &frames)
@@ -87,11 +87,12 @@ import TouchInput
     func nothingToLoop() throws {
         let text = try String(contentsOfFile: DaemonProcessTests.recording, encoding: .utf8)
         let header = text.split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n") + "\n"
-        var driver = try ReplayDriver(
-            recording: Recording(try EvemuRecording(bytes: Array(header.utf8))), label: "empty", settings: DeviceSettings(),
+        let driver = try ReplayDriver(
+            recording: Recording(try EvemuRecording(bytes: Array(header.utf8))), label: "empty",
+            settings: DeviceSettings(),
             speed: nil, loops: true, id: DeviceID(1))
         var engineTime = Timestamp(microseconds: 0)
-        try Self.playPass(&driver, engineTime: &engineTime)
+        try Self.playPass(driver, engineTime: &engineTime)
         do {
             _ = try driver.finishPass(engineTime: engineTime, wallNow: 0, nextID: DeviceID(2))
             Issue.record("a second pass of nothing")
