@@ -142,8 +142,76 @@ enum EventLineParser {
         }
     }
 
-    /// Parses the line starting at `start`.
+    /// Parses the line starting at `start`: the form evemu-record writes by the short way
+    /// (``parseRecorded(_:from:)``), anything else — other spacing, comments, errors — by the
+    /// general one.
+    @inline(__always)
     static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Result {
+        if let (event, next) = parseRecorded(b, from: start) { return .event(event, next: next) }
+        return parseAny(b, from: start)
+    }
+
+    /// The line exactly as evemu-record writes it, `E: <seconds>.<6 digits> <4 hex> <4 hex>
+    /// <decimal>` and a newline (or the end of the file), with single spaces: read with one check
+    /// a character, a third of the general path's instructions (the replay reads every line of a
+    /// recording on every pass; docs/PERFORMANCE.md, "Frame path"). Nil for any other line, which
+    /// ``parseAny(_:from:)`` then reads or reports; for a line both read, they read the same
+    /// event (EventLineParserTests).
+    static func parseRecorded(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> (InputEvent, next: Int)? {
+        let n = b.count
+        var i = start
+        guard i + 3 < n, b[i] == UInt8(ascii: "E"), b[i + 1] == UInt8(ascii: ":"), b[i + 2] == 0x20 else {
+            return nil
+        }
+        i += 3
+        var seconds: Int64 = 0
+        let secondsStart = i
+        while i < n, case let d = b[i] &- 0x30, d < 10, i - secondsStart < 12 {
+            seconds = seconds &* 10 &+ Int64(d)
+            i += 1
+        }
+        // The point, six digits, and a space.
+        guard i > secondsStart, i + 8 < n, b[i] == UInt8(ascii: "."), b[i + 7] == 0x20 else { return nil }
+        var micros: Int64 = 0
+        for k in i + 1...i + 6 {
+            let d = b[k] &- 0x30
+            guard d < 10 else { return nil }
+            micros = micros &* 10 &+ Int64(d)
+        }
+        i += 8
+        // Type and code: four hex digits and a space each.
+        guard i + 10 < n, b[i + 4] == 0x20, b[i + 9] == 0x20, let type = hex4(b, i), let code = hex4(b, i + 5),
+            type <= UInt32(EventCode.evMax),
+            code <= UInt32(EventCode.maximumCode(ofType: UInt16(type)) ?? EventCode.keyMax)
+        else { return nil }
+        i += 10
+        let negative = b[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var value: Int64 = 0
+        let valueStart = i
+        while i < n, case let d = b[i] &- 0x30, d < 10, i - valueStart < 10 {
+            value = value &* 10 &+ Int64(d)
+            i += 1
+        }
+        if negative { value = -value }
+        guard i > valueStart, i == n || b[i] == 0x0A, value >= Int64(Int32.min), value <= Int64(Int32.max) else {
+            return nil
+        }
+        let event = InputEvent(
+            time: Timestamp(microseconds: seconds * 1_000_000 + micros), type: UInt16(type), code: UInt16(code),
+            value: Int32(value))
+        return (event, i + 1)
+    }
+
+    /// Four hex digits at `i`.
+    @inline(__always) private static func hex4(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32? {
+        guard let a = hexValue(b[i]), let c = hexValue(b[i + 1]), let d = hexValue(b[i + 2]), let e = hexValue(b[i + 3])
+        else { return nil }
+        return a << 12 | c << 8 | d << 4 | e
+    }
+
+    /// Parses the line starting at `start`, in any form the format allows.
+    static func parseAny(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Result {
         let n = b.count
         var i = start
         while i < n && (b[i] == 0x20 || b[i] == 0x09) { i += 1 }

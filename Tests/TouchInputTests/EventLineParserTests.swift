@@ -1,0 +1,94 @@
+import TestSupport
+import Testing
+
+@testable import TouchInput
+
+/// The evemu `E:` line parser's short path (``EventLineParser/parseRecorded(_:from:)``, the lines
+/// evemu-record writes) reads what the general path reads, and leaves every other line to it.
+@Suite struct EventLineParserTests {
+    /// A line as evemu-record writes it, or one changed in a way the format may or may not allow.
+    struct Lines {
+        var rng: SplitMix64
+
+        mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
+        mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }
+
+        mutating func recorded() -> String {
+            let seconds = [0, 1, 9, 12, 1234, 999_999_999_999][int(0...5)] + (chance(0.5) ? int(0...99) : 0)
+            let micros = int(0...999_999)
+            let type = [0, 1, 3, 3, 3, 4, 0x1f, 0x20][int(0...7)]
+            let code = [0, 0x2f, 0x35, 0x36, 0x39, 0x14a, 0x2ff, 0x300, 0xffff][int(0...8)]
+            let value = [0, 1, -1, 9830, 65535, Int(Int32.max), Int(Int32.min), Int(Int32.max) + 1, -99_999_999_999][
+                int(0...8)]
+            func hex(_ v: Int) -> String {
+                let digits = String(v, radix: 16, uppercase: chance(0.1))
+                return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+            }
+            let fraction = String(micros)
+            return "E: \(seconds).\(String(repeating: "0", count: 6 - fraction.count) + fraction) \(hex(type)) "
+                + "\(hex(code)) \(value)"
+        }
+
+        /// A recorded line, changed at random: other spacing, digits, signs, comments, endings.
+        mutating func line() -> String {
+            var line = recorded()
+            let changes: [(inout String, inout Lines) -> Void] = [
+                { l, _ in l = l.replacingOccurrences(of: " ", with: "  ") },
+                { l, _ in l = l.replacingOccurrences(of: " ", with: "\t") },
+                { l, _ in l = " " + l },
+                { l, _ in l += " " },
+                { l, _ in l += " # note" },
+                { l, _ in l += "\r" },
+                { l, r in l.insert("7", at: l.index(l.startIndex, offsetBy: r.int(3...l.count - 1))) },
+                { l, r in l.remove(at: l.index(l.startIndex, offsetBy: r.int(3...l.count - 1))) },
+                { l, _ in l = l.replacingOccurrences(of: ".", with: ".0") },
+                { l, _ in l = l.replacingOccurrences(of: " -", with: " +") },
+                { l, r in l = l.replacingOccurrences(of: "E:", with: ["e:", "E;", "E", "#E:"][r.int(0...3)]) },
+            ]
+            for _ in 0..<(chance(0.5) ? 0 : int(1...2)) {
+                changes[int(0...changes.count - 1)](&line, &self)
+            }
+            return line
+        }
+    }
+
+    static func general(_ text: String) -> EventLineParser.Result {
+        Array(text.utf8).withUnsafeBufferPointer { EventLineParser.parseAny($0, from: 0) }
+    }
+
+    /// The short path's reading, as the general path would return it.
+    static func recorded(_ text: String) -> EventLineParser.Result? {
+        Array(text.utf8).withUnsafeBufferPointer {
+            EventLineParser.parseRecorded($0, from: 0).map { .event($0.0, next: $0.next) }
+        }
+    }
+
+    @Test func `the short path reads a recorded line as the general path does, and takes every one it can`() {
+        var lines = Lines(rng: SplitMix64(seed: 0x6576_656d_755f_4521))
+        var taken = 0
+        for _ in 0..<20_000 {
+            let line = lines.line()
+            for text in [line, line + "\n", line + "\nE: 1.000000 0000 0000 0\n"] {
+                let general = Self.general(text)
+                guard case .event(let event, let next)? = Self.recorded(text) else { continue }
+                taken += 1
+                guard case .event(let expected, let expectedNext) = general, expected == event, expectedNext == next
+                else {
+                    Issue.record("\(text.debugDescription): short path \(event) next \(next), general \(general)")
+                    return
+                }
+            }
+        }
+        // About half the lines are unchanged, and some of those out of range.
+        #expect(taken > 5_000, "the short path took only \(taken) lines")
+    }
+
+    @Test func `every line evemu-record writes goes the short way`() {
+        var lines = Lines(rng: SplitMix64(seed: 7))
+        for _ in 0..<2_000 {
+            let line = lines.recorded() + "\n"
+            guard case .event = Self.general(line) else { continue }
+            #expect(Self.recorded(line) != nil, "\(line.debugDescription)")
+        }
+    }
+}
