@@ -70,6 +70,10 @@ public struct Interest: Sendable {
     public private(set) var takesExplanations = false
     /// Whether any connection takes gestures at all.
     public var takesGestures: Bool { !readers.isEmpty }
+    /// The kinds some reader's `kinds` filter lets through; nil when a reader has none (it takes
+    /// every kind). A few kinds in a list: looked up for every engine event, where hashing costs
+    /// more than comparing a byte each.
+    private var gestureKinds: [GestureKind]?
 
     /// Nobody subscribed (yet): only `device` messages go out.
     public init() {
@@ -92,6 +96,24 @@ public struct Interest: Sendable {
         self.version = version
         takesTouches = readers.contains { $0.subscription.touches }
         takesExplanations = readers.contains { $0.subscription.explain }
+        var kinds: Set<GestureKind>? = []
+        for reader in readers {
+            guard let taken = reader.subscription.kinds else {
+                kinds = nil
+                break
+            }
+            kinds?.formUnion(taken)
+        }
+        gestureKinds = kinds.map(Array.init)
+    }
+
+    /// Whether some reader may take a gesture of `kind`: false rules it out at the cost of a
+    /// comparison or two (a client of swipes does not pay for the pan's every frame); true leaves
+    /// it to ``audience(of:device:)``.
+    @inline(__always) func mayTake(gestureOf kind: GestureKind) -> Bool {
+        guard takesGestures else { return false }
+        guard let gestureKinds else { return true }
+        return gestureKinds.contains(kind)
     }
 
     /// The readers that take the `gesture` message of `gesture`, on the device labelled

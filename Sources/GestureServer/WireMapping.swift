@@ -28,7 +28,7 @@ public struct WireMapping {
     ) -> Publication? {
         switch event {
         case .gesture(let g):
-            guard interest.takesGestures else { return nil }
+            guard interest.mayTake(gestureOf: g.report.kind) else { return nil }
             let device = device()
             let audience = interest.audience(of: g, device: device.label)
             guard !audience.isEmpty else { return nil }
