@@ -171,13 +171,9 @@ enum EventLineParser {
             i += 1
         }
         // The point, six digits, and a space.
-        guard i > secondsStart, i + 8 < n, b[i] == UInt8(ascii: "."), b[i + 7] == 0x20 else { return nil }
-        var micros: Int64 = 0
-        for k in i + 1...i + 6 {
-            let d = b[k] &- 0x30
-            guard d < 10 else { return nil }
-            micros = micros &* 10 &+ Int64(d)
-        }
+        guard i > secondsStart, i + 8 < n, b[i] == UInt8(ascii: "."), b[i + 7] == 0x20,
+            let micros = sixDigits(b, i + 1)
+        else { return nil }
         i += 8
         // Type and code: four hex digits and a space each.
         guard i + 10 < n, b[i + 4] == 0x20, b[i + 9] == 0x20, let type = hex4(b, i), let code = hex4(b, i + 5),
@@ -203,11 +199,38 @@ enum EventLineParser {
         return (event, i + 1)
     }
 
-    /// Four hex digits at `i`.
+    /// Four hex digits at `i`, either case.
     @inline(__always) private static func hex4(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32? {
-        guard let a = hexValue(b[i]), let c = hexValue(b[i + 1]), let d = hexValue(b[i + 2]), let e = hexValue(b[i + 3])
+        var value: UInt32 = 0
+        var bad: UInt8 = 0
+        for k in 0..<4 {
+            let c = b[i + k]
+            let digit = c &- 0x30
+            let letter = (c | 0x20) &- 0x61
+            // 0–9, or a–f as 10–15; anything else marks the field bad.
+            let isDigit = digit < 10
+            bad |= isDigit || letter < 6 ? 0 : 1
+            value = value << 4 | UInt32(isDigit ? digit : letter &+ 10) & 0xF
+        }
+        return bad == 0 ? value : nil
+    }
+
+    /// Six decimal digits at `i` (the fraction of a timestamp), read eight bytes at a time: the
+    /// caller has checked that eight bytes are there.
+    @inline(__always) private static func sixDigits(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int64? {
+        // Little-endian: the first digit is the lowest byte. Two zero digits go in front.
+        let word = UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self) & 0xFFFF_FFFF_FFFF
+        let ascii = word << 16 | 0x3030
+        // Every byte 0x30…0x39: its high nibble 3, and still 3 after adding 6.
+        guard ascii & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
+            (ascii &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
         else { return nil }
-        return a << 12 | c << 8 | d << 4 | e
+        // Eight digits to a number in three steps: pairs, fours, the whole.
+        var v = ascii &- 0x3030_3030_3030_3030
+        v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF_00FF_00FF
+        v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF_0000_FFFF
+        v = (v &* 10_000 &+ (v >> 32)) & 0x0000_0000_FFFF_FFFF
+        return Int64(v)
     }
 
     /// Parses the line starting at `start`, in any form the format allows.
