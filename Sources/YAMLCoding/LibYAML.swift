@@ -224,13 +224,19 @@ extension YAMLNode {
         var event = yaml_event_t()
         switch content {
         case .scalar(let scalar):
-            let plain = scalar.style == .plain && scalar.tag == nil
+            // A tagged scalar keeps its tag (`!!int 5`, `!!str 0660`), so it reads back as it was read.
+            let tag = scalar.tag.map { "tag:yaml.org,2002:\($0.rawValue)" }
+            let plain = scalar.style == .plain
             var text = Array(scalar.text.utf8)
+            var tagText = Array((tag ?? "").utf8CString).map { UInt8(bitPattern: $0) }
             let length = Int32(text.count)
             text.withUnsafeMutableBufferPointer { buffer in
-                _ = yaml_scalar_event_initialize(
-                    &event, nil, nil, buffer.baseAddress, length, plain ? 1 : 0, 1,
-                    plain ? YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE)
+                tagText.withUnsafeMutableBufferPointer { tagBuffer in
+                    _ = yaml_scalar_event_initialize(
+                        &event, nil, tag == nil ? nil : tagBuffer.baseAddress, buffer.baseAddress, length,
+                        plain && tag == nil ? 1 : 0, tag == nil ? 1 : 0,
+                        plain ? YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE)
+                }
             }
             try emit(&event, emitter)
         case .sequence(let items):

@@ -16,9 +16,9 @@ public struct YAMLFileError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
-    /// `message` at `mark` in `file`.
+    /// `message` at `mark`, in the file the mark names (a drop-in's), else in `file`.
     public init(file: String, at mark: YAMLMark, _ message: String) {
-        self.init(file: file, line: mark.line, column: mark.column, message: message)
+        self.init(file: mark.file ?? file, line: mark.line, column: mark.column, message: message)
     }
 
     public var description: String { "\(file):\(line):\(column): \(message)" }

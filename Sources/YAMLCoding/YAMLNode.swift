@@ -3,6 +3,9 @@
 public struct YAMLMark: Hashable, Sendable, CustomStringConvertible {
     public var line: Int
     public var column: Int
+    /// The file the node was written in, when a document is merged from several
+    /// (``YAMLDropIns``); nil: the one being read.
+    public var file: String?
 
     public init(line: Int, column: Int) {
         self.line = line
