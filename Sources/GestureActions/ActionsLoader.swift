@@ -10,12 +10,15 @@ public typealias ActionsFileError = YAMLFileError
 public struct LoadedActions: Hashable, Sendable {
     public var configuration: ActionsConfiguration
     public var file: String
-    /// `FILE:LINE:COLUMN` of each rule's `on`, in rule order.
+    /// `file`, then its drop-ins in the order they were merged.
+    public var files: [String]
+    /// `FILE:LINE:COLUMN` of each rule's `on`, in rule order (FILE: the drop-in it is in).
     public var ruleLocations: [String]
 
-    public init(configuration: ActionsConfiguration, file: String, ruleLocations: [String]) {
+    public init(configuration: ActionsConfiguration, file: String, files: [String]? = nil, ruleLocations: [String]) {
         self.configuration = configuration
         self.file = file
+        self.files = files ?? [file]
         self.ruleLocations = ruleLocations
     }
 }
@@ -33,6 +36,22 @@ public enum ActionsLoader {
         try YAMLFile.contents(of: path, limit: maximumFileSize, kind: "an actions file")
     }
 
+    /// The lists a drop-in merges entry by entry: the rules, each told apart by its condition —
+    /// `on` and the filters written beside it (docs/ACTIONS.md, "Drop-in files").
+    public static let dropInLists = [
+        YAMLDropIns.List(
+            key: ActionsConfiguration.CodingKeys.actions.rawValue,
+            identity: ["on", "state", "direction", "edge", "fingers", "region"], noun: "rule")
+    ]
+
+    /// The actions file at `path` and its drop-ins (`PATH.d/*.yaml`), merged, not yet decoded.
+    public static func read(_ path: String) throws(ActionsFileError) -> YAMLFileSet {
+        try YAMLFileSet.read(
+            path, limit: maximumFileSize, kind: "an actions file", expecting: expecting, lists: dropInLists)
+    }
+
+    private static let expecting = "expected a mapping with 'actions' at the top level"
+
     /// Whether a top-level YAML mapping is an actions file rather than a daemon configuration (it
     /// has `actions`, which a daemon configuration never has): how `check-config` tells them apart.
     public static func isActionsFile(_ text: String) -> Bool {
@@ -45,13 +64,20 @@ public enum ActionsLoader {
     public static func parse(
         _ bytes: [UInt8], file: String, isKeyName: (String) -> Bool
     ) throws(ActionsFileError) -> LoadedActions {
+        try YAMLFile.checkSize(bytes.count, limit: maximumFileSize, kind: "an actions file", file: file)
+        let document = try YAMLFile.mapping(bytes, file: file, expecting: expecting)
+        return try parse(YAMLFileSet(root: document, file: file, dropIns: []), isKeyName: isKeyName)
+    }
+
+    /// Decodes and checks an actions file with its drop-ins, read by ``read(_:)``.
+    public static func parse(
+        _ set: YAMLFileSet, isKeyName: (String) -> Bool
+    ) throws(ActionsFileError) -> LoadedActions {
+        let file = set.file
         func located(_ mark: YAMLMark, _ message: String) -> ActionsFileError {
             ActionsFileError(file: file, at: mark, message)
         }
-        try YAMLFile.checkSize(bytes.count, limit: maximumFileSize, kind: "an actions file", file: file)
-        let document = try YAMLFile.mapping(
-            bytes, file: file, expecting: "expected a mapping with 'actions' at the top level")
-        guard let root = document else {
+        guard let root = set.root else {
             throw located(YAMLMark(line: 1, column: 1), "the file is empty: it needs 'actions'")
         }
         let configuration = try YAMLFile.decode(ActionsConfiguration.self, from: root, file: file)
@@ -60,7 +86,7 @@ public enum ActionsLoader {
         for (i, rule) in configuration.actions.enumerated() {
             let rulePath: [any CodingKey] = [AnyCodingKey(stringValue: "actions"), AnyCodingKey(intValue: i)!]
             let on = node(rulePath + [AnyCodingKey(stringValue: "on")]).mark
-            locations.append("\(file):\(on.line):\(on.column)")
+            locations.append("\(on.file ?? file):\(on.line):\(on.column)")
             guard case .keys(let chord, let repeating) = rule.action else { continue }
             let lists: [(String, KeyChord?)] = [("keys", chord), ("repeat", repeating?.reverse)]
             for (key, list) in lists {
@@ -73,7 +99,7 @@ public enum ActionsLoader {
                 }
             }
         }
-        return LoadedActions(configuration: configuration, file: file, ruleLocations: locations)
+        return LoadedActions(configuration: configuration, file: file, files: set.files, ruleLocations: locations)
     }
 
     static func unknownKey(_ name: String) -> String {

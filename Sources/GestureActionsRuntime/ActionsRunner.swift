@@ -186,8 +186,9 @@ public final class ActionsRunner: Sendable {
             s.resubscribe?.yield()
             return s.recognizers.map { ActionsCheck.warnings(loaded, against: $0) } ?? []
         }
-        logger.info(
-            "actions reloaded", metadata: ["file": "\(loaded.file)", "rules": "\(loaded.configuration.actions.count)"])
+        var metadata: Logger.Metadata = ["file": "\(loaded.file)", "rules": "\(loaded.configuration.actions.count)"]
+        if loaded.files.count > 1 { metadata["drop-ins"] = "\(loaded.files.dropFirst().joined(separator: ","))" }
+        logger.info("actions reloaded", metadata: metadata)
         for warning in warnings { logger.warning("\(warning)") }
     }
 }

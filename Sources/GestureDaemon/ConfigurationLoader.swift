@@ -7,6 +7,18 @@ import YAMLCoding
 /// form compilers use, so editors and CI logs link straight to it.
 public typealias ConfigurationFileError = YAMLFileError
 
+/// A configuration as loaded, and the files it was read from.
+public struct LoadedConfiguration: Hashable, Sendable {
+    public var configuration: DaemonConfiguration
+    /// The file `--config` names, then its drop-ins in the order they were merged.
+    public var files: [String]
+
+    public init(configuration: DaemonConfiguration, files: [String]) {
+        self.configuration = configuration
+        self.files = files
+    }
+}
+
 /// Reads the YAML configuration (libyaml, through YAMLCoding) and decodes it with the
 /// definitions' strict Codable — the same code a client's JSON `define` goes through.
 ///
@@ -21,10 +33,82 @@ public enum ConfigurationLoader {
     /// the densest YAML (a flow list of one-digit numbers).
     public static let maximumFileSize = 1 << 20
 
-    /// Loads and fully checks the file at `path`, as `run`, a reload and `check-config` do: the
-    /// text, and what it names on this system (the socket's group).
+    /// Loads and fully checks the file at `path` with its drop-ins (`PATH.d/*.yaml`), as `run`, a
+    /// reload and `check-config` do: the text, and what it names on this system (the socket's
+    /// group).
     public static func load(contentsOf path: String) throws(ConfigurationFileError) -> DaemonConfiguration {
-        try load(try contents(of: path), file: path)
+        try loadSet(contentsOf: path).configuration
+    }
+
+    /// ``load(contentsOf:)``, with the files it read.
+    public static func loadSet(contentsOf path: String) throws(ConfigurationFileError) -> LoadedConfiguration {
+        let set = try read(path)
+        return LoadedConfiguration(configuration: try load(set), files: set.files)
+    }
+
+    /// The file at `path` and its drop-ins, merged (docs/CONFIGURATION.md, "Drop-in files"), not
+    /// yet decoded.
+    public static func read(_ path: String) throws(ConfigurationFileError) -> YAMLFileSet {
+        try YAMLFileSet.read(
+            path, limit: maximumFileSize, kind: "a configuration file", expecting: expecting,
+            lists: try dropInLists())
+    }
+
+    /// Fully checks a file set read by ``read(_:)``, as ``load(contentsOf:)`` does.
+    public static func load(_ set: YAMLFileSet) throws(ConfigurationFileError) -> DaemonConfiguration {
+        try decode(set.root, file: set.file, groupProblem: groupProblem)
+    }
+
+    /// The lists a drop-in merges entry by entry: recognizers and regions by name, device entries
+    /// by their `match`. A drop-in adds to the built-in recognizers when the file lists none.
+    static func dropInLists() throws(ConfigurationFileError) -> [YAMLDropIns.List] {
+        [
+            YAMLDropIns.List(
+                key: "recognizers", identity: ["name"], noun: "recognizer", absent: try builtInRecognizers.get()),
+            YAMLDropIns.List(key: "regions", identity: ["name"], noun: "region"),
+            YAMLDropIns.List(key: "devices", identity: ["match"], noun: "device entry"),
+        ]
+    }
+
+    /// What `gestured config --default` prints above the built-in configuration.
+    public static let builtInHeader = """
+        gestured built-in configuration (`gestured config --default`).
+        Keys and defaults: docs/CONFIGURATION.md; recognizer parameters: docs/RECOGNIZERS.md.
+        """
+
+    /// What errors in the built-in recognizers a drop-in added to name as their file: the line
+    /// and column are those of `gestured config --default`'s output.
+    public static let builtInFile = "<built-in: gestured config --default>"
+
+    /// The built-in recognizers as `gestured config --default` prints them, each node at its
+    /// line there; made once, when first needed.
+    private static let builtInRecognizers = Result { () throws(ConfigurationFileError) in try printedBuiltIn() }
+
+    private static func printedBuiltIn() throws(ConfigurationFileError) -> YAMLNode? {
+        let text: String
+        do {
+            text = try yaml(.builtIn, header: builtInHeader)
+        } catch {
+            throw ConfigurationFileError(file: builtInFile, line: 1, column: 1, message: "\(error)")
+        }
+        do {
+            let root = try YAMLNode.parse(text)
+            return root?.mapping?.first { $0.key.scalar?.text == "recognizers" }?.value.inFile(builtInFile)
+        } catch {
+            throw ConfigurationFileError(file: builtInFile, at: error.mark, error.message)
+        }
+    }
+
+    private static let expecting = "expected a mapping of settings at the top level"
+
+    /// What is wrong with a socket group name on this system (nil: nothing).
+    private static func groupProblem(_ group: String) -> String? {
+        do throws(ServerError) {
+            _ = try SocketFile.groupID(group)
+            return nil
+        } catch {
+            return error.message
+        }
     }
 
     /// The bytes of the file at `path`, or why it cannot be read (at 1:1): not a regular file, or
@@ -36,14 +120,7 @@ public enum ConfigurationLoader {
 
     /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.
     public static func load(_ data: Data, file: String) throws(ConfigurationFileError) -> DaemonConfiguration {
-        try parse(data, file: file) { group in
-            do throws(ServerError) {
-                _ = try SocketFile.groupID(group)
-                return nil
-            } catch {
-                return error.message
-            }
-        }
+        try parse(data, file: file, groupProblem: groupProblem)
     }
 
     /// Decodes and checks configuration text; `file` names it in errors. `groupProblem` says what
@@ -53,8 +130,15 @@ public enum ConfigurationLoader {
         _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil }
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
         try YAMLFile.checkSize(data.count, limit: maximumFileSize, kind: "a configuration file", file: file)
-        let document = try YAMLFile.mapping(
-            data, file: file, expecting: "expected a mapping of settings at the top level")
+        return try decode(
+            try YAMLFile.mapping(data, file: file, expecting: expecting), file: file, groupProblem: groupProblem)
+    }
+
+    /// Decodes and checks a configuration's document (nil: an empty file); `file` names it in
+    /// errors where a node does not name the drop-in it came from.
+    private static func decode(
+        _ document: YAMLNode?, file: String, groupProblem: (String) -> String?
+    ) throws(ConfigurationFileError) -> DaemonConfiguration {
         guard let root = document else { return DaemonConfiguration() }
         let configuration = try YAMLFile.decode(DaemonConfiguration.self, from: root, file: file)
         if let group = configuration.socket.group, let problem = groupProblem(group) {

@@ -31,16 +31,17 @@ public struct DaemonOptions: Sendable {
 public enum Daemon {
     /// Runs until SIGTERM or SIGINT, on the calling thread. Throws only when it cannot start.
     public static func run(_ options: DaemonOptions) throws(DaemonError) {
-        let configuration: DaemonConfiguration
+        let loaded: LoadedConfiguration
         if let path = options.configPath {
             do {
-                configuration = try ConfigurationLoader.load(contentsOf: path)
+                loaded = try ConfigurationLoader.loadSet(contentsOf: path)
             } catch {
                 throw DaemonError("\(error)")
             }
         } else {
-            configuration = .builtIn
+            loaded = LoadedConfiguration(configuration: .builtIn, files: [])
         }
+        let configuration = loaded.configuration
         let logger = Logger(label: "gestured") { label in
             JournalLogHandler(
                 label: label, level: configuration.logLevel.loggerLevel, environment: options.environment)
@@ -108,7 +109,9 @@ public enum Daemon {
         }
         let status = loop.start()
         notifier.ready(status: status)
-        logger.info("ready", metadata: ["status": "\(status)", "version": "\(gesturedVersion)"])
+        var metadata: Logger.Metadata = ["status": "\(status)", "version": "\(gesturedVersion)"]
+        if !loaded.files.isEmpty { metadata["configuration"] = "\(loaded.files.joined(separator: ","))" }
+        logger.info("ready", metadata: metadata)
 
         loop.run()
         metrics?.shutdown()

@@ -8,7 +8,7 @@ enum DefinitionChange: Sendable {
     case define(DefinitionRequest)
     /// A connection closed: its definitions go.
     case remove(ClientID)
-    /// SIGHUP: the configuration file at this path is read again.
+    /// SIGHUP: the configuration file at this path is read again, with its drop-ins.
     case reload(String)
 }
 
@@ -19,8 +19,9 @@ struct CompiledChange: Sendable {
         case changed(DefinitionSet?)
         /// A `define` the rules refuse.
         case refused(SpecError)
-        /// A reload: the configuration as loaded, its set, and what it took from the clients.
-        case reloaded(DaemonConfiguration, DefinitionSet, dropped: [DroppedDefinitions])
+        /// A reload: the configuration as loaded (with the files read), its set, and what it took
+        /// from the clients.
+        case reloaded(LoadedConfiguration, DefinitionSet, dropped: [DroppedDefinitions])
         /// A configuration file that does not load or validate (the running one stays).
         case reloadFailed(String)
     }
@@ -69,14 +70,15 @@ final class DefinitionCompiler: Sendable {
         case .remove(let client):
             return .changed(basis.removing(client.owner))
         case .reload(let path):
-            let fresh: DaemonConfiguration
+            // The file and its drop-ins as they are now: a drop-in added or removed since counts.
+            let fresh: LoadedConfiguration
             do {
-                fresh = try ConfigurationLoader.load(contentsOf: path)
+                fresh = try ConfigurationLoader.loadSet(contentsOf: path)
             } catch {
                 return .reloadFailed("\(error)")
             }
             do {
-                let (next, dropped) = try basis.reloading(fresh.engineConfiguration)
+                let (next, dropped) = try basis.reloading(fresh.configuration.engineConfiguration)
                 return .reloaded(fresh, next, dropped: dropped)
             } catch {
                 return .reloadFailed("\(path): \(error)")

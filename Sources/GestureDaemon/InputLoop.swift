@@ -347,7 +347,8 @@ final class InputLoop {
 
     /// The rest of a reload, once its definitions run: the clients told what it dropped, the
     /// daemon's own settings, the devices reopened when their rules changed.
-    private func reloaded(_ fresh: DaemonConfiguration, dropped: [DroppedDefinitions], wallNow: Int64) {
+    private func reloaded(_ loaded: LoadedConfiguration, dropped: [DroppedDefinitions], wallNow: Int64) {
+        let fresh = loaded.configuration
         defer { notifier.ready(status: "configuration reloaded") }
         counters.reloadsSucceeded += 1
         counters.configurationLoaded = wallNow
@@ -368,7 +369,11 @@ final class InputLoop {
         path.publishRecognizers()
         if rulesChanged { source.rulesChanged(fresh.deviceRules, path, wallNow: wallNow) }
         logger.info(
-            "configuration reloaded", metadata: ["recognizers": "\(path.definitions.configuration.recognizers.count)"])
+            "configuration reloaded",
+            metadata: [
+                "recognizers": "\(path.definitions.configuration.recognizers.count)",
+                "configuration": "\(loaded.files.joined(separator: ","))",
+            ])
     }
 
     // MARK: - Helpers

@@ -89,6 +89,7 @@ struct ActionsCommand: AsyncParsableCommand {
         // Before `started`: a SIGHUP or SIGTERM sent once it is logged finds its handler.
         let signals = SignalStream([SIGHUP, SIGTERM, SIGINT])
         var metadata: Logger.Metadata = ["file": "\(path)", "rules": "\(loaded.configuration.actions.count)"]
+        if loaded.files.count > 1 { metadata["drop-ins"] = "\(loaded.files.dropFirst().joined(separator: ","))" }
         for (device, node) in performer.devnodes { metadata[device] = "\(node)" }
         logger.info("started", metadata: metadata)
 
@@ -108,12 +109,10 @@ struct ActionsCommand: AsyncParsableCommand {
     }
 }
 
-/// Reads an actions file, checking key names against libevdev's table.
+/// Reads an actions file and its drop-ins, checking key names against libevdev's table.
 func loadActions(_ path: String) throws(ActionsFileError) -> LoadedActions {
-    try parseActions(try ActionsLoader.contents(of: path), file: path)
+    try ActionsLoader.parse(try ActionsLoader.read(path), isKeyName: isKeyName)
 }
 
-/// Checks actions text, key names against libevdev's table.
-func parseActions(_ bytes: [UInt8], file: String) throws(ActionsFileError) -> LoadedActions {
-    try ActionsLoader.parse(bytes, file: file) { EventCode.code(ofType: EventCode.evKey, named: $0) != nil }
-}
+/// Whether a name is a Linux key code's (libevdev's table).
+func isKeyName(_ name: String) -> Bool { EventCode.code(ofType: EventCode.evKey, named: name) != nil }

@@ -1,4 +1,5 @@
 import Foundation
+import GestureActions
 import Glibc
 import TestSupport
 import Testing
@@ -33,7 +34,9 @@ struct ActionsCommandTests {
         let path = Self.repository.appendingPathComponent("examples/actions.yaml").path
         let check = try await Self.gestured("check-config", path)
         #expect(check.status == 0)
-        #expect(check.output == "\(path): valid actions file: 5 rules on 5 recognizers, 4 keys\n")
+        #expect(
+            check.output
+                == "\(path): valid actions file: 5 rules on 5 recognizers, 4 keys\ndrop-ins (\(path).d/): none\n")
     }
 
     @Test("an unknown key name: check-config and actions both refuse it at FILE:LINE:COLUMN, exit 1")
@@ -91,5 +94,123 @@ struct ActionsCommandTests {
         #expect(
             actions.output.contains("cannot create the virtual keyboard: /dev/uinput does not exist"),
             "\(actions.output)")
+    }
+
+    static func dropIn(_ file: String, _ name: String, _ text: String) throws {
+        try FileManager.default.createDirectory(atPath: file + ".d", withIntermediateDirectories: true)
+        let temporary = file + ".d/.\(name).tmp"
+        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+        #expect(rename(temporary, file + ".d/" + name) == 0)
+    }
+
+    static let rules = """
+        actions:
+          - on: swipe
+            direction: up
+            run: [/bin/echo, up]
+          - on: swipe
+            direction: down
+            run: [/bin/echo, down]
+          - on: tap
+            run: [/bin/echo, tap]
+
+        """
+
+    @Test(
+        "drop-ins replace and remove rules by their condition and add new ones; check-config and config --effective take the set"
+    )
+    func dropIns() async throws {
+        let path = try Self.write(Self.rules)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try Self.dropIn(
+            path, "10-site.yaml",
+            """
+            actions:
+              - on: swipe
+                direction: down
+                run: [/bin/echo, site-down]
+              - on: long-press
+                run: [/bin/echo, hold]
+            remove:
+              actions: [{on: tap}]
+            commands:
+              max-running: 2
+            """)
+        let check = try await Self.gestured("check-config", path)
+        #expect(
+            check.output
+                == "\(path): valid actions file: 3 rules on 2 recognizers, 0 keys\ndrop-ins (\(path).d/): 10-site.yaml\n"
+        )
+        let effective = try await Self.gestured("config", "--effective", path)
+        #expect(effective.status == 0, "\(effective.output)")
+        let printed = (path as NSString).deletingLastPathComponent + "/effective.yaml"
+        try effective.output.write(toFile: printed, atomically: true, encoding: .utf8)
+        let again = try await Self.gestured("check-config", printed)
+        #expect(again.status == 0 && again.output.hasPrefix("\(printed): valid actions file: 3 rules on 2 recognizers"))
+        let merged = try ActionsLoader.parse(try ActionsLoader.read(path)) { _ in true }
+        let reread = try ActionsLoader.parse(try ActionsLoader.read(printed)) { _ in true }
+        #expect(reread.configuration == merged.configuration)
+        #expect(merged.configuration.commands.maxRunning == 2)
+        #expect(
+            merged.configuration.actions.map { "\($0.action)" }.map { $0.contains("site-down") }
+                == [false, true, false])
+        #expect(merged.ruleLocations == ["\(path):2:9", "\(path).d/10-site.yaml:2:9", "\(path).d/10-site.yaml:5:9"])
+
+        // A rule with no `on`, and a removal of a condition no rule has: at the drop-in.
+        try Self.dropIn(path, "20-bad.yaml", "remove:\n  actions: [{on: swipe, direction: left}]\n")
+        let refused = try await Self.gestured("check-config", path)
+        #expect(
+            refused.status == 1
+                && refused.output
+                    == "\(path).d/20-bad.yaml:2:13: no rule {on: 'swipe', direction: 'left'} to remove in 'actions' "
+                    + "(of the file and the drop-ins before this one)\n"
+        )
+        try Self.dropIn(path, "20-bad.yaml", "actions:\n  - run: [/bin/true]\n")
+        let nameless = try await Self.gestured("check-config", path)
+        #expect(
+            nameless.output.hasPrefix("\(path).d/20-bad.yaml:2:5: a rule in a drop-in needs 'on'"), "\(nameless.output)"
+        )
+    }
+
+    @Test("SIGHUP reads the drop-ins again: one added counts, a broken one keeps the running rules, one removed goes")
+    func reloadDropIns() async throws {
+        let path = try Self.write("actions:\n  - on: tap\n    run: [/bin/true]\n")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let actions = try ChildProcess([
+            try ChildProcess.builtExecutable("gestured"), "actions", "--config", path, "--socket",
+            "/nonexistent/g.sock",
+        ])
+        defer { actions.send(SIGKILL) }
+        try await actions.output.wait(for: "started") { $0.lines.contains { $0.contains("started") } }
+        #expect(
+            actions.lines.contains { $0.contains("started") && $0.contains("rules=1") && !$0.contains("drop-ins=") })
+        @Sendable func reloads(_ o: ChildProcess.Output) -> [String] {
+            o.lines.filter { $0.contains("actions reloaded") }
+        }
+
+        try Self.dropIn(path, "10-site.yaml", "actions:\n  - on: swipe\n    run: [/bin/true]\n")
+        actions.send(SIGHUP)
+        try await actions.output.wait(for: "the reload with the drop-in") {
+            reloads($0).count == 1
+        }
+        #expect(reloads(actions.output.value)[0].hasSuffix("drop-ins=\(path).d/10-site.yaml file=\(path) rules=2"))
+
+        try Self.dropIn(path, "20-bad.yaml", "actions:\n  - on: hold\n    run: [/bin/true]\n    click: left\n")
+        actions.send(SIGHUP)
+        try await actions.output.wait(for: "the reload to be refused") { o in
+            o.lines.contains {
+                $0.contains("reload refused, the running actions stay")
+                    && $0.contains("\(path).d/20-bad.yaml:3:10: a rule has one action")
+            }
+        }
+
+        #expect(unlink(path + ".d/20-bad.yaml") == 0 && unlink(path + ".d/10-site.yaml") == 0)
+        actions.send(SIGHUP)
+        try await actions.output.wait(for: "the reload without drop-ins") {
+            reloads($0).count == 2
+        }
+        #expect(reloads(actions.output.value)[1].hasSuffix(" file=\(path) rules=1"), "\(actions.lines.suffix(2))")
+        actions.send(SIGTERM)
+        #expect(try await actions.waitForExit() == 0, "\(actions.lines)")
     }
 }
