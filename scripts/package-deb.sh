@@ -2,7 +2,8 @@
 # package-deb.sh - builds the Debian package gestured_<version>_<arch>.deb with dpkg's own tools
 # (dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb; docs/PACKAGING.md says why not debhelper): the
 # static release binary, every unit in systemd/, the udev rules, the sysusers file,
-# /etc/gestured/gestured.yaml as a conffile, a man page per subcommand (swift-argument-parser's
+# /etc/gestured/gestured.yaml as a conffile and the drop-in directories beside it
+# (gestured.yaml.d/, actions.yaml.d/), a man page per subcommand (swift-argument-parser's
 # generate-manual plugin), bash/zsh/fish completions, the copyright file and the changelog.
 # The build is reproducible: the same sources and toolchain give the same bytes
 # (SOURCE_DATE_EPOCH is the changelog's date unless set; sorted archives, root-owned entries).
@@ -116,6 +117,10 @@ EOF
 } > "$root/etc/gestured/gestured.yaml"
 "$gestured" check-config "$root/etc/gestured/gestured.yaml" >&2
 echo /etc/gestured/gestured.yaml > "$root/DEBIAN/conffiles"
+# The drop-in directories (docs/CONFIGURATION.md and docs/ACTIONS.md, "Drop-in files"), empty: what
+# an administrator or a fleet role drops into them is theirs, and purge leaves it
+# (docs/PACKAGING.md).
+install -d -m 0755 "$root/etc/gestured/gestured.yaml.d" "$root/etc/gestured/actions.yaml.d"
 
 # Man pages: swift-argument-parser's generate-manual, one page per command and subcommand, dated
 # by SOURCE_DATE_EPOCH, run on the binary being packaged. Its plugin (`swift package

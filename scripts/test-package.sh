@@ -7,7 +7,8 @@
 #   3. Depends: the binary's libraries' packages and the sysusers provider, nothing else;
 #   4. on this machine, where systemd is not PID 1: `apt install ./…deb`; `gestured --version`,
 #      the package, its changelog and the `hello` of the installed daemon say VERSION;
-#      `gestured check-config` of the conffile; `systemd-analyze verify` and `security` of the
+#      `gestured check-config` of the conffile; the drop-in directories (root's, empty, read by
+#      check-config and config --effective); `systemd-analyze verify` and `security` of the
 #      installed units (scripts/check-units.sh --installed); units enabled, groups created;
 #   5. as under systemd and udevd (a mount namespace where /run/systemd/system and udev's control
 #      socket exist, systemctl and udevadm record what they are asked, uid 1000's user manager
@@ -18,13 +19,13 @@
 #      file byte for byte and leaves the running daemon alone; remove stops every unit, every gestured-actions@ instance and the
 #      users' gestured-actions.service, and disables the enabled instances;
 #   6. back on this machine: remove kept only the conffile; purge takes the conffile and its
-#      .dpkg-old copy and leaves the administrator's own files in /etc/gestured (an actions.yaml, a
-#      drop-in directory), saying so; once those are gone, nothing of what `dpkg -L` listed is
+#      .dpkg-old copy and leaves the administrator's own files in /etc/gestured (an actions.yaml,
+#      drop-ins in both drop-in directories), saying so; once those are gone, nothing of what `dpkg -L` listed is
 #      left, nor /etc/gestured, nor unit state (the groups stay, as Debian leaves them).
 # usage: scripts/test-package.sh DEB [DEB_BUILT_AGAIN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { sed -n '2,26p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,25p' "$0"; exit 2; }
 if [ "$(id -u)" != 0 ]; then exec sudo "$0" "$@"; fi
 DEB=$(realpath "$1")
 VERSION=$(cat VERSION)
@@ -114,6 +115,21 @@ daemon=$(echo "$hello" | python3 -c 'import json, sys; print(json.loads(sys.stdi
 say "version $VERSION everywhere: gestured --version, the package, its changelog, the daemon's hello"
 
 gestured check-config "$CONFIG"
+# The drop-in directories: the package's, empty, root's; the installed binary reads what is
+# dropped there (check-config names it, config --effective merges it).
+for dir in /etc/gestured/gestured.yaml.d /etc/gestured/actions.yaml.d; do
+    [ -d "$dir" ] && [ "$(stat -c '%a %U:%G' "$dir")" = "755 root:root" ] ||
+        fail "$dir is not installed as a directory of root's, mode 0755"
+    [ "$(dpkg -S "$dir")" = "gestured: $dir" ] || fail "$dir is not the package's ($(dpkg -S "$dir" 2>&1))"
+    [ -z "$(ls -A "$dir")" ] || fail "$dir is not empty"
+done
+printf 'log-level: debug\n' > /etc/gestured/gestured.yaml.d/50-site.yaml
+gestured check-config "$CONFIG" | grep -qx 'drop-ins (/etc/gestured/gestured.yaml.d/): 50-site.yaml' ||
+    fail "check-config did not read /etc/gestured/gestured.yaml.d/50-site.yaml"
+gestured config --effective | grep -qx 'log-level: debug' || fail "config --effective did not merge the drop-in"
+rm /etc/gestured/gestured.yaml.d/50-site.yaml
+say "drop-in directories /etc/gestured/gestured.yaml.d and actions.yaml.d installed (root's, 0755, empty)" \
+    "and read by check-config and config --effective"
 scripts/check-units.sh --installed
 [ -L /etc/systemd/system/sockets.target.wants/gestured.socket ] || fail "gestured.socket is not enabled"
 [ -L /etc/systemd/system/multi-user.target.wants/gestured.service ] || fail "gestured.service is not enabled"
@@ -252,17 +268,20 @@ say "under systemd: the first configure started gestured.socket and gestured.ser
 cmp "$work/edited-broken.yaml" "$CONFIG" || fail "remove changed or took $CONFIG (only purge may take it)"
 # The administrator's own files beside the conffile, and dpkg's copy of an old conffile.
 printf 'actions:\n  - {on: tap, keys: [KEY_ENTER]}\n' > /etc/gestured/actions.yaml
-mkdir /etc/gestured/gestured.yaml.d
+mkdir -p /etc/gestured/gestured.yaml.d /etc/gestured/actions.yaml.d
 printf 'log-level: debug\n' > /etc/gestured/gestured.yaml.d/10-site.yaml
+printf 'actions:\n  - {on: swipe, keys: [KEY_A]}\n' > /etc/gestured/actions.yaml.d/10-site.yaml
 cp "$CONFIG" "$CONFIG.dpkg-old"
 "${APT[@]}" purge gestured > "$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "apt purge"; }
 [ ! -e "$CONFIG" ] && [ ! -e "$CONFIG.dpkg-old" ] || fail "purge left the conffile or its .dpkg-old copy"
-[ -f /etc/gestured/actions.yaml ] && [ -f /etc/gestured/gestured.yaml.d/10-site.yaml ] ||
+[ -f /etc/gestured/actions.yaml ] && [ -f /etc/gestured/gestured.yaml.d/10-site.yaml ] &&
+    [ -f /etc/gestured/actions.yaml.d/10-site.yaml ] ||
     fail "purge took the administrator's own files from /etc/gestured"
-grep -q "gestured: keeping what the package did not install in /etc/gestured: actions.yaml gestured.yaml.d" \
+grep -q "gestured: keeping what the package did not install in /etc/gestured: actions.yaml actions.yaml.d gestured.yaml.d" \
     "$work/purge.log" || { cat "$work/purge.log"; fail "purge did not say what it kept"; }
 rm -r /etc/gestured
 nothing_left "$work/listing"
 getent group gestured > /dev/null || fail "purge removed the group gestured (Debian keeps system groups)"
-say "removed: only $CONFIG stayed; purged: the conffile and its copy went, actions.yaml and" \
-    "gestured.yaml.d/ (the administrator's) stayed; nothing else left of the $(wc -l < "$work/listing") paths"
+say "removed: only $CONFIG stayed; purged: the conffile and its copy went, actions.yaml and the" \
+    "drop-ins in gestured.yaml.d/ and actions.yaml.d/ (the administrator's) stayed; nothing else left of" \
+    "the $(wc -l < "$work/listing") paths"
