@@ -32,14 +32,28 @@ protocol SessionLink: AnyObject {
     /// ``LineFrame/notUTF8``), once the session's error is written: a line is skipped (nothing to
     /// do), a WebSocket message ends the connection (1009, 1007).
     func refusedMessageAnswered()
+    /// The next request the transport has read and not yet handed over; nil when none is
+    /// waiting (the session then says whether to read more: ``setReading(_:)``).
+    func nextFrame() -> LineFrame?
+    /// Whether to read more from the client (read back-pressure): the session says yes once it
+    /// has taken every request read so far and can take more, no while it cannot. A transport
+    /// reads at most ``ClientSession/readBudgetBytes`` a turn of the server thread, and nothing
+    /// while it still holds a request the session has not taken.
+    func setReading(_ reading: Bool)
 }
 
 /// One connection: its requests in, its messages out, its subscription and its queue.
 ///
-/// Transport-free: both transports hand it lines and events (``start()``, ``received(_:)``,
-/// ``readComplete()``, ``writable()``, ``closed()``) and it answers through its
-/// ``SessionLink``, so everything the protocol says happens here, once. Runs on the server
+/// Transport-free: both transports tell it of events (``start()``, ``pump()`` when requests
+/// were read, ``writable()``, ``closed()``), it takes the requests from its ``SessionLink`` and
+/// answers through it, so everything the protocol says happens here, once. Runs on the server
 /// thread only.
+///
+/// What one connection may cost the server thread is bounded (docs/PROTOCOL.md §9): it takes
+/// at most ``linesPerTurn`` requests a turn of that thread, and its transport reads at most
+/// ``readBudgetBytes`` a turn; and it is not read at all while it cannot take a request — while
+/// what it was sent waits to be written (its socket is full), while ``maxRequestsInFlight`` of
+/// its requests wait for the daemon, or while its `define` is being applied.
 final class ClientSession {
     /// How the connection reached the server: the little that differs between transports.
     enum Transport {
@@ -77,6 +91,13 @@ final class ClientSession {
     /// answered: what counts against the limits of all connections together.
     private var acceptedDefinitions = Definitions()
     private var pendingDefinitions: Definitions?
+    /// Its `ping`s with the daemon, not yet answered.
+    private var requestsInFlight = 0
+    /// The server thread's turn in which it last took a request, and how many it took then.
+    private var turn: UInt64 = 0
+    private var linesThisTurn = 0
+    /// A ``pump()`` is posted for the next turn (its budget for this one was spent).
+    private var pumpPosted = false
 
     init(core: ServerCore, link: any SessionLink, transport: Transport) {
         self.core = core
@@ -121,7 +142,7 @@ final class ClientSession {
             state = .open(id)
             link?.logConnected(id, logger: core.logger)
             send(hello)
-            flushIfNeeded()
+            pump()
         case .refused(let error):
             core.throttle.log(
                 .warning, "connection refused", cause: "connection-refused",
@@ -154,20 +175,67 @@ final class ClientSession {
             link.write(line)
             needsFlush = true
         }
-        flushIfNeeded()
+        pump()
     }
 
     // MARK: Requests
 
-    /// A request line (or an over-long one) arrived.
-    func received(_ frame: LineFrame) {
-        guard case .open(let id) = state else {
-            switch frame {
-            case .tooLong, .notUTF8: link?.refusedMessageAnswered()
-            case .line: break
-            }
-            return
+    /// Requests of one connection taken in one turn of the server thread, at most; the rest wait
+    /// for the next turn (and nothing more is read meanwhile).
+    static let linesPerTurn = 16
+    /// Bytes a transport reads from one connection in one turn, at most.
+    static let readBudgetBytes = 16 * 1024
+    /// Requests of one connection waiting for the daemon (`ping`s) at once, at most; with that
+    /// many, the connection is not read until one is answered.
+    static let maxRequestsInFlight = 16
+
+    /// Whether it takes a request now: open, its replies can be written at once, and not too
+    /// many of its requests wait for the daemon.
+    private var takesRequests: Bool {
+        guard isOpen, let link else { return false }
+        return link.isWritable && queue.isEmpty && requestsInFlight < Self.maxRequestsInFlight
+    }
+
+    /// Takes the requests its transport has read, as many as this turn's budget and its
+    /// back-pressure allow, and tells the transport whether to read more: the transports call it
+    /// after each read; the session itself whenever what held it back is gone (its socket
+    /// drained, a reply from the daemon came).
+    func pump() {
+        guard case .open(let id) = state, let link else { return }
+        if turn != core.turn {
+            turn = core.turn
+            linesThisTurn = 0
         }
+        var waiting = false
+        while takesRequests {
+            guard linesThisTurn < Self.linesPerTurn else {
+                waiting = true
+                pumpNextTurn()
+                break
+            }
+            guard let frame = link.nextFrame() else { break }
+            linesThisTurn += 1
+            received(frame, client: id)
+        }
+        flushIfNeeded()
+        // A `define` being applied stops the reading (read back-pressure): what was read with
+        // it is still taken (a second `define` gets `busy`), nothing more.
+        link.setReading(takesRequests && !waiting && pendingDefinitions == nil)
+    }
+
+    /// Its budget for this turn is spent: it goes on in the next.
+    private func pumpNextTurn() {
+        guard !pumpPosted else { return }
+        pumpPosted = true
+        let session = ServerThreadBound(self)
+        core.mailbox.post {
+            session.value.pumpPosted = false
+            session.value.pump()
+        }
+    }
+
+    /// A request line (or an over-long one) arrived.
+    private func received(_ frame: LineFrame, client id: ClientID) {
         switch frame {
         case .tooLong:
             let consequence =
@@ -197,11 +265,6 @@ final class ClientSession {
         }
     }
 
-    /// What one read brought is handled: the answers go out together.
-    func readComplete() {
-        flushIfNeeded()
-    }
-
     private func reject(_ error: ErrorMessage, client: ClientID) {
         core.logger.debug("bad request", metadata: ["client": "\(client)", "error": "\(error)"])
         send(.error(error))
@@ -219,6 +282,7 @@ final class ClientSession {
             send(.ok(id: request.id))
         case .ping:
             guard let delegate = core.delegate else { return send(.pong(id: request.id)) }
+            requestsInFlight += 1
             let session = ServerThreadBound(self)
             let mailbox = core.mailbox
             delegate.ping(
@@ -293,13 +357,14 @@ final class ClientSession {
         case .failure(let error):
             send(.error(ErrorMessage(definitionError: error, id: id)))
         }
-        flushIfNeeded()
+        pump()
     }
 
     private func pongReady(id: RequestID?) {
         guard isOpen else { return }
+        requestsInFlight -= 1
         send(.pong(id: id))
-        flushIfNeeded()
+        pump()
     }
 
     /// What counts against the limits of all connections together: what the engine runs, and
@@ -343,9 +408,11 @@ final class ClientSession {
         }
         switch queue.enqueue(line, stream: stream, isUpdate: isUpdate) {
         case .queued:
-            break
+            // What it is sent waits: it is not read until that is written (read back-pressure).
+            link.setReading(false)
         case .coalesced:
             core.countDropped(transport, overflowed: false)
+            link.setReading(false)
         case .overflow:
             core.countDropped(transport, overflowed: true)
             core.logger.warning(

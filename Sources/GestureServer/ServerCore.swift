@@ -43,6 +43,12 @@ final class ServerCore {
     /// What it counts for the metrics (``ServerStatistics``); the connected clients are counted
     /// when asked (``statistics(refusedByGate:)``).
     private var counts = ServerStatistics()
+    /// The server thread's turn: one handling of what is ready (``ServerLoop/service(timeoutMilliseconds:)``).
+    /// A connection's read budget is per turn (``ClientSession/linesPerTurn``).
+    private(set) var turn: UInt64 = 0
+
+    /// A new turn of the server thread begins.
+    func beginTurn() { turn &+= 1 }
     /// Every connection has gone, after ``shutdown()``.
     var isDrained: Bool { isShuttingDown && sessions.isEmpty }
 

@@ -96,6 +96,7 @@ final class ServerLoop {
     func service(timeoutMilliseconds: Int32) {
         let count = gestured_epoll_wait(descriptor, &ready, Int32(ready.count), timeoutMilliseconds)
         guard count > 0 else { return }
+        core.beginTurn()
         for i in 0..<Int(count) {
             let event = ready[i]
             switch event.token {
@@ -216,16 +217,27 @@ final class ServerLoop {
     }
 }
 
-/// One client of the Unix socket: its fd, the bytes read and not yet framed, the bytes written
-/// and not yet taken by the kernel. Output goes out in one `send` per flush (the session
-/// flushes once per published batch); what the kernel does not take waits here, and EPOLLOUT
-/// resumes it. Like a SwiftNIO channel, it turns unwritable above 64 KiB waiting and writable
-/// again below 32 KiB, and the session's ``OutboundQueue`` does the rest.
+/// One client of the Unix socket: its fd, the bytes read and the requests framed from them not
+/// yet taken by the session, the bytes written and not yet taken by the kernel. Output goes out
+/// in one `send` per flush (the session flushes once per published batch); what the kernel does
+/// not take waits here, and EPOLLOUT resumes it. Like a SwiftNIO channel, it turns unwritable
+/// above 64 KiB waiting and writable again below 32 KiB, and the session's ``OutboundQueue``
+/// does the rest.
+///
+/// Input is read only while the session asks for it (``setReading(_:)``: EPOLLIN is in the
+/// epoll set then, and only then), at most ``ClientSession/readBudgetBytes`` a turn, and not
+/// while requests read before are still waiting for the session.
+///
+/// Closing with a last message (``close(after:deadline:)``): once it is written, the server
+/// shuts down its sending side, reads and discards what the client still sends until the
+/// client closes, and closes then (or at the deadline). Closing with unread input would make
+/// the kernel reset the connection, and a reset can destroy what the client has not read yet:
+/// the last message.
 final class UnixConnection: SessionLink {
     static let readEvents = GESTURED_EPOLLIN | GESTURED_EPOLLRDHUP
     static let highWater = 64 * 1024
     static let lowWater = 32 * 1024
-    /// Read this much per `read(2)`; at most four reads per wake-up (as NIO does).
+    /// Read this much per `read(2)`, as many times as the read budget allows in a turn.
     private static let readSize = 4096
 
     let fd: Int32
@@ -238,12 +250,19 @@ final class UnixConnection: SessionLink {
     private var session: ClientSession?
     private var decoder: LineFrameDecoder
     private var inbound = ByteBuffer()
+    /// Requests read and framed, not yet taken by the session.
+    private var frames = CircularBuffer<LineFrame>()
     private var outbound = ByteBuffer()
     private var unwritable = false
     private var watchingWrites = false
+    /// EPOLLIN is in the set: the session takes more.
+    private var reading = true
     /// The peer shut down its sending side (it may still read: it gets everything until it closes).
     private var inputClosed = false
     private var closeWhenSent = false
+    /// The last message is out and the sending side shut down: input is read and discarded
+    /// until the client closes.
+    private var draining = false
     private var isClosed = false
 
     init(fd: Int32, token: UInt64, loop: ServerLoop, maxLineBytes: Int) {
@@ -268,16 +287,21 @@ final class UnixConnection: SessionLink {
     // MARK: Readiness
 
     func handle(_ events: UInt32) {
-        if !inputClosed, events & (GESTURED_EPOLLIN | GESTURED_EPOLLRDHUP | GESTURED_EPOLLHUP | GESTURED_EPOLLERR) != 0 {
+        if (reading || draining) && !inputClosed,
+            events & (GESTURED_EPOLLIN | GESTURED_EPOLLRDHUP | GESTURED_EPOLLHUP | GESTURED_EPOLLERR) != 0
+        {
             readAvailable()
         }
         if !isClosed, events & GESTURED_EPOLLOUT != 0 { flush() }
         // Both directions are gone (the client closed): nothing can be delivered any more.
-        if !isClosed, events & (GESTURED_EPOLLHUP | GESTURED_EPOLLERR) != 0 { closeNow() }
+        if !isClosed, events & (GESTURED_EPOLLHUP | GESTURED_EPOLLERR) != 0 { return closeNow() }
+        if !isClosed, !draining, !frames.isEmpty { session?.pump() }
     }
 
+    /// One turn's reading: at most ``ClientSession/readBudgetBytes``, framed into requests (or
+    /// discarded while draining).
     private func readAvailable() {
-        for _ in 0..<4 {
+        for _ in 0..<(ClientSession.readBudgetBytes / Self.readSize) {
             if inbound.readableBytes == 0 {
                 inbound.clear()
             } else if inbound.readerIndex > 0 {
@@ -287,24 +311,29 @@ final class UnixConnection: SessionLink {
             var count = 0
             var asked = 0
             inbound.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.readSize) { free in
-                asked = free.count
-                count = Glibc.read(fd, free.baseAddress, free.count)
+                asked = min(free.count, Self.readSize)
+                count = Glibc.read(fd, free.baseAddress, asked)
                 if count < 0 { failure = errno }
                 return max(count, 0)
             }
             if count > 0 {
-                while !isClosed, let frame = decoder.next(&inbound) { session?.received(frame) }
-                if isClosed { return }
+                if draining {
+                    inbound.clear()
+                } else {
+                    while let frame = decoder.next(&inbound) { frames.append(frame) }
+                }
                 // A short read took all there was: spare the read that would say EAGAIN.
                 if count < asked { break }
                 continue
             }
             if count == 0 {
+                // The client closed its side; while draining, that was all it owed.
+                if draining { return closeNow() }
                 // End of input: a last line without its newline still counts; the connection
                 // stays open for writing (`printf … | socat` reads its answers).
-                if let frame = decoder.last(&inbound) { session?.received(frame) }
+                if let frame = decoder.last(&inbound) { frames.append(frame) }
                 inputClosed = true
-                if !isClosed { updateEvents() }
+                updateEvents()
                 break
             }
             switch failure {
@@ -314,11 +343,10 @@ final class UnixConnection: SessionLink {
             }
             break
         }
-        if !isClosed { session?.readComplete() }
     }
 
     private func updateEvents() {
-        var events: UInt32 = inputClosed ? 0 : Self.readEvents
+        var events: UInt32 = (reading || draining) && !inputClosed ? Self.readEvents : 0
         if watchingWrites { events |= GESTURED_EPOLLOUT }
         loop.watch(self, events: events)
     }
@@ -366,8 +394,20 @@ final class UnixConnection: SessionLink {
             watchingWrites = false
             updateEvents()
         }
-        if closeWhenSent { return closeNow() }
+        if closeWhenSent { return finishClosing() }
         if unwritable { becameWritable() }
+    }
+
+    /// The last message is out: the end of output goes after it, and what the client still sends
+    /// is read and discarded until it closes (or the deadline closes it).
+    private func finishClosing() {
+        guard !draining else { return }
+        // Nothing unread can be left behind: close now.
+        if inputClosed { return closeNow() }
+        guard Glibc.shutdown(fd, Int32(SHUT_WR)) == 0 else { return closeNow() }
+        draining = true
+        frames.removeAll()
+        updateEvents()
     }
 
     private func becameWritable() {
@@ -379,6 +419,11 @@ final class UnixConnection: SessionLink {
         guard !isClosed else { return }
         if let last { write(last) }
         closeWhenSent = true
+        frames.removeAll()
+        if reading {
+            reading = false
+            updateEvents()
+        }
         loop.closeNoLater(self, than: deadline)
         flush()
     }
@@ -405,6 +450,17 @@ final class UnixConnection: SessionLink {
 
     /// A line is skipped up to its newline; the connection goes on.
     func refusedMessageAnswered() {}
+
+    func nextFrame() -> LineFrame? {
+        frames.popFirst()
+    }
+
+    func setReading(_ wanted: Bool) {
+        let on = wanted && frames.isEmpty && !closeWhenSent && !isClosed
+        guard on != reading else { return }
+        reading = on
+        updateEvents()
+    }
 
     // MARK: Closing
 

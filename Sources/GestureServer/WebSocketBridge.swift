@@ -3,15 +3,25 @@ import NIOCore
 
 /// The last handler of a WebSocket connection's pipeline (after ``WebSocketLineCodec``): the
 /// connection's ``ClientSession`` lives on the server thread with every other session (one
-/// fan-out, one set of limits), so this hands it what arrives — lines, writability, the end —
+/// fan-out, one set of limits), so this hands it what arrives — requests, writability, the end —
 /// through the server's ``Mailbox``, one job per read.
-final class WebSocketBridge: ChannelInboundHandler {
+///
+/// Reads happen on demand (the channel's `autoRead` is off once upgraded): the session asks
+/// for requests through its link (``WebSocketLink/setReading(_:)``, a `read()` on the channel,
+/// which passes through here), and reads go on only until a read brings at least one message;
+/// those are handed over, and nothing more is read until the session asks again. So a client
+/// that sends faster than the session takes its requests fills its own socket, not the daemon.
+final class WebSocketBridge: ChannelDuplexHandler {
     typealias InboundIn = LineFrame
+    typealias OutboundIn = Never
 
     private let link: WebSocketLink
     private let mailbox: Mailbox
     /// Frames of the current read, handed over together at its end.
     private var arrived: [LineFrame] = []
+    /// The session asked for requests and has had none since: a read that brings only part of
+    /// a message is followed by another.
+    private var wanted = false
 
     init(link: WebSocketLink, mailbox: Mailbox) {
         self.link = link
@@ -26,6 +36,12 @@ final class WebSocketBridge: ChannelInboundHandler {
         mailbox.post { session.value.start() }
     }
 
+    /// The session's demand (``WebSocketLink/setReading(_:)``).
+    func read(context: ChannelHandlerContext) {
+        wanted = true
+        context.read()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         arrived.append(frame)
@@ -34,25 +50,31 @@ final class WebSocketBridge: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        handOver()
+        if !arrived.isEmpty {
+            handOver()
+        } else if wanted && context.channel.isWritable {
+            // Part of a message, or control frames: the session still waits for a request. Not
+            // while what was written waits (the pongs to a client's pings, say): reading resumes
+            // once it is taken.
+            context.read()
+        }
         context.fireChannelReadComplete()
     }
 
     private func handOver() {
         guard !arrived.isEmpty else { return }
+        wanted = false
         let frames = ServerThreadBound(arrived)
         arrived = []
-        let session = self.session
-        mailbox.post {
-            for frame in frames.value { session.value.received(frame) }
-            session.value.readComplete()
-        }
+        let link = ServerThreadBound(self.link)
+        mailbox.post { link.value.arrived(frames.value) }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
             let session = self.session
             mailbox.post { session.value.writable() }
+            if wanted { context.read() }
         }
         context.fireChannelWritabilityChanged()
     }
@@ -81,6 +103,10 @@ final class WebSocketLink: SessionLink {
     /// Set right after init (the session needs its link first); the link owns its session.
     var session: ClientSession!
     private var pending: [ByteBuffer] = []
+    /// Requests read and handed over, not yet taken by the session.
+    private var frames = CircularBuffer<LineFrame>()
+    /// A read was asked of the channel and has brought nothing yet.
+    private var readRequested = false
 
     init(channel: any Channel, origin: String, peer: String, logger: Logger) {
         self.channel = channel
@@ -129,6 +155,25 @@ final class WebSocketLink: SessionLink {
 
     func logConnected(_ id: ClientID, logger: Logger) {
         logger.info("client connected", metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"])
+    }
+
+    /// What a read brought (``WebSocketBridge``), for the session to take.
+    func arrived(_ new: [LineFrame]) {
+        readRequested = false
+        frames.append(contentsOf: new)
+        session.pump()
+    }
+
+    func nextFrame() -> LineFrame? {
+        frames.popFirst()
+    }
+
+    /// Asks the channel for one read's worth once the session has taken everything handed over
+    /// (one read at a time; a read asked for cannot be taken back, and brings one read's worth).
+    func setReading(_ wanted: Bool) {
+        guard wanted, frames.isEmpty, !readRequested else { return }
+        readRequested = true
+        channel.read()
     }
 
     /// A message cannot be skipped as a line can: after the session's error, close (1009 for

@@ -123,6 +123,13 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // Closing: what the peer still sends is read (and dropped) until it answers or closes,
+        // whatever the session asks (``sendClose(_:reason:answering:context:)``).
+        if closeSent { context.read() }
+        context.fireChannelReadComplete()
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable, let pong = pendingPong {
             pendingPong = nil

@@ -22,7 +22,10 @@ import NIOWebSocket
 ///     WebSocketBridge                                 (to the server thread's ClientSession)
 ///
 /// and its ``ClientSession`` is the Unix socket's own, on the server thread, so subscriptions, filters, `define`, limits, back-pressure and errors are the Unix socket's
-/// own code (one hop per read in, one per flush out). A request that is not an acceptable upgrade gets `HandshakeRefusal`'s answer.
+/// own code (one hop per read in, one per flush out). After the handshake the channel reads
+/// only when its session asks (`autoRead` off, a `read()` per demand: ``WebSocketBridge``);
+/// `NIOAsyncChannel` would do the same through Swift concurrency, which the daemon keeps out of
+/// its process (``GestureServer/startOnThisThread()``). A request that is not an acceptable upgrade gets `HandshakeRefusal`'s answer.
 enum WebSocketListener {
     /// Binds the endpoint; the channel is the listening socket. `session` makes the server
     /// thread's session of an upgraded connection (called on NIO's loop; it must not touch the
@@ -46,6 +49,15 @@ enum WebSocketListener {
                 }
             }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // A connection's read budget, as on the Unix socket: one read of at most 16 KiB per
+            // read asked for (``WebSocketBridge``).
+            .childChannelOption(.maxMessagesPerRead, value: 1)
+            .childChannelOption(
+                .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: ClientSession.readBudgetBytes))
+            // What the kernel holds for a connection that is not being read (SwiftNIO reads all of
+            // it when the peer half-closes): 64 KiB asked, which Linux doubles, instead of the
+            // megabytes TCP's auto-tuning grows to. Requests are small; a browser never notices.
+            .childChannelOption(.socketOption(.so_rcvbuf), value: 64 * 1024)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let refusal = HandshakeRefusal(endpoint: endpoint, logger: logger, throttle: throttle)
@@ -62,6 +74,8 @@ enum WebSocketListener {
                                 guard case .upgrade(let origin) = endpoint.verdict(for: head) else {
                                     throw ServerError("a refused WebSocket handshake was upgraded")
                                 }
+                                // From now on the session's demand reads (``WebSocketBridge``).
+                                try channel.syncOptions?.setOption(.autoRead, value: false)
                                 let pipeline = channel.pipeline.syncOperations
                                 try addMessageHandlers(
                                     to: pipeline, maxMessageBytes: maxMessageBytes,

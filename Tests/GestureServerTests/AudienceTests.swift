@@ -23,6 +23,9 @@ import Testing
         func closeNoLater(than deadline: NIODeadline) {}
         func logConnected(_ id: ClientID, logger: Logger) {}
         func refusedMessageAnswered() {}
+        var requests = CircularBuffer<LineFrame>()
+        func nextFrame() -> LineFrame? { requests.popFirst() }
+        func setReading(_ reading: Bool) {}
     }
 
     /// A connection of the model: what it sent last, as the protocol reads it (the oracle is
@@ -116,8 +119,8 @@ import Testing
     }
 
     static func send(_ line: String, to connection: Connection) {
-        connection.session.received(.line(ByteBuffer(string: line)))
-        connection.session.readComplete()
+        connection.link.requests.append(.line(ByteBuffer(string: line)))
+        connection.session.pump()
     }
 
     /// A random `gesture`, `touch` or `explain`, owned by the configuration or by one of `clients`.

@@ -1,6 +1,8 @@
 import Foundation
 import GestureProtocol
 import GestureServer
+import Logging
+import TestSupport
 import Testing
 
 /// One kind of bad input and the error the protocol documents for it (docs/PROTOCOL.md, "Errors").
@@ -221,23 +223,75 @@ extension SocketTests {
             }
         }
 
-        @Test func `a flood of bad requests from a client that never reads costs the others nothing`() async throws {
+        /// The server read such a client as fast as it wrote, answered every line into its queue
+        /// and cut it off with `overflow` (and, on a loaded machine, reset the connection before
+        /// the client could read why). Now it stops reading a connection whose replies wait to
+        /// be written: the client's writes stop when the kernel's buffers are full, and once it
+        /// reads, every line it sent gets its error, in order, on a connection still open.
+        @Test func `a flood of bad requests from a client that never reads is not read, and costs the others nothing`()
+            async throws
+        {
             try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: 32)) { f in
-                let flooder = try await f.connect(reading: false)
+                let flooder = try FloodingClient.unix(f.path)
                 let bystander = try await f.subscriber()
-                let junk = [UInt8](repeating: UInt8(ascii: "!"), count: 20) + [UInt8(ascii: "\n")]
-                let chunk = Array(repeating: junk, count: 100).flatMap { $0 }
-                // The server cuts the flooder off part-way; its later writes then fail, as they should.
-                for _ in 0..<500 {
-                    do { try await flooder.sendRaw(chunk) } catch { break }
-                }
+                let junk = String(repeating: "!", count: 20)
+                let flood = try flooder.flood(flooder.encode(junk), most: 10_000_000)
                 f.server.publish([.gesture(Sample.gesture(1), owner: .configuration)])
                 guard case .gesture(let g) = try await bystander.next() else { throw Unexpected("no gesture") }
                 #expect(g.seq == 1)
+                try await bystander.roundTrip()
+
                 flooder.startReading()
-                try await flooder.waitForEnd()
-                let last = try #require(flooder.received.value.lines.last)
-                #expect(last.contains(#""code":"overflow""#))
+                try flooder.write(flood.rest + flooder.encode(#"{"type":"ping","id":"end"}"#))
+                try await flooder.received.wait(for: "the pong behind the flood", within: .seconds(120)) {
+                    $0.messages.last?.contains(#""id":"end""#) == true || $0.end != nil
+                }
+                let messages = flooder.received.value.messages
+                let errors = messages.filter { $0.contains(#""code":"invalid-json""#) }
+                #expect(errors.count == flood.sent + (flood.rest.isEmpty ? 0 : 1), "one error a line, none lost")
+                #expect(messages.count == errors.count + 2, "hello, the errors and the pong: nothing else")
+                #expect(flooder.received.value.end == nil, "still connected")
+            }
+        }
+
+        /// The server closed a connection (here: cut off with `overflow`) as soon as its last
+        /// line was written, with the client's requests still unread; the kernel then reset the
+        /// connection, which may destroy what the client had not read yet — the `overflow` error
+        /// (seen as a flaky test). Now the server shuts down its sending side after the error and
+        /// reads what the client still sends until the client closes: the client reads the
+        /// error, then the end of input, never a reset.
+        @Test func `a client cut off with unread requests gets its error and the end of input, not a reset`()
+            async throws
+        {
+            let records = Observed<[LogCapture.Record]>([])
+            var logger = LogCapture.logger(into: records)
+            logger.logLevel = .warning
+            // The flooder reads only after the bystander's gestures: a long close timeout for a
+            // loaded machine.
+            try await ServerFixture.with(
+                limits: ServerLimits(maxQueuedMessages: 32), closeTimeout: .seconds(120), logger: logger
+            ) { f in
+                let flooder = try FloodingClient.unix(f.path)
+                try flooder.write(flooder.encode(#"{"type":"subscribe","id":"s"}"#))
+                _ = try flooder.flood(flooder.encode("!!!!"), most: 10_000_000)
+                let bystander = try await f.subscriber()
+                // Gestures until it is cut off with `overflow`, its requests unread: it wrote
+                // more than the server read.
+                func overflowed() -> Bool { records.value.contains { $0.message == "client reads too slowly, disconnecting" } }
+                var seq: UInt64 = 0
+                for _ in 0..<1000 where !overflowed() {
+                    f.server.publish((0..<100).map { _ in
+                        seq += 1
+                        return .gesture(Sample.gesture(seq), owner: .configuration)
+                    })
+                    try await bystander.roundTrip()
+                }
+                #expect(overflowed())
+
+                flooder.startReading()
+                try await flooder.received.wait(for: "the end of the connection", within: .seconds(60)) { $0.end != nil }
+                #expect(flooder.received.value.messages.last?.contains(#""code":"overflow""#) == true)
+                #expect(flooder.received.value.end == 0, "the end of input, not errno \(flooder.received.value.end ?? 0)")
             }
         }
     }

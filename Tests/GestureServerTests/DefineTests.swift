@@ -72,13 +72,19 @@ extension SocketTests {
             }
         }
 
-        @Test func `a second define while the first is pending is busy, and late replies are harmless`() async throws {
+        /// A `define` read with one still being applied gets `busy`; the server reads nothing
+        /// more of the connection until that one is answered (below).
+        @Test func `a second define read while the first is pending is busy, and late replies are harmless`()
+            async throws
+        {
             let delegate = TestDelegate(define: .hold)
             try await ServerFixture.with(delegate: delegate) { f in
                 let client = try await f.connect()
                 _ = try await client.next(ofType: "hello")
-                try await client.send(Self.definition)
-                try await client.send(Self.definition.replacing(#""id":"d1""#, with: #""id":"d2""#))
+                let second = Self.definition.replacing(#""id":"d1""#, with: #""id":"d2""#)
+                f.log.sent(Self.definition)
+                f.log.sent(second)
+                try await client.sendRaw(Array((Self.definition + "\n" + second + "\n").utf8))
                 guard case .error(let busy) = try await client.next() else { throw Unexpected("no busy error") }
                 #expect(busy.code == .busy)
                 #expect(busy.id == .string("d2"))
@@ -96,6 +102,25 @@ extension SocketTests {
                 let survivor = try await f.connect()
                 _ = try await survivor.next(ofType: "hello")
                 try await survivor.roundTrip()
+            }
+        }
+
+        /// The server read a connection whatever it had pending, so a client could make it read
+        /// (and answer `busy` to) defines as fast as it wrote them. Now a connection whose
+        /// `define` is being applied is not read until it is answered: a `ping` written after it
+        /// is read, and answered, only then.
+        @Test func `a connection is not read while its define is being applied`() async throws {
+            let delegate = TestDelegate(define: .hold)
+            try await ServerFixture.with(delegate: delegate) { f in
+                let client = try await f.connect()
+                _ = try await client.next(ofType: "hello")
+                try await client.send(Self.definition)
+                try await delegate.log.wait(for: "the define") { $0.calls.contains { $0.hasPrefix("define") } }
+                try await client.send(#"{"type":"ping","id":"p"}"#)
+                // The ping waits unread in the socket (this delegate would answer it at once).
+                delegate.answerHeld(.success(()))
+                guard case .ok(.string("d1")?) = try await client.next() else { throw Unexpected("no ok for d1 first") }
+                guard case .pong(.string("p")?) = try await client.next() else { throw Unexpected("no pong") }
             }
         }
 

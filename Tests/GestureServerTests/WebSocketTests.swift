@@ -254,40 +254,58 @@ import Testing
         }
     }
 
-    /// A client that sent masked 125-byte pings and never read grew the
-    /// daemon by 2.2 GB in 15 s — every pong went to SwiftNIO's buffer, around the bound. Now a
-    /// connection that cannot take more gets one pong, for the latest ping, once it drains.
-    @Test func `a page that floods pings and never reads gets no pong per ping, and one for the latest`() async throws {
+    /// A client that sent masked 125-byte pings and never read grew the daemon by 2.2 GB in
+    /// 15 s — every pong went to SwiftNIO's buffer, around the bound. Pongs then went to a
+    /// connection that cannot take more one at a time, for the latest ping; and now the server
+    /// stops reading such a connection altogether (its pongs, like its replies, wait to be
+    /// written): the page's writes stop when the kernel's buffers are full, and once it reads,
+    /// its latest ping gets a pong and a request behind the pings its reply.
+    @Test func `a page that floods pings and never reads is not read, and its latest ping gets its pong`()
+        async throws
+    {
         try await Self.with { f in
-            let page = try await WebSocketClient.connect(
-                port: try #require(f.server.webSocketPort), log: f.log, receiveBuffer: 4096)
-            _ = try await page.next(ofType: "hello")
-            try await page.channel.setOption(.autoRead, value: false).get()
-            // Enough pings that their pongs overflow every buffer on the way (the kernel's for
-            // the server's socket, 4 MiB by default, the page's, SwiftNIO's 64 KiB) three times.
-            let buffered = Self.largestSendBuffer() + 2 * 4096 + 64 * 1024
-            let pongSize = 2 + 125
-            let pings = 3 * buffered / pongSize
+            let page = try FloodingClient.webSocket(port: try #require(f.server.webSocketPort))
             let payload = { (n: Int) in Array(String(format: "%-125d", n).utf8) }
-            var batch: [UInt8] = []
-            for n in 0..<pings {
-                batch += WebSocketClient.frame(opcode: WebSocketClient.Opcode.ping, payload(n))
-                if batch.count > 256 * 1024 || n == pings - 1 {
-                    try await page.channel.writeAndFlush(ByteBuffer(bytes: batch))
-                    batch = []
-                }
+            // Before, the server read whatever came: 1 000 000 pings (131 MB) went unblocked.
+            let flood = try page.flood(most: 1_000_000) { n in
+                WebSocketClient.frame(opcode: WebSocketClient.Opcode.ping, payload(n))
             }
-            // Behind the pings: a request, answered once the page reads again.
-            try await page.send(#"{"type":"ping","id":"after"}"#)
             page.startReading()
-            try await page.received.wait(for: "the pong to the request", within: .seconds(120)) {
-                $0.frames.suffix(4).contains { $0.opcode == WebSocketClient.Opcode.text && $0.text.contains("after") }
+            try page.write(flood.rest + page.encode(#"{"type":"ping","id":"after"}"#))
+            let latest = payload(flood.rest.isEmpty ? flood.sent - 1 : flood.sent)
+            try await page.received.wait(for: "the pong to the latest ping and the reply", within: .seconds(120)) {
+                ($0.pongs.last == latest && $0.messages.contains { $0.contains(#""id":"after""#) }) || $0.end != nil
             }
-            let pongs = page.received.value.frames.filter { $0.opcode == WebSocketClient.Opcode.pong }
-            // What the buffers held before the server saw the connection full, and the latest.
-            #expect(pongs.count <= buffered / pongSize + 1, "\(pongs.count) pongs for \(pings) pings")
-            #expect(pongs.last?.payload == payload(pings - 1))
-            try await page.roundTrip()
+            #expect(page.received.value.pongs.last == latest)
+            #expect(page.received.value.end == nil, "still connected")
+        }
+    }
+
+    /// A page that sent requests faster than the session took them was read whatever came
+    /// (SwiftNIO's `autoRead`), its replies queued until it was cut off with `overflow`. Now its
+    /// reads are the session's to ask for: none while its replies wait to be written.
+    @Test func `a page that floods requests and never reads is not read, and gets every answer once it reads`()
+        async throws
+    {
+        try await Self.with(limits: ServerLimits(maxQueuedMessages: 32)) { f in
+            let page = try FloodingClient.webSocket(port: try #require(f.server.webSocketPort))
+            let unix = try await f.subscriber()
+            let flood = try page.flood(page.encode("!!!!"), most: 10_000_000)
+            f.publish([.gesture(Sample.gesture(1), owner: .configuration)])
+            guard case .gesture(let g) = try await unix.next() else { throw Unexpected("no gesture") }
+            #expect(g.seq == 1)
+            try await unix.roundTrip()
+
+            page.startReading()
+            try page.write(flood.rest + page.encode(#"{"type":"ping","id":"end"}"#))
+            try await page.received.wait(for: "the pong behind the flood", within: .seconds(120)) {
+                $0.messages.last?.contains(#""id":"end""#) == true || $0.end != nil
+            }
+            let messages = page.received.value.messages
+            let errors = messages.filter { $0.contains(#""code":"invalid-json""#) }
+            #expect(errors.count == flood.sent + (flood.rest.isEmpty ? 0 : 1), "one error a message, none lost")
+            #expect(messages.count == errors.count + 2, "hello, the errors and the pong: nothing else")
+            #expect(page.received.value.end == nil, "still connected")
         }
     }
 
