@@ -7,7 +7,8 @@ import Foundation
 #endif
 
 /// One request from a client: `subscribe`, `unsubscribe`, `define` or `ping`, with an optional
-/// `id` that the reply (`ok`, `pong` or `error`) echoes.
+/// `id` that the reply (`ok`, `pong` or `error`) echoes. The server decodes requests off its
+/// thread (``parse(_:)``); what it can tell from a line's ``RequestHead`` it answers without.
 ///
 /// The server decodes requests strictly (an unknown key is an error, not ignored: a typo in a
 /// filter name must not silently subscribe to everything) and answers every bad line with an
@@ -41,14 +42,50 @@ public struct ClientMessage: Hashable, Sendable {
         }
     }
 
-    static let types = ["define", "ping", "subscribe", "unsubscribe"]
+    /// One request type: its spelling, the keys it takes beside `type` and `id`, how its body is
+    /// decoded from the request object, and its body when the line holds nothing but `type` and
+    /// `id` — for a type whose bare form the server answers without decoding (``init(bare:)``);
+    /// nil for one that is always decoded.
+    struct RequestType: Sendable {
+        let name: String
+        let keys: [String]
+        let decode: @Sendable (KeyedDecodingContainer<AnyCodingKey>, RequestID?) throws(ErrorMessage) -> Body
+        let bare: Body?
+    }
+
+    /// Every request type (adding one: CONTRIBUTING.md, "Adding a request type").
+    static let requestTypes: [RequestType] = [
+        // Always decoded: a `define` is admitted (its limits checked) where it is decoded.
+        RequestType(
+            name: "define", keys: Definitions.Keys.allCases.map(\.rawValue),
+            decode: { object, id throws(ErrorMessage) in .define(try Definitions(from: object, id: id)) }, bare: nil),
+        RequestType(name: "ping", keys: [], decode: { _, _ in .ping }, bare: .ping),
+        RequestType(
+            name: "subscribe", keys: Subscription.Keys.allCases.map(\.rawValue),
+            decode: { object, id throws(ErrorMessage) in .subscribe(try Subscription(from: object, id: id)) },
+            bare: .subscribe(Subscription())),
+        RequestType(name: "unsubscribe", keys: [], decode: { _, _ in .unsubscribe }, bare: .unsubscribe),
+    ]
+
+    /// The spellings, in the order error messages list them.
+    static let types = requestTypes.map(\.name).sorted()
+
+    /// The request a line of nothing but `type` and `id` holds (``RequestHead/isWhole``), for the
+    /// types the server answers without decoding; nil for the others (and for unknown types).
+    public init?(bare head: RequestHead) {
+        guard head.isWhole, let body = Self.requestTypes.first(where: { $0.name == head.type })?.bare else { return nil }
+        self.init(body, id: head.id)
+    }
+
+    /// The error for a line that is not UTF-8.
+    public static let notUTF8 = ErrorMessage(code: .invalidUTF8, message: "the line is not valid UTF-8")
 
     /// Decodes one line (without its `\n`). Every failure is an error message ready to send:
     /// `invalid-utf8`, `invalid-json`, `invalid-message`, `unknown-type`, `invalid-filter` or
     /// `invalid-definition`.
     public static func parse(_ line: some Collection<UInt8>) -> Result<ClientMessage, ErrorMessage> {
         guard String(validating: line, as: UTF8.self) != nil else {
-            return .failure(ErrorMessage(code: .invalidUTF8, message: "the line is not valid UTF-8"))
+            return .failure(notUTF8)
         }
         switch StrictJSON.check(line) {
         case .syntax(let problem, let offset)?:
@@ -97,18 +134,13 @@ extension ClientMessage: Codable {
         guard let type = try? object.decode(String.self, forKey: typeKey) else {
             throw ErrorMessage(code: .invalidMessage, message: "'type' must be a string", id: id, path: "/type")
         }
-        let specific: [String]
-        switch type {
-        case "subscribe": specific = Subscription.Keys.allCases.map(\.rawValue)
-        case "define": specific = Definitions.Keys.allCases.map(\.rawValue)
-        case "unsubscribe", "ping": specific = []
-        default:
+        guard let requestType = Self.requestTypes.first(where: { $0.name == type }) else {
             throw ErrorMessage(
                 code: .unknownType,
                 message: "unknown request type '\(type)' (expected one of: \(Self.types.joined(separator: ", ")))",
                 id: id, path: "/type")
         }
-        let allowed = Set(["type", "id"] + specific)
+        let allowed = Set(["type", "id"] + requestType.keys)
         for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
         where !allowed.contains(key.stringValue) {
             throw ErrorMessage(
@@ -117,12 +149,7 @@ extension ClientMessage: Codable {
                     "unknown key '\(key.stringValue)' in a \(type) request (expected one of: \(allowed.sorted().joined(separator: ", ")))",
                 id: id, path: ErrorMessage.pointer([.key(key.stringValue)]))
         }
-        switch type {
-        case "subscribe": body = .subscribe(try Subscription(from: object, id: id))
-        case "define": body = .define(try Definitions(from: object, id: id))
-        case "unsubscribe": body = .unsubscribe
-        default: body = .ping
-        }
+        body = try requestType.decode(object, id)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -87,10 +87,11 @@ final class ClientSession {
     private var needsFlush = false
     /// Bumped by every `define` sent to the delegate; a reply for an older one is stale.
     private var defineGeneration = 0
-    /// The definitions the engine runs for this connection, and those of a `define` not yet
-    /// answered: what counts against the limits of all connections together.
-    private var acceptedDefinitions = Definitions()
-    private var pendingDefinitions: Definitions?
+    /// Its `define` is with the engine, not yet answered. (What it holds of the limits of all
+    /// connections together is in the ``DefinitionLedger``.)
+    private var definePending = false
+    /// A request of it is with the ``RequestDecoder``.
+    private var decoding = false
     /// Its `ping`s with the daemon, not yet answered.
     private var requestsInFlight = 0
     /// The server thread's turn in which it last took a request, and how many it took then.
@@ -189,11 +190,11 @@ final class ClientSession {
     /// many, the connection is not read until one is answered.
     static let maxRequestsInFlight = 16
 
-    /// Whether it takes a request now: open, its replies can be written at once, and not too
-    /// many of its requests wait for the daemon.
+    /// Whether it takes a request now: open, its replies can be written at once, none of its
+    /// requests is being decoded, and not too many wait for the daemon.
     private var takesRequests: Bool {
         guard isOpen, let link else { return false }
-        return link.isWritable && queue.isEmpty && requestsInFlight < Self.maxRequestsInFlight
+        return !decoding && link.isWritable && queue.isEmpty && requestsInFlight < Self.maxRequestsInFlight
     }
 
     /// Takes the requests its transport has read, as many as this turn's budget and its
@@ -220,7 +221,7 @@ final class ClientSession {
         flushIfNeeded()
         // A `define` being applied stops the reading (read back-pressure): what was read with
         // it is still taken (a second `define` gets `busy`), nothing more.
-        link.setReading(takesRequests && !waiting && pendingDefinitions == nil)
+        link.setReading(takesRequests && !waiting && !definePending)
     }
 
     /// Its budget for this turn is spent: it goes on in the next.
@@ -251,18 +252,62 @@ final class ClientSession {
             // Empty lines are framing, not requests (a client may send them as keep-alives).
             guard line.readableBytes > 0 else { return }
             handle(line, client: id)
-        case .notUTF8(let message):
-            handle(message, client: id)
+        case .notUTF8:
+            // Known without decoding: the transport checked it (a WebSocket text message).
+            reject(ClientMessage.notUTF8, client: id)
             flushIfNeeded()
             link?.refusedMessageAnswered()
         }
     }
 
+    /// A request line: refused or answered on its head where that tells enough, else decoded
+    /// off this thread (``RequestDecoder``) while the connection waits.
     private func handle(_ line: ByteBuffer, client: ClientID) {
-        switch ClientMessage.parse(line.readableBytesView) {
-        case .success(let request): handle(request, client: client)
-        case .failure(let error): reject(error, client: client)
+        if let head = line.withUnsafeReadableBytes({ RequestHead.scan($0) }) {
+            if let refusal = refusalBeforeDecoding(head) { return reject(refusal, client: client) }
+            if let request = ClientMessage(bare: head) { return handle(request, client: client) }
         }
+        decoding = true
+        let session = ServerThreadBound(self)
+        let mailbox = core.mailbox
+        core.decoder.decode(line, rules: defineRules(client)) { decoded in
+            mailbox.post { session.value.decoded(decoded) }
+        }
+    }
+
+    /// What the server answers a request of this head without decoding it: a `define` this
+    /// connection may not make (`unavailable`), or may not make now (`busy`: one is pending).
+    /// A request type with such rules says them here.
+    private func refusalBeforeDecoding(_ head: RequestHead) -> ErrorMessage? {
+        switch head.type {
+        case "define":
+            if let defineUnavailable { return ErrorMessage(code: .unavailable, message: defineUnavailable, id: head.id) }
+            if definePending { return ErrorMessage.busy(id: head.id) }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The decoder's result for this connection's request.
+    private func decoded(_ result: RequestDecoder.Decoded) {
+        guard case .open(let client) = state else { return }
+        decoding = false
+        switch result {
+        case .request(let request): handle(request, client: client)
+        case .refused(let error): reject(error, client: client)
+        }
+        pump()
+    }
+
+    /// Why this connection may not define at all (nil: it may).
+    private var defineUnavailable: String? {
+        RequestDecoder.DefineRules.unavailable(transport: transport, hasDelegate: core.delegate != nil)
+    }
+
+    private func defineRules(_ client: ClientID) -> RequestDecoder.DefineRules {
+        RequestDecoder.DefineRules(
+            client: client, unavailable: defineUnavailable, limits: core.limits, ledger: core.ledger)
     }
 
     private func reject(_ error: ErrorMessage, client: ClientID) {
@@ -270,6 +315,8 @@ final class ClientSession {
         send(.error(error))
     }
 
+    /// Acts on a request, decoded or read whole from its head; a `define` has been admitted
+    /// where it was decoded (``RequestDecoder``).
     private func handle(_ request: ClientMessage, client: ClientID) {
         switch request.body {
         case .subscribe(let filters):
@@ -290,53 +337,16 @@ final class ClientSession {
                     mailbox.post { session.value.pongReady(id: request.id) }
                 })
         case .define(let definitions):
-            define(definitions, id: request.id, client: client)
+            // Admitted where it was decoded, which only a server with an engine does.
+            define(definitions, id: request.id, client: client, engine: core.delegate!)
         }
     }
 
-    private func define(_ definitions: Definitions, id: RequestID?, client: ClientID) {
-        guard let delegate = core.delegate else {
-            return reject(
-                ErrorMessage(code: .unavailable, message: "this server does not accept definitions", id: id),
-                client: client)
-        }
-        if case .webSocket(_, _, allowsDefine: false) = transport {
-            return reject(
-                ErrorMessage(
-                    code: .unavailable,
-                    message: "the WebSocket endpoint does not accept definitions (websocket.allow-define is false)",
-                    id: id),
-                client: client)
-        }
-        guard pendingDefinitions == nil else {
-            return reject(
-                ErrorMessage(
-                    code: .busy, message: "the previous define of this connection is still being applied", id: id),
-                client: client)
-        }
-        let limits = core.limits
-        let max = limits.maxDefinitions
-        for (key, count) in [("regions", definitions.regions.count), ("recognizers", definitions.recognizers.count)]
-        where count > max {
-            return reject(
-                ErrorMessage(
-                    code: .invalidDefinition, message: "\(key): \(count) given, at most \(max) per connection", id: id,
-                    path: "/\(key)"),
-                client: client)
-        }
-        if definitions.templateCount > limits.maxTemplates {
-            return reject(
-                ErrorMessage(
-                    code: .invalidDefinition,
-                    message:
-                        "recognizers: \(definitions.templateCount) shape templates given, at most \(limits.maxTemplates) per connection",
-                    id: id, path: "/recognizers"),
-                client: client)
-        }
-        if let refusal = core.exceedsClientLimits(definitions, from: self) {
-            return reject(ErrorMessage(code: .tooManyRecognizers, message: refusal, id: id), client: client)
-        }
-        pendingDefinitions = definitions
+    /// Hands an admitted `define` to the engine; it is pending until the engine answers.
+    private func define(
+        _ definitions: Definitions, id: RequestID?, client: ClientID, engine delegate: any GestureServerDelegate
+    ) {
+        definePending = true
         defineGeneration += 1
         let generation = defineGeneration
         let session = ServerThreadBound(self)
@@ -348,13 +358,14 @@ final class ClientSession {
     }
 
     private func defineCompleted(_ result: Result<Void, SpecError>, id: RequestID?, generation: Int) {
-        guard let pending = pendingDefinitions, generation == defineGeneration, isOpen else { return }
-        pendingDefinitions = nil
+        guard definePending, generation == defineGeneration, case .open(let client) = state else { return }
+        definePending = false
         switch result {
         case .success:
-            acceptedDefinitions = pending
+            core.ledger.settle(client, accepted: true)
             send(.ok(id: id))
         case .failure(let error):
+            core.ledger.settle(client, accepted: false)
             send(.error(ErrorMessage(definitionError: error, id: id)))
         }
         pump()
@@ -367,25 +378,10 @@ final class ClientSession {
         pump()
     }
 
-    /// What counts against the limits of all connections together: what the engine runs, and
-    /// while a `define` is pending the larger of it and the pending one, each count on its own —
-    /// the engine may still refuse the pending one, and then the connection keeps what it had.
-    /// (Counting the pending one alone let a refused shrinking `define` take all connections
-    /// past the limit, after which even an undefine was refused.)
-    var reservedCounts: DefinitionCounts {
-        let accepted = DefinitionCounts(acceptedDefinitions)
-        guard let pendingDefinitions else { return accepted }
-        return accepted.larger(DefinitionCounts(pendingDefinitions))
-    }
-
-    /// A reload took some of this connection's definitions: they no longer count, and the client
-    /// is told which and why.
+    /// A reload took some of this connection's definitions: the client is told which and why
+    /// (they no longer count: ``ServerCore/dropped(_:client:)``).
     func dropped(_ message: DroppedMessage) {
         guard isOpen else { return }
-        let regions = Set(message.definitions.filter { $0.kind == .region }.map(\.name))
-        let recognizers = Set(message.definitions.filter { $0.kind == .recognizer }.map(\.name))
-        acceptedDefinitions.regions.removeAll { regions.contains($0.name) }
-        acceptedDefinitions.recognizers.removeAll { recognizers.contains($0.name) }
         send(.dropped(message))
         flushIfNeeded()
     }

@@ -24,7 +24,11 @@ import Musl
 /// server on a thread of its own. Every public method is thread-safe; from another thread,
 /// ``publish(_:)`` costs one ``Mailbox`` post per batch. The WebSocket endpoint's I/O runs on a
 /// SwiftNIO event loop, reached in one hop per batch only when a WebSocket client wants it.
-/// Requests that need the engine go to the ``GestureServerDelegate``, on the server thread.
+/// The server thread decodes nothing a client sends: it reads each request's head, and a
+/// thread of the server's own decodes the rest (``RequestDecoder``); it reads each connection
+/// within a budget a turn, and not while the connection cannot take a request
+/// (docs/PROTOCOL.md §9). Requests that need the engine go to the ``GestureServerDelegate``, on
+/// the server thread.
 ///
 /// ```swift
 /// let server = GestureServer(configuration: .init(listener: .path(path), daemonVersion: "0.1.0"),
@@ -362,6 +366,7 @@ public final class GestureServer: Sendable {
             while !loop.core.isDrained { loop.service(timeoutMilliseconds: -1) }
             // Refused connections still saying why, and any that never admitted.
             loop.closeAll()
+            loop.core.decoder.shutDown()
         }
         do {
             try group?.syncShutdownGracefully()

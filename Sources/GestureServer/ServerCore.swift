@@ -25,8 +25,13 @@ final class ServerCore {
     private var subscriptionClock: UInt64 = 0
     /// The subscribed connections by ``Interest/Reader/slot`` (nil: a free slot).
     private var readerSlots: [ClientSession?] = []
-    /// Where replies from other threads (`pong`, `define`) come back to the server thread.
+    /// Where replies from other threads (`pong`, `define`, decoded requests) come back to the
+    /// server thread.
     let mailbox: Mailbox
+    /// Where requests are decoded, off this thread.
+    let decoder: RequestDecoder
+    /// What each connection's definitions hold of the limits of all connections together.
+    let ledger: DefinitionLedger
     private var encoder = LineEncoder()
     /// Where ``encode(_:)`` writes each line (its storage reused while nobody keeps a line).
     private var lineStorage = ByteBufferAllocator().buffer(capacity: 1024)
@@ -54,8 +59,10 @@ final class ServerCore {
 
     init(
         configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, mailbox: Mailbox,
-        interest: InterestBoard = InterestBoard(), logger: Logger, throttle: LogThrottle = LogThrottle()
+        interest: InterestBoard = InterestBoard(), logger: Logger, throttle: LogThrottle = LogThrottle(),
+        decoder: RequestDecoder = RequestDecoder()
     ) {
+        self.decoder = decoder
         self.configuration = configuration
         self.throttle = throttle
         self.delegate = delegate
@@ -64,6 +71,7 @@ final class ServerCore {
         self.logger = logger
         unixQuota = ConnectionQuota(
             total: configuration.limits.maxClients, perPeer: configuration.limits.maxClientsPerPeer)
+        ledger = DefinitionLedger(limits: configuration.limits)
     }
 
     /// `session` subscribed, unsubscribed, or stopped reading (it is closing or gone): its
@@ -184,6 +192,7 @@ final class ServerCore {
         let id = ClientID(nextClientID)
         nextClientID += 1
         sessions.append(session)
+        ledger.open(id)
         delegate?.clientConnected(id)
         let hello = HelloMessage(
             daemonVersion: configuration.daemonVersion, client: id.rawValue, devices: devices,
@@ -205,6 +214,7 @@ final class ServerCore {
     func remove(_ session: ClientSession, id: ClientID) {
         if case .unixSocket(let user) = session.transport { unixQuota.release(user) }
         sessions.removeAll { $0 === session }
+        ledger.close(id)
         if session.readerSlot != nil { readerChanged(session) }
         delegate?.clientDisconnected(id)
     }
@@ -298,36 +308,9 @@ final class ServerCore {
         }
     }
 
-    /// Why `definitions` from `session` would take all connections together past
-    /// ``ServerLimits/maxClientDefinitions`` or ``ServerLimits/maxClientTemplates``; nil when
-    /// they fit. Counts every other connection's definitions, pending ones included.
-    func exceedsClientLimits(_ definitions: Definitions, from session: ClientSession) -> String? {
-        var (regions, recognizers, templates) = (
-            definitions.regions.count, definitions.recognizers.count, definitions.templateCount
-        )
-        for other in sessions where other !== session {
-            let reserved = other.reservedCounts
-            regions += reserved.regions
-            recognizers += reserved.recognizers
-            templates += reserved.templates
-        }
-        let (most, mostTemplates) = (limits.maxClientDefinitions, limits.maxClientTemplates)
-        if recognizers > most {
-            return
-                "all clients together may define at most \(most) recognizers; with these there would be \(recognizers)"
-        }
-        if regions > most {
-            return "all clients together may define at most \(most) regions; with these there would be \(regions)"
-        }
-        if templates > mostTemplates {
-            return
-                "all clients together may define at most \(mostTemplates) shape templates; with these there would be \(templates)"
-        }
-        return nil
-    }
-
-    /// A reload took some of a client's definitions: tell it.
+    /// A reload took some of a client's definitions: they no longer count, and it is told.
     func dropped(_ message: DroppedMessage, client: ClientID) {
+        ledger.dropped(message, client: client)
         for session in sessions where session.id == client { session.dropped(message) }
     }
 
@@ -343,34 +326,5 @@ final class ServerCore {
                 with: ErrorMessage(code: .shutdown, message: "the daemon is stopping"),
                 within: configuration.shutdownTimeout)
         }
-    }
-}
-
-/// How much of the limits of all connections together a connection holds.
-struct DefinitionCounts {
-    var regions: Int
-    var recognizers: Int
-    var templates: Int
-
-    init(_ definitions: Definitions) {
-        (regions, recognizers, templates) = (
-            definitions.regions.count, definitions.recognizers.count, definitions.templateCount
-        )
-    }
-
-    /// The larger of the two in each count.
-    func larger(_ other: DefinitionCounts) -> DefinitionCounts {
-        var larger = self
-        larger.regions = max(regions, other.regions)
-        larger.recognizers = max(recognizers, other.recognizers)
-        larger.templates = max(templates, other.templates)
-        return larger
-    }
-}
-
-extension Definitions {
-    /// Shape templates named or built in, over all its shape recognizers.
-    var templateCount: Int {
-        recognizers.reduce(0) { $0 + $1.parameters.templateCount }
     }
 }

@@ -16,16 +16,21 @@ import Testing
     /// A connection that takes every line at once and keeps it.
     final class KeepingLink: SessionLink {
         var lines: [String] = []
-        var isWritable: Bool { true }
+        /// What ``isWritable`` says (tests of read back-pressure turn it off).
+        var writable = true
+        var isWritable: Bool { writable }
         func write(_ line: ByteBuffer) { lines.append(String(buffer: line)) }
         func flush() {}
         func close(after last: ByteBuffer?, deadline: NIODeadline) {}
         func closeNoLater(than deadline: NIODeadline) {}
         func logConnected(_ id: ClientID, logger: Logger) {}
         func refusedMessageAnswered() {}
+        /// Requests "read", for the session to take.
         var requests = CircularBuffer<LineFrame>()
+        /// What the session last said about reading more.
+        var reading = true
         func nextFrame() -> LineFrame? { requests.popFirst() }
-        func setReading(_ reading: Bool) {}
+        func setReading(_ reading: Bool) { self.reading = reading }
     }
 
     /// A connection of the model: what it sent last, as the protocol reads it (the oracle is
@@ -107,7 +112,8 @@ import Testing
         ServerCore(
             configuration: GestureServer.Configuration(listener: .path("/nonexistent/g.sock"), daemonVersion: "test"),
             delegate: nil, mailbox: try Mailbox(),
-            logger: Logger(label: "audience", factory: { _ in SwiftLogNoOpLogHandler() }))
+            logger: Logger(label: "audience", factory: { _ in SwiftLogNoOpLogHandler() }),
+            decoder: RequestDecoder(onCallingThread: true))
     }
 
     static func connect(_ core: ServerCore) throws -> Connection {
@@ -118,9 +124,26 @@ import Testing
         return Connection(session: session, link: link, client: client)
     }
 
-    static func send(_ line: String, to connection: Connection) {
+    /// Hands `connection` a request and returns once it is answered: a decoded request (a
+    /// `subscribe` with filters) comes back through the mailbox, whose jobs run here, on this
+    /// test's "server thread" (the core's decoder decodes on the calling thread: a test that
+    /// waited for another thread here would hold one of the few threads every test shares).
+    static func send(_ line: String, to connection: Connection, core: ServerCore) throws {
+        let answered = connection.link.lines.count
+        core.beginTurn()
         connection.link.requests.append(.line(ByteBuffer(string: line)))
         connection.session.pump()
+        try runMailbox(core, until: connection.link.lines.count > answered)
+    }
+
+    /// Runs the mailbox's jobs as they come until `done` holds (20 s at most; only a test of the
+    /// decoder's own thread waits here for another thread).
+    static func runMailbox(_ core: ServerCore, until done: @autoclosure () -> Bool) throws {
+        while !done() {
+            var ready = pollfd(fd: core.mailbox.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 20_000) == 1 else { throw Unexpected("nothing came back from the decoder") }
+            for job in core.mailbox.take() { job.run() }
+        }
     }
 
     /// A random `gesture`, `touch` or `explain`, owned by the configuration or by one of `clients`.
@@ -174,11 +197,11 @@ import Testing
             case 0...2:
                 let i = Int.random(in: 0..<connections.count, using: &rng)
                 let filters = Filters.random(&rng)
-                Self.send(filters.json, to: connections[i])
+                try Self.send(filters.json, to: connections[i], core: core)
                 connections[i].filters = filters
             case 3:
                 let i = Int.random(in: 0..<connections.count, using: &rng)
-                Self.send(#"{"type":"unsubscribe","id":"u"}"#, to: connections[i])
+                try Self.send(#"{"type":"unsubscribe","id":"u"}"#, to: connections[i], core: core)
                 connections[i].filters = nil
             case 4:
                 let gone = connections.remove(at: Int.random(in: 0..<connections.count, using: &rng))
