@@ -14,7 +14,9 @@ private let soakSeconds = ProcessInfo.processInfo.environment["GESTURED_SOAK_SEC
 /// defined; stalled readers subscribe to everything and never read; the configuration is
 /// reloaded (SIGHUP) between two versions every few seconds. It adds the WebSocket
 /// endpoint's hostile clients beside them — ping floods that never read, half-sent handshakes
-/// (as another user where the test may switch users), slow readers — and descriptor pressure:
+/// (as another user where the test may switch users), slow readers, pages flooding 54 KB
+/// `define`s the endpoint refuses — connections churning 54 KB `define`s over the limits and
+/// undefines, and descriptor pressure:
 /// the daemon runs with `ulimit -n 64`, and bursts of connections to both transports take what
 /// it has left, so both listeners run out and must resume. Afterwards the daemon's memory,
 /// descriptors, CPU and recognizers must be back where they were, and the watching client (on
@@ -46,6 +48,12 @@ struct SoakTests {
     ///   fdpressure  bursts: 40 Unix connections and 8 TCP connections to the WebSocket port,
     ///               held for a second, then let go for a second; more than the daemon's
     ///               descriptors allow, so both listeners run out
+    ///   wsdefine    2 threads: a page (no allow-define) that sends 54 KB `define`s (64 chained
+    ///               regions, 64 shapes, seven 1000-point templates) as masked text frames as
+    ///               fast as the socket takes them for 2 s, never reading; a send the kernel holds
+    ///               back for a second (the daemon stopped reading the page) ends the flood
+    ///   defchurn    4 threads: connect, then for 2 s that `define` (over the template limit) and
+    ///               an undefine, again and again, reading the replies; close and do it again
     /// A connection the daemon refuses (closed before `hello` or before the handshake's answer)
     /// is counted as `refused`; nothing else may go wrong.
     static let load = """
@@ -205,7 +213,47 @@ struct SoakTests {
                 time.sleep(1)
                 for s in held: s.close()
                 time.sleep(1)
+        def big_define(n):
+            regions = [{"name": "r0", "rect": {"x": 0, "y": 0, "width": 1, "height": 1}}]
+            regions += [{"name": f"r{k}", "parent": f"r{k - 1}", "rect": {"x": 0.001, "y": 0.001, "width": 0.99, "height": 0.99}} for k in range(1, 64)]
+            points = [[k % 2, (k // 2) % 2] for k in range(1000)]
+            shapes = [{"name": f"s{k}", "kind": "shape", "region": f"r{k}"} for k in range(64)]
+            for k in range(7): shapes[k]["templates"] = [{"name": "t", "points": points}]
+            line = json.dumps({"type": "define", "id": n, "regions": regions, "recognizers": shapes}, separators=(",", ":"))
+            return (line[:-1] + " " * (54000 - len(line)) + "}").encode()
+        def masked(payload):
+            mask = os.urandom(4); n = len(payload)
+            key = (mask * (n // 4 + 1))[:n]
+            body = (int.from_bytes(payload, "big") ^ int.from_bytes(key, "big")).to_bytes(n, "big")
+            return bytes([0x81, 0x80 | 126]) + n.to_bytes(2, "big") + mask + body
+        def wsdefine(n):
+            frame_ = masked(big_define(n))
+            while time.monotonic() < end:
+                s = page()
+                if not s: time.sleep(0.2); continue
+                s.settimeout(1)
+                stop = min(end, time.monotonic() + 2)
+                try:
+                    while time.monotonic() < stop:
+                        s.sendall(frame_); count("defines")
+                except socket.timeout: count("held back")
+                except OSError: count("flood cut off")
+                s.close(); count("floods")
+        def defchurn(n):
+            lines = {"d": big_define("d") + b"\\n", "u": b'{"type":"define","id":"u"}\\n'}
+            while time.monotonic() < end:
+                s, f = connect()
+                stop = min(end, time.monotonic() + 2)
+                while time.monotonic() < stop:
+                    for want in ("d", "u"):
+                        s.sendall(lines[want])
+                        while True:
+                            reply = json.loads(f.readline())
+                            if reply.get("id") == want: break
+                        count(reply.get("code", reply["type"]))
+                s.close(); count("connections")
         jobs = {
+            "wsdefine": [lambda n=n: wsdefine(n) for n in range(2)], "defchurn": [lambda n=n: defchurn(n) for n in range(4)],
             "churn": [churn], "define": [lambda n=n: define(n) for n in range(8)],
             "stall": [lambda n=n: stall(n) for n in range(4)], "wsflood": [lambda n=n: wsflood(n) for n in range(2)],
             "wshalf": [lambda n=n: wshalf(n) for n in range(4)], "wsslow": [lambda n=n: wsslow(n) for n in range(2)],
@@ -260,7 +308,7 @@ struct SoakTests {
 
     /// Load modes, and the user each runs as: the half handshakes come from another local user
     /// (as a hostile one would) when the test may switch users.
-    static let modes = ["churn", "define", "stall", "wsflood", "wshalf", "wsslow", "fdpressure"]
+    static let modes = ["churn", "define", "stall", "wsflood", "wshalf", "wsslow", "fdpressure", "wsdefine", "defchurn"]
 
     static func loadCommand(_ mode: String, _ socket: String, _ seconds: Int, _ port: Int) -> [String] {
         let arguments = ["-c", load, mode, socket, String(seconds), String(port)]
@@ -439,6 +487,12 @@ struct SoakTests {
         let half = load("wshalf", allowed: ["closed at once", "closed by the handshake timeout"])
         #expect(half["closed by the handshake timeout"] != nil, "\(half)")
         _ = load("wsslow", allowed: ["cut off with overflow", "still reading", "refused"])
+        // The 54 KB defines: refused `unavailable` on their heads (the page never reads, so the
+        // daemon stops reading it); over the template limit, or undefined, on the Unix socket.
+        let wsDefines = load("wsdefine", allowed: ["floods", "defines", "held back", "flood cut off", "refused"])
+        #expect(wsDefines["defines"] != nil, "\(wsDefines)")
+        let churned = load("defchurn", allowed: ["connections", "invalid-definition", "ok"])
+        #expect(churned["invalid-definition"] != nil && churned["ok"] != nil, "\(churned)")
         _ = load("fdpressure", allowed: ["bursts", "unix backlog full", "tcp not connected"])
         // Descriptor pressure reached the limit: the Unix listener ran out (and came back, or the
         // watcher's pings and the probes above would have gone unanswered).
