@@ -28,8 +28,8 @@ private let soakSeconds = ProcessInfo.processInfo.environment["GESTURED_SOAK_SEC
 /// was answered, that the limits and the policy refused some definitions and nothing else went
 /// wrong, and the resources.
 /// `GESTURED_SOAK_SECONDS` sets the loaded phase (default 20: the other suites run beside it);
-/// the time limit is 5 minutes more than that.
-@Suite("soak", .timeLimit(.minutes(5 + soakSeconds / 60)))
+/// the time limit, a hang guard, is 10 minutes more than that.
+@Suite("soak", .timeLimit(.minutes(10 + soakSeconds / 60)))
 struct SoakTests {
 
     /// The load: `python3 -c load MODE SOCKET SECONDS PORT`. Prints one line of counts at the end.

@@ -243,7 +243,7 @@ extension SocketTests {
 
                 flooder.startReading()
                 try flooder.write(flood.rest + flooder.encode(#"{"type":"ping","id":"end"}"#))
-                try await flooder.received.wait(for: "the pong behind the flood", within: .seconds(120)) {
+                try await flooder.received.wait(for: "the pong behind the flood", within: .seconds(600)) {
                     $0.messages.last?.contains(#""id":"end""#) == true || $0.end != nil
                 }
                 let messages = flooder.received.value.messages

@@ -166,11 +166,12 @@ final class FloodingClient: Sendable {
     }
 
     private func setReceiveTimeout() {
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        var timeout = timeval(tv_sec: 600, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// Reads on a thread of its own until the connection ends (or stays silent for a minute).
+    /// Reads on a thread of its own until the connection ends (or stays silent for ten minutes: a
+    /// hang guard, longer than a loaded machine keeps a test process from running).
     func startReading() {
         setReceiveTimeout()
         Thread.detachNewThread { [self] in readUntilEnd() }

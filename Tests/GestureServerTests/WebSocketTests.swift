@@ -273,7 +273,7 @@ import Testing
             page.startReading()
             try page.write(flood.rest + page.encode(#"{"type":"ping","id":"after"}"#))
             let latest = payload(flood.rest.isEmpty ? flood.sent - 1 : flood.sent)
-            try await page.received.wait(for: "the pong to the latest ping and the reply", within: .seconds(120)) {
+            try await page.received.wait(for: "the pong to the latest ping and the reply", within: .seconds(600)) {
                 ($0.pongs.last == latest && $0.messages.contains { $0.contains(#""id":"after""#) }) || $0.end != nil
             }
             #expect(page.received.value.pongs.last == latest)
@@ -298,7 +298,7 @@ import Testing
 
             page.startReading()
             try page.write(flood.rest + page.encode(#"{"type":"ping","id":"end"}"#))
-            try await page.received.wait(for: "the pong behind the flood", within: .seconds(120)) {
+            try await page.received.wait(for: "the pong behind the flood", within: .seconds(600)) {
                 $0.messages.last?.contains(#""id":"end""#) == true || $0.end != nil
             }
             let messages = page.received.value.messages
