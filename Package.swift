@@ -142,13 +142,13 @@ let package = Package(
         ),
         .target(
             name: "GestureProtocol",
-            dependencies: ["GestureEngine"],
+            dependencies: ["GestureEngine", "GestureMetrics"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "GestureServer",
             dependencies: [
-                "GestureProtocol", "GestureEngine", "CLinuxSupport",
+                "GestureProtocol", "GestureEngine", "GestureMetrics", "CLinuxSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The WebSocket endpoint for browsers (WebSocketListener.swift): swift-nio's own.
@@ -214,6 +214,8 @@ let package = Package(
                 "YAMLCoding",
                 // `gestured actions`.
                 "GestureActions", "GestureActionsRuntime",
+                // `gestured status --format openmetrics`: the metrics endpoint's writer.
+                "GestureMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -245,7 +247,7 @@ let package = Package(
         .testTarget(
             name: "GestureServerTests",
             dependencies: [
-                "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine", "TestSupport",
+                "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine", "GestureMetrics", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -137,10 +137,19 @@ public final class GestureClient: Sendable {
         try await request(.ping)
     }
 
-    private func request(_ body: ClientMessage.Body) async throws(GestureClientError) {
+    /// The daemon's status (a `status` request).
+    public func status() async throws(GestureClientError) -> StatusMessage {
+        guard case .status(let status) = try await request(.status) else {
+            throw GestureClientError.protocolViolation("a status request was not answered with a status")
+        }
+        return status
+    }
+
+    @discardableResult
+    private func request(_ body: ClientMessage.Body) async throws(GestureClientError) -> ServerMessage {
         let router = self.router
         do {
-            _ = try await channel.eventLoop.flatSubmit { router.value.send(body) }.get()
+            return try await channel.eventLoop.flatSubmit { router.value.send(body) }.get()
         } catch {
             throw Self.clientError(error)
         }
@@ -274,7 +283,7 @@ final class ReplyRouter: ChannelInboundHandler {
         return promise.futureResult
     }
 
-    /// Sends a request with a fresh id; the future holds its reply (`ok` or `pong`) or fails with
+    /// Sends a request with a fresh id; the future holds its reply (`ok`, `pong`, `status`) or fails with
     /// the server's `error`.
     func send(_ body: ClientMessage.Body) -> EventLoopFuture<ServerMessage> {
         guard let context, context.channel.isActive else {
@@ -332,6 +341,10 @@ final class ReplyRouter: ChannelInboundHandler {
         switch message {
         case .ok(.number(let id)?), .pong(.number(let id)?):
             if let promise = pending.removeValue(forKey: id) { return promise.succeed(message) }
+        case .status(let status):
+            if case .number(let id)? = status.id, let promise = pending.removeValue(forKey: id) {
+                return promise.succeed(message)
+            }
         case .error(let error):
             if case .number(let id)? = error.id, let promise = pending.removeValue(forKey: id) {
                 return promise.fail(error)
@@ -358,7 +371,9 @@ final class ReplyRouter: ChannelInboundHandler {
     }
 
     private struct TypeProbe: Decodable {
-        static let known: Set<String> = ["hello", "gesture", "touch", "device", "error", "ok", "pong", "explain"]
+        static let known: Set<String> = [
+            "hello", "gesture", "touch", "device", "error", "ok", "pong", "explain", "status",
+        ]
         var type: String
     }
 }

@@ -176,6 +176,9 @@ final class FramePath {
     /// The panels grabbed with a mirror now.
     func isMirrored(_ device: DeviceID) -> Bool { passthrough.mirrors(device) }
 
+    /// The event node of the panel's mirror while it is grabbed.
+    func mirrorNode(_ device: DeviceID) -> String? { passthrough.mirrorNode(device) }
+
     /// The engine makes the views' `moved` and `stationary` events — most of a frame's events —
     /// only while someone takes them: a reader of raw touches, or a mirrored panel.
     private func reportTouchMovesIfWanted() {

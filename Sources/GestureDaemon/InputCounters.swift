@@ -43,8 +43,8 @@ struct LoopCounters {
     var reloadsFailed: UInt64 = 0
     /// When the running configuration was loaded (monotonic µs).
     var configurationLoaded: Int64
-    /// Why the last reload failed, while the one after it has not succeeded.
-    var lastReloadError: String?
+    /// When the last reload failed (monotonic µs) and why, while none has succeeded since.
+    var lastReloadFailure: (time: Int64, reason: String)?
     var frameToLine = Histogram()
     /// Batches handed to the server after frames; one in ``latencySampling`` is timed.
     private var publications: UInt64 = 0

@@ -242,6 +242,11 @@ final class InputLoop {
                 request.reply(
                     metrics.snapshot(
                         path: path, loop: counters, server: server.statistics(), panels: source.panels))
+            case .status(let request):
+                let status = metrics.status(
+                    path: path, loop: counters, server: server.statistics(), panels: source.panels,
+                    configurationFile: configPath)
+                request.reply(configuration: status.configuration, panels: status.panels, metrics: status.metrics)
             }
         }
         compileNext()
@@ -309,7 +314,7 @@ final class InputLoop {
             reloaded(fresh, dropped: dropped, wallNow: wallNow)
         case .reloadFailed(let reason):
             counters.reloadsFailed += 1
-            counters.lastReloadError = reason
+            counters.lastReloadFailure = (wallNow, reason)
             logger.error("reload failed, keeping the running configuration: \(reason)")
             notifier.ready(status: "configuration reloaded")
         }
@@ -352,7 +357,7 @@ final class InputLoop {
         defer { notifier.ready(status: "configuration reloaded") }
         counters.reloadsSucceeded += 1
         counters.configurationLoaded = wallNow
-        counters.lastReloadError = nil
+        counters.lastReloadFailure = nil
         for loss in dropped {
             guard case .client(let n) = loss.owner else { continue }
             logger.warning(

@@ -1,6 +1,7 @@
 import CLinuxSupport
 import GestureEngine
 import GestureMetrics
+import GestureProtocol
 import GestureServer
 import Glibc
 import TouchInput
@@ -17,9 +18,47 @@ struct MetricsSnapshotBuilder {
     func snapshot(
         path: FramePath, loop: LoopCounters, server: ServerStatistics?, panels: [DeviceDescriptor]
     ) -> MetricsSnapshot {
+        snapshot(path: path, loop: loop, server: server, panels: panels, clock: Clock())
+    }
+
+    /// The daemon's part of a `status` reply: the snapshot, the configuration's file and load
+    /// times, the panels with their mirrors and sizes. Values only: the server makes the reply
+    /// and encodes it on its request thread.
+    func status(
+        path: FramePath, loop: LoopCounters, server: ServerStatistics?, panels: [DeviceDescriptor],
+        configurationFile: String?
+    ) -> (configuration: StatusMessage.Configuration, panels: [StatusMessage.Panel], metrics: MetricsSnapshot) {
+        let clock = Clock()
+        let snapshot = snapshot(path: path, loop: loop, server: server, panels: panels, clock: clock)
+        let configuration = StatusMessage.Configuration(
+            file: configurationFile, loaded: snapshot.configurationLoaded,
+            reloadFailure: loop.lastReloadFailure.map {
+                StatusMessage.ReloadFailure(time: clock.unix($0.time), error: $0.reason)
+            })
+        let lastTouch = path.counters.lastTouch
+        let described = panels.prefix(Self.maxPanels).map { panel in
+            let size = panel.geometry.physicalSize
+            return StatusMessage.Panel(
+                label: panel.label, name: panel.name, grabbed: path.isMirrored(panel.id),
+                mirror: path.mirrorNode(panel.id), widthMillimeters: size?.width.value,
+                heightMillimeters: size?.height.value,
+                lastTouch: lastTouch.first { $0.device == panel.id }.map { clock.unix($0.time) })
+        }
+        return (configuration, described, snapshot)
+    }
+
+    /// The clocks read once for a snapshot: monotonic times become Unix times against them.
+    private struct Clock {
         let monotonicNow = gestured_monotonic_us()
-        let now = Self.realtime()
+        let now = MetricsSnapshotBuilder.realtime()
         func unix(_ monotonic: Int64) -> Double { now - Double(monotonicNow - monotonic) / 1_000_000 }
+    }
+
+    private func snapshot(
+        path: FramePath, loop: LoopCounters, server: ServerStatistics?, panels: [DeviceDescriptor], clock: Clock
+    ) -> MetricsSnapshot {
+        let now = clock.now
+        let unix = clock.unix
         let counters = path.counters
         let server = server ?? ServerStatistics()
         func transport(_ name: String, _ t: ServerStatistics.Transport) -> MetricsSnapshot.TransportCounts {
@@ -53,7 +92,7 @@ struct MetricsSnapshotBuilder {
     /// Panels listed at most (a label each): more than any kiosk has.
     static let maxPanels = 64
 
-    private static func realtime() -> Double {
+    fileprivate static func realtime() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1_000_000_000

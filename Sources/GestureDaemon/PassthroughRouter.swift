@@ -29,6 +29,9 @@ struct PassthroughRouter {
     /// Whether the panel is grabbed and mirrored.
     func mirrors(_ device: DeviceID) -> Bool { mirrors[device] != nil }
 
+    /// The event node of the panel's mirror, while it is grabbed (nil when udev has not named it).
+    func mirrorNode(_ device: DeviceID) -> String? { mirrors[device]?.mirror.devnode }
+
     /// Makes the mirror of `device`, then grabs `device`, or logs why not (the device is then
     /// used without passthrough; a mirror made before a refused grab is removed again).
     mutating func attach(_ device: TouchDevice, logger: Logger) {

@@ -13,6 +13,8 @@ enum ClientRequest: Sendable {
     case compiled(CompiledChange)
     /// A scrape of the metrics endpoint wants the counters.
     case snapshot(SnapshotRequest)
+    /// A client's `status` wants them, with the configuration and the panels.
+    case status(StatusRequest)
 }
 
 /// A request for the input thread's counters (``MetricsSnapshot``): it copies them between two
@@ -54,6 +56,7 @@ final class RequestQueue: GestureServerDelegate {
     func ping(_ request: PingRequest) { enqueue(.ping(request)) }
     func compiled(_ change: CompiledChange) { enqueue(.compiled(change)) }
     func snapshot(_ request: SnapshotRequest) { enqueue(.snapshot(request)) }
+    func status(_ request: StatusRequest) { enqueue(.status(request)) }
 
     private func enqueue(_ request: ClientRequest) {
         // One wake-up per batch: the input thread drains everything queued when it wakes.

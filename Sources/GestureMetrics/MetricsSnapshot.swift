@@ -5,8 +5,10 @@
 /// own thread (``MetricsExposition``).
 ///
 /// Times are Unix seconds (the wall clock when the snapshot was made, minus the monotonic age of
-/// the event), nil when the event has not happened yet.
-public struct MetricsSnapshot: Sendable, Equatable, Codable {
+/// the event), nil when the event has not happened yet. Its JSON (snake_case keys) is the
+/// `metrics` object of the protocol's `status` message (docs/PROTOCOL.md), from which `gestured
+/// status --format openmetrics` writes the exposition.
+public struct MetricsSnapshot: Sendable, Hashable, Codable {
     /// The daemon's version (`gestured_build_info`).
     public var version: String
     /// When the daemon started.
@@ -69,8 +71,27 @@ public struct MetricsSnapshot: Sendable, Equatable, Codable {
         self.frameToLine = frameToLine
     }
 
+    enum CodingKeys: String, CodingKey {
+        case version
+        case startTime = "start_time"
+        case time
+        case framesRead = "frames_read"
+        case touchesRead = "touches_read"
+        case mirrorFrames = "mirror_frames"
+        case gestures, failures, transports
+        case definitionsAccepted = "definitions_accepted"
+        case definitionsRefused = "definitions_refused"
+        case reloadsSucceeded = "reloads_succeeded"
+        case reloadsFailed = "reloads_failed"
+        case configurationLoaded = "configuration_loaded"
+        case lastTouch = "last_touch"
+        case panels
+        case inputThreadCPUSeconds = "input_thread_cpu_seconds"
+        case frameToLine = "frame_to_line"
+    }
+
     /// Reports of one recognizer in one state.
-    public struct GestureCount: Sendable, Equatable, Codable {
+    public struct GestureCount: Sendable, Hashable, Codable {
         /// The configuration's recognizer name; empty for a client's recognizers, which are
         /// counted together by kind (their names are the clients' to choose: not a label).
         public var recognizer: String
@@ -90,7 +111,7 @@ public struct MetricsSnapshot: Sendable, Equatable, Codable {
     }
 
     /// Failures of recognizers of one kind for one reason.
-    public struct FailureCount: Sendable, Equatable, Codable {
+    public struct FailureCount: Sendable, Hashable, Codable {
         public var kind: String
         /// The recognizer's own check (`too-far`, `too-slow`, … docs/PROTOCOL.md, `explain`), or
         /// `arbitration` for one failed by the rules (R3–R5) or a fault (R9).
@@ -105,7 +126,7 @@ public struct MetricsSnapshot: Sendable, Equatable, Codable {
     }
 
     /// One transport's clients.
-    public struct TransportCounts: Sendable, Equatable, Codable {
+    public struct TransportCounts: Sendable, Hashable, Codable {
         /// `unix` or `websocket`.
         public var transport: String
         /// Connected now.
@@ -129,10 +150,15 @@ public struct MetricsSnapshot: Sendable, Equatable, Codable {
             self.messagesDropped = messagesDropped
             self.overflowed = overflowed
         }
+
+        enum CodingKeys: String, CodingKey {
+            case transport, connected, accepted, refused, overflowed
+            case messagesDropped = "messages_dropped"
+        }
     }
 
     /// A panel open now.
-    public struct Panel: Sendable, Equatable, Codable {
+    public struct Panel: Sendable, Hashable, Codable {
         /// The device's label (`device` in messages).
         public var label: String
         /// Grabbed with a passthrough mirror.
@@ -144,6 +170,11 @@ public struct MetricsSnapshot: Sendable, Equatable, Codable {
             self.label = label
             self.grabbed = grabbed
             self.lastTouch = lastTouch
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case label, grabbed
+            case lastTouch = "last_touch"
         }
     }
 }

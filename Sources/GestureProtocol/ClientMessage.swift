@@ -6,8 +6,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One request from a client: `subscribe`, `unsubscribe`, `define` or `ping`, with an optional
-/// `id` that the reply (`ok`, `pong` or `error`) echoes. The server decodes requests off its
+/// One request from a client: `subscribe`, `unsubscribe`, `define`, `ping` or `status`, with an
+/// optional `id` that the reply (`ok`, `pong`, `status` or `error`) echoes. The server decodes requests off its
 /// thread (``parse(_:)``); what it can tell from a line's ``RequestHead`` it answers without.
 ///
 /// The server decodes requests strictly (an unknown key is an error, not ignored: a typo in a
@@ -22,6 +22,8 @@ public struct ClientMessage: Hashable, Sendable {
         /// Replaces everything this connection defined before with these definitions.
         case define(Definitions)
         case ping
+        /// Asks for the daemon's ``StatusMessage``.
+        case status
     }
 
     public var id: RequestID?
@@ -39,6 +41,7 @@ public struct ClientMessage: Hashable, Sendable {
         case .unsubscribe: "unsubscribe"
         case .define: "define"
         case .ping: "ping"
+        case .status: "status"
         }
     }
 
@@ -60,6 +63,7 @@ public struct ClientMessage: Hashable, Sendable {
             name: "define", keys: Definitions.Keys.allCases.map(\.rawValue),
             decode: { object, id throws(ErrorMessage) in .define(try Definitions(from: object, id: id)) }, bare: nil),
         RequestType(name: "ping", keys: [], decode: { _, _ in .ping }, bare: .ping),
+        RequestType(name: "status", keys: [], decode: { _, _ in .status }, bare: .status),
         RequestType(
             name: "subscribe", keys: Subscription.Keys.allCases.map(\.rawValue),
             decode: { object, id throws(ErrorMessage) in .subscribe(try Subscription(from: object, id: id)) },
@@ -159,7 +163,7 @@ extension ClientMessage: Codable {
         switch body {
         case .subscribe(let subscription): try subscription.encode(into: &c)
         case .define(let definitions): try definitions.encode(into: &c)
-        case .unsubscribe, .ping: break
+        case .unsubscribe, .ping, .status: break
         }
     }
 }

@@ -15,6 +15,8 @@ public enum ServerMessage: Hashable, Sendable {
     case ok(id: RequestID?)
     /// The answer to `ping`; echoes its `id`.
     case pong(id: RequestID?)
+    /// The answer to `status`; echoes its `id`.
+    case status(StatusMessage)
 
     /// The message types described by a table of fields (``WireMessage``): WireFieldTests checks
     /// each one's table against docs/protocol.schema.json.
@@ -32,6 +34,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .explain: ExplainMessage.type
         case .ok: "ok"
         case .pong: "pong"
+        case .status: StatusMessage.type
         }
     }
 }
@@ -54,6 +57,7 @@ extension ServerMessage: Codable {
         case ExplainMessage.type: self = .explain(try ExplainMessage(from: decoder))
         case "ok": self = .ok(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         case "pong": self = .pong(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
+        case StatusMessage.type: self = .status(try StatusMessage(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: c, debugDescription: "unknown server message type '\(type)'")
@@ -69,6 +73,7 @@ extension ServerMessage: Codable {
         case .error(let m): try m.encode(to: encoder)
         case .dropped(let m): try m.encode(to: encoder)
         case .explain(let m): try m.encode(to: encoder)
+        case .status(let m): try m.encode(to: encoder)
         case .ok(let id), .pong(let id):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(type, forKey: .type)

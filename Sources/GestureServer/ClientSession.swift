@@ -92,7 +92,7 @@ final class ClientSession {
     private var definePending = false
     /// A request of it is with the ``RequestDecoder``.
     private var decoding = false
-    /// Its `ping`s with the daemon, not yet answered.
+    /// Its `ping`s and `status` requests with the daemon, not yet answered.
     private var requestsInFlight = 0
     /// The server thread's turn in which it last took a request, and how many it took then.
     private var turn: UInt64 = 0
@@ -186,7 +186,7 @@ final class ClientSession {
     static let linesPerTurn = 16
     /// Bytes a transport reads from one connection in one turn, at most.
     static let readBudgetBytes = 16 * 1024
-    /// Requests of one connection waiting for the daemon (`ping`s) at once, at most; with that
+    /// Requests of one connection waiting for the daemon (`ping`, `status`) at once, at most; with that
     /// many, the connection is not read until one is answered.
     static let maxRequestsInFlight = 16
 
@@ -339,7 +339,53 @@ final class ClientSession {
         case .define(let definitions):
             // Admitted where it was decoded, which only a server with an engine does.
             define(definitions, id: request.id, client: client, engine: core.delegate!)
+        case .status:
+            status(id: request.id, client: client)
         }
+    }
+
+    /// Asks the daemon for its part of a `status` (a snapshot it hands over), then makes the
+    /// reply — the clients connected when it was asked, their users' names looked up — and
+    /// encodes it on the decoder's thread; this thread only writes the finished line.
+    private func status(id: RequestID?, client: ClientID) {
+        guard let delegate = core.delegate else {
+            return send(.error(ErrorMessage(code: .unavailable, message: "this server keeps no status", id: id)))
+        }
+        requestsInFlight += 1
+        let clients = core.clients()
+        let session = ServerThreadBound(self)
+        let mailbox = core.mailbox
+        let decoder = core.decoder
+        delegate.status(
+            StatusRequest(client: client) { answer in
+                decoder.run {
+                    let line: ByteBuffer?
+                    switch answer {
+                    case .success(var status):
+                        status.id = id
+                        status.clients = clients.map(\.status)
+                        var encoder = LineEncoder()
+                        line = (try? encoder.encode(.status(status))).map { ByteBuffer(bytes: $0) }
+                    case .failure(var error):
+                        error.id = id
+                        var encoder = LineEncoder()
+                        line = (try? encoder.encode(.error(error))).map { ByteBuffer(bytes: $0) }
+                    }
+                    mailbox.post { session.value.replyReady(line) }
+                }
+            })
+    }
+
+    /// A reply made and encoded off this thread (`status`): written as it is.
+    private func replyReady(_ line: ByteBuffer?) {
+        guard isOpen else { return }
+        requestsInFlight -= 1
+        if let line {
+            deliver(line, stream: nil, isUpdate: false)
+        } else {
+            core.logger.error("cannot encode a status message, not sent")
+        }
+        pump()
     }
 
     /// Hands an admitted `define` to the engine; it is pending until the engine answers.

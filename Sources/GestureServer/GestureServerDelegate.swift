@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureMetrics
 import GestureProtocol
 
 /// One connection, for the life of the server (never reused). Its definitions are owned by
@@ -39,10 +40,36 @@ public protocol GestureServerDelegate: AnyObject, Sendable {
     /// been handled, from the thread that owns the engine, so that `pong` says the whole
     /// daemon keeps up, not only the socket server. The default replies at once.
     func ping(_ request: PingRequest)
+
+    /// A connection's `status`: call ``StatusRequest/reply(configuration:panels:metrics:)`` once,
+    /// from any thread, with what the daemon knows of itself (the server adds its clients). The
+    /// reply is encoded off the server thread. The default answers `unavailable`.
+    func status(_ request: StatusRequest)
 }
 
 extension GestureServerDelegate {
     public func ping(_ request: PingRequest) { request.reply() }
+    public func status(_ request: StatusRequest) { request.unavailable() }
+}
+
+/// A `status` waiting for the daemon's part of the answer.
+public struct StatusRequest: Sendable {
+    public let client: ClientID
+    let complete: @Sendable (Result<StatusMessage, ErrorMessage>) -> Void
+
+    /// Sends the `status` with the daemon's part of it (the server adds its clients). Callable
+    /// from any thread; it only hands the values over: the reply is made and encoded on the
+    /// server's request thread (``RequestDecoder``). Dropped if the connection has closed.
+    public func reply(
+        configuration: StatusMessage.Configuration, panels: [StatusMessage.Panel], metrics: MetricsSnapshot
+    ) {
+        complete(.success(StatusMessage(configuration: configuration, panels: panels, clients: [], metrics: metrics)))
+    }
+
+    /// Answers `unavailable`: nothing behind the server keeps a status.
+    public func unavailable() {
+        complete(.failure(ErrorMessage(code: .unavailable, message: "this server keeps no status")))
+    }
 }
 
 /// A `ping` waiting for the engine's thread to get to it.

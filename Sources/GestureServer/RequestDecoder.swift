@@ -60,6 +60,17 @@ final class RequestDecoder: Sendable {
         }
     }
 
+    /// Runs `job` on the decoder's thread, behind the lines before it: what the server thread
+    /// must not do itself for a client beside decoding (making and encoding a `status` reply).
+    func run(_ job: @escaping @Sendable () -> Void) {
+        guard let pool else { return job() }
+        pool.start()
+        pool.submit { state in
+            guard case .active = state else { return }
+            job()
+        }
+    }
+
     /// Waits for a job under way and stops the thread.
     func shutDown() {
         try? pool?.syncShutdownGracefully()

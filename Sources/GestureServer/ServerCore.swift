@@ -166,6 +166,15 @@ final class ServerCore {
         return statistics
     }
 
+    /// The open connections, for a `status` reply: who they are (users' names are looked up off
+    /// this thread, where the reply is encoded: ``ClientSession``).
+    func clients() -> [ConnectedClient] {
+        sessions.compactMap { session in
+            guard session.isOpen, let id = session.id else { return nil }
+            return ConnectedClient(id: id, transport: session.transport.described)
+        }
+    }
+
     private func decide(_ session: ClientSession) -> Admission {
         if isShuttingDown {
             return .refused(ErrorMessage(code: .shutdown, message: "the daemon is stopping"))

@@ -166,6 +166,8 @@ struct MessagePrinter {
             return d.definitions.map { "dropped \($0.kind.rawValue) \($0.name): \($0.reason)" }.joined(separator: "\n")
         case .ok, .pong:
             return message.type
+        case .status(let status):
+            return StatusText.render(status)
         }
     }
 

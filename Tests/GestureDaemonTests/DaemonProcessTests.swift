@@ -109,6 +109,90 @@ struct DaemonProcessTests {
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed")
     }
 
+    @Test("gestured status shows the daemon, its panel and clients, and a failed reload with its error until a good one")
+    func statusCommand() async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let config = directory + "/gestured.yaml"
+        try "recognizers:\n  - name: tap\n    kind: tap\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await Self.startDaemon([
+            "--config", config, "--socket", socket, "--replay", Self.recording, "--loop",
+        ])
+        defer { daemon.send(SIGKILL) }
+
+        func status(_ arguments: String...) async throws -> [String] {
+            let command = try ChildProcess([gestured, "status", "--socket", socket] + arguments)
+            let status = try await command.waitForExit()
+            #expect(status == 0, "\(command.lines)")
+            return command.lines
+        }
+        func json() async throws -> StatusMessage {
+            try JSONDecoder().decode(StatusMessage.self, from: Data(try await status("--json").joined(separator: "\n").utf8))
+        }
+
+        // Running the file it started with.
+        let text = try await status()
+        #expect(text.first?.hasPrefix("gestured ") == true && text.first?.contains(", up ") == true, "\(text)")
+        #expect(text.contains("configuration: \(config)"), "\(text)")
+        #expect(text.contains("  reloads: 0 succeeded, 0 failed"), "\(text)")
+        #expect(!text.contains { $0.contains("FAILED") }, "\(text)")
+        #expect(text.contains { $0.hasPrefix("  wetab.event ") && $0.contains("not grabbed") }, "\(text)")
+        #expect(text.contains { $0.hasPrefix("  client ") && $0.contains("unix socket, uid \(getuid())") }, "\(text)")
+        let started = try await json()
+        #expect(started.configuration.file == config)
+        #expect(started.configuration.reloadFailure == nil)
+        #expect(started.panels.map(\.label) == ["wetab.event"])
+        #expect(started.clients.count == 1)
+        #expect(started.clients.first?.uid == UInt32(getuid()))
+        #expect(started.metrics.reloadsFailed == 0)
+
+        // A broken file and SIGHUP: the daemon keeps the running configuration and says why.
+        try "recognizers:\n  - name: tap\n    kind: tapp\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        let marker = "reload failed, keeping the running configuration: "
+        try await daemon.output.wait(for: "the failed reload") { o in o.lines.contains { $0.contains(marker) } }
+        let logged = try #require(daemon.lines.first { $0.contains(marker) }?.components(separatedBy: marker).last)
+        #expect(logged.hasPrefix("\(config):3:11: "), "the error is located: \(logged)")
+
+        let failed = try await json()
+        let failure = try #require(failed.configuration.reloadFailure)
+        #expect(failure.error == logged)
+        #expect(failure.time >= started.configuration.loaded)
+        // Still the configuration loaded at the start: the time of the last good load.
+        #expect(abs(failed.configuration.loaded - started.configuration.loaded) < 0.5)
+        #expect(failed.metrics.reloadsFailed == 1)
+        let failedText = try await status()
+        #expect(failedText.contains { $0.hasPrefix("  last reload FAILED ") }, "\(failedText)")
+        #expect(failedText.contains("    \(logged)"), "\(failedText)")
+        #expect(failedText.contains("  reloads: 0 succeeded, 1 failed"), "\(failedText)")
+
+        // The schema holds the reply a raw client reads.
+        let probe = try ChildProcess(["python3", "-c", Self.statusProbe, socket])
+        #expect(try await probe.waitForExit() == 0, "\(probe.lines)")
+        let traffic = TrafficLog()
+        traffic.sent(#"{"type":"status","id":1}"#)
+        probe.lines.forEach(traffic.received)
+        #expect(probe.lines.last?.contains(#""type":"status""#) == true, "\(probe.lines)")
+        try traffic.validate()
+
+        // A good file again: the failure is gone, the load time is the reload's.
+        try "recognizers:\n  - name: tap\n    kind: tap\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        try await daemon.output.wait(for: "the good reload") { o in
+            o.lines.contains { $0.contains("configuration reloaded") }
+        }
+        let reloaded = try await json()
+        #expect(reloaded.configuration.reloadFailure == nil)
+        #expect(reloaded.configuration.loaded > failure.time - 0.5)
+        #expect(reloaded.metrics.reloadsSucceeded == 1)
+        #expect(reloaded.metrics.reloadsFailed == 1)
+
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
+    }
+
     @Test("a reload with a new recognizer shows it to new clients")
     func reloadAddsRecognizer() async throws {
         let directory = try Self.temporaryDirectory()
@@ -352,6 +436,20 @@ struct DaemonProcessTests {
         """
 
     /// Prints the recognizer names of the `hello` a new connection gets.
+    /// Sends `status` and prints the lines it reads: `hello`, then the reply.
+    static let statusProbe = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+        f = s.makefile()
+        print(f.readline().strip())
+        s.sendall(b'{"type":"status","id":1}\\n')
+        while True:
+            line = f.readline().strip()
+            print(line)
+            if json.loads(line)["type"] == "status":
+                break
+        """
+
     static let helloProbe = """
         import json, socket, sys
         s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])

@@ -1,5 +1,6 @@
 import Foundation
 import GestureEngine
+import GestureMetrics
 import GestureProtocol
 import GestureServer
 import Logging
@@ -64,6 +65,27 @@ final class TestDelegate: GestureServerDelegate {
         case .hold:
             break
         }
+    }
+
+    /// The daemon's part of every `status`: one panel, the counters of ``statusMetrics``.
+    static let statusConfiguration = StatusMessage.Configuration(
+        file: "/etc/gestured/gestured.yaml", loaded: 1_795_000_000,
+        reloadFailure: StatusMessage.ReloadFailure(
+            time: 1_795_000_100, error: "/etc/gestured/gestured.yaml:4:11: unknown kind 'bogus'"))
+    static let statusPanels = [
+        StatusMessage.Panel(
+            label: "event5", name: "ILITEK ILITEK-TP", grabbed: true, mirror: "/dev/input/event9",
+            widthMillimeters: 344, heightMillimeters: 194, lastTouch: 1_795_000_200.5)
+    ]
+    static let statusMetrics = MetricsSnapshot(
+        version: "0.0.0-test", startTime: 1_795_000_000, time: 1_795_000_300, framesRead: 42, touchesRead: 3,
+        gestures: [.init(recognizer: "tap", owner: "configuration", kind: "tap", state: "recognized", count: 2)],
+        transports: [.init(transport: "unix", connected: 2, accepted: 2)], configurationLoaded: 1_795_000_000,
+        panels: [.init(label: "event5", grabbed: true, lastTouch: 1_795_000_200.5)])
+
+    func status(_ request: StatusRequest) {
+        log.update { $0.calls.append("status \(request.client)") }
+        request.reply(configuration: Self.statusConfiguration, panels: Self.statusPanels, metrics: Self.statusMetrics)
     }
 
     /// How the next `define`s are answered.
