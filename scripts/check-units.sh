@@ -114,3 +114,25 @@ XDG_RUNTIME_DIR="$work/runtime" systemd-analyze --user security --offline=yes "$
     > "$work/security" 2>&1 || true
 user=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
 echo "check-units: actions units verify clean, exposure gestured-actions@.service $actions, user gestured-actions.service $user"
+
+# The textfile example (docs/FLEET.md, "node_exporter's textfile collector"): verified with the
+# daemon's socket unit it runs after; it writes one directory and opens no IP socket, so its
+# exposure may not rise above 1.0.
+mkdir -p "$work/textfile"
+sed 's#^ExecStart=/usr/bin/gestured #ExecStart=/bin/true #' examples/systemd/gestured-textfile.service \
+    > "$work/textfile/gestured-textfile.service"
+cp examples/systemd/gestured-textfile.timer "$work/textfile/"
+if ! systemd-analyze verify "$work/textfile/gestured-textfile.service" "$work/textfile/gestured-textfile.timer" \
+    "$work/gestured.socket" 2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
+    echo "check-units: systemd-analyze verify complained about examples/systemd/gestured-textfile.*:" >&2
+    cat "$work/verify.err" >&2
+    exit 1
+fi
+systemd-analyze security --offline=yes "$work/textfile/gestured-textfile.service" > "$work/security" 2>&1 || true
+textfile=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
+if [ -z "$textfile" ] || awk -v s="$textfile" 'BEGIN { exit !(s > 1.0) }'; then
+    echo "check-units: gestured-textfile.service exposure level '$textfile' (must be at most 1.0)" >&2
+    cat "$work/security" >&2
+    exit 1
+fi
+echo "check-units: textfile example verifies clean, exposure gestured-textfile.service $textfile"

@@ -4,7 +4,10 @@
 # gestured-metrics.socket does), and its HTTP API must return, per recognizer and state, exactly
 # the gestures a `gestured listen` client saw in the same run; `promtool check metrics` passes on
 # both exposition formats; `promtool check rules` on the alert rules of docs/FLEET.md, which the
-# server loads too.
+# server loads too. Then node_exporter's textfile collector: `gestured status --format prometheus
+# --output` writes the file (as the timer of docs/FLEET.md does), `promtool check metrics` passes
+# on it, and Debian's prometheus-node-exporter, reading that directory, serves every one of
+# gestured's samples in the file at its /metrics, with no textfile error.
 #
 # The recording is examples/recordings/demo.evemu behind a lead-in: one palm contact (which no
 # recognizer accepts: no gesture) and 20 s of the recording's time (10 s at --speed 2) before the
@@ -17,7 +20,7 @@ cd "$(dirname "$0")/.."
 gestured=.build/debug/gestured
 [ "${1:-}" = --gestured ] && gestured=$2
 gestured=$(realpath "$gestured")
-for tool in prometheus promtool systemd-socket-activate; do
+for tool in prometheus promtool prometheus-node-exporter systemd-socket-activate; do
     command -v "$tool" > /dev/null || { echo "test-metrics: $tool is missing (scripts/setup-debian.sh --test)" >&2; exit 1; }
 done
 work=$(mktemp -d)
@@ -46,6 +49,7 @@ wait_for() {
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 metrics_port=$(free_port)
 prometheus_port=$(free_port)
+exporter_port=$(free_port)
 
 # The recording with its lead-in (times shifted by 20 s; the palm lands and lifts at 0).
 python3 - examples/recordings/demo.evemu "$work/lead-in.evemu" <<'PY'
@@ -166,4 +170,42 @@ print("test-metrics: %d dashboard and alert queries run, naming only exposed met
 PY
     fail "a dashboard or alert query is wrong"
 echo "test-metrics: promtool check metrics passes; Prometheus read $(grep -c '^gestured_' "$work/metrics.prom") series"
+
+# The textfile collector: the file `gestured status` writes, read by node_exporter.
+mkdir "$work/textfile"
+"$gestured" status --socket "$work/g.sock" --format prometheus --output "$work/textfile/gestured.prom" \
+    2> "$work/status.log" || fail "gestured status --format prometheus --output failed: $(cat "$work/status.log")"
+[ "$(ls -A "$work/textfile")" = gestured.prom ] || fail "the textfile's directory holds more than the file: $(ls -A "$work/textfile")"
+promtool check metrics < "$work/textfile/gestured.prom" > "$work/textfile-lint.log" 2>&1 ||
+    fail "promtool check metrics (the textfile): $(cat "$work/textfile-lint.log")"
+prometheus-node-exporter --web.listen-address="127.0.0.1:$exporter_port" --collector.disable-defaults \
+    --collector.textfile --collector.textfile.directory="$work/textfile" > "$work/node-exporter.log" 2>&1 &
+pids+=($!)
+exporter_metrics() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' "http://127.0.0.1:$exporter_port/metrics"; }
+wait_for 60 "node_exporter's start" exporter_metrics
+exporter_metrics > "$work/node-exporter.prom"
+python3 - "$work/textfile/gestured.prom" "$work/node-exporter.prom" <<'PY' || fail "node_exporter does not serve the textfile's samples"
+import re, sys
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+label = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+def samples(path, prefix):
+    found = {}
+    for line in open(path):
+        m = sample.match(line.strip())
+        if m and m.group(1).startswith(prefix):
+            labels = tuple(sorted(label.findall(m.group(3) or "")))
+            found[(m.group(1), labels)] = float(m.group(4))
+    return found
+written = samples(sys.argv[1], "gestured_")
+served = samples(sys.argv[2], "gestured_")
+errors = samples(sys.argv[2], "node_textfile_scrape_error")
+if errors.get(("node_textfile_scrape_error", ())) != 0.0:
+    sys.exit("node_textfile_scrape_error is %s" % errors)
+if not written:
+    sys.exit("the textfile holds no gestured sample")
+missing = {k: v for k, v in written.items() if served.get(k) != v}
+if missing:
+    sys.exit("not served as written: %s" % sorted(missing.items())[:5])
+print("test-metrics: node_exporter serves all %d gestured samples of the textfile" % len(written))
+PY
 echo "test-metrics: passed"
