@@ -9,6 +9,7 @@ extension DeviceArena {
     mutating func abortAll(
         _ fault: DecisionReason, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
+        reports.makeUnique()
         if time > now { now = time }
         explain(.faults(fault), at: now, c, into: &events)
         for r in c.order {
@@ -59,6 +60,7 @@ extension DeviceArena {
     /// Before a client's recognizers go away: the active ones report `cancelled` (to their
     /// owner), the undecided ones simply stop.
     mutating func retire(_ removed: [Int], at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        reports.makeUnique()
         if time > now { now = time }
         for r in removed {
             explain(.fault(r, .definitionsRemoved), at: now, c, into: &events)

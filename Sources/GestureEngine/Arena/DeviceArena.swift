@@ -157,6 +157,7 @@ struct DeviceArena {
     // MARK: - Frames
 
     mutating func process(_ frame: TouchFrame, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        reports.makeUnique()
         if frame.time > now { now = frame.time }
         let time = now
         var added: UInt64 = 0
@@ -434,6 +435,7 @@ struct DeviceArena {
 
     /// Fires the earliest deadline (ties in processing order), which must be due.
     mutating func fireEarliest(_ c: CompiledSet, into events: inout [EngineEvent]) {
+        reports.makeUnique()
         var chosen = -1
         var earliest = Int64.max
         for r in c.order where deadlines[r] < earliest {

@@ -6,6 +6,13 @@
 /// empty name (their names are the clients' to choose: the set of names stays bounded by the
 /// configuration, and by ``capacity`` whatever it holds). An arena counts its own; the engine
 /// adds up its arenas and those of devices gone.
+///
+/// The running counters are a block of memory a count is one addition to, without the checks an
+/// array's store makes each time (is its buffer shared? is the index in range?): those cost more
+/// than the addition, several times a frame (a pinch and a rotate report every frame). The check
+/// that the block is not shared with a copy is made once per entry into the arena instead
+/// (``makeUnique()``), and the index is in range by construction (a recognizer of the running set,
+/// a state of five).
 struct ReportTally: Sendable {
     struct Entry: Sendable {
         var name: String
@@ -19,26 +26,35 @@ struct ReportTally: Sendable {
     /// the name `other` (a configuration has far fewer).
     static let capacity = 512
     /// Counts of the running compiled set's recognizers: `states` a recognizer, by its index.
-    private var running: [Int] = []
+    private var running = Counters(count: 0)
     /// Counts folded by name.
     private var entries: [Entry] = []
 
-    /// A report of recognizer `r` in `state`: one addition.
+    /// A report of recognizer `r` in `state`: one addition. The counters are this tally's own
+    /// (``makeUnique()`` since the arena was entered).
     @inline(__always)
-    mutating func count(_ r: Int, _ state: GestureState) {
-        running[r &* Self.states &+ state.position] &+= 1
+    func count(_ r: Int, _ state: GestureState) {
+        running.base[r &* Self.states &+ state.position] &+= 1
+    }
+
+    /// Gives this tally counters of its own if a copy of it shares them: called where the arena is
+    /// entered (a frame, a timer, an abort), before anything is counted.
+    @inline(__always)
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&running) { running = running.copy() }
     }
 
     /// Counters for the recognizers of `c`, after folding those of the set it replaces, `old`.
     mutating func start(_ c: CompiledSet, replacing old: CompiledSet?) {
         if let old { fold(old) }
-        running = Array(repeating: 0, count: c.count * Self.states)
+        running = Counters(count: c.count * Self.states)
     }
 
-    /// The running counters added to the counts by name (the recognizers of `c`), and zeroed.
+    /// The running counters added to the counts by name (the recognizers of `c`), and zeroed
+    /// (fresh counters: a copy of this tally may share the old ones).
     private mutating func fold(_ c: CompiledSet) {
         for r in 0..<min(c.count, running.count / Self.states) {
-            let counts = running[(r * Self.states)..<((r + 1) * Self.states)]
+            let counts = (0..<Self.states).map { running.base[r * Self.states + $0] }
             guard counts.contains(where: { $0 > 0 }) else { continue }
             let name: String
             switch c.owners[r] {
@@ -48,7 +64,7 @@ struct ReportTally: Sendable {
             let i = index(name, c.kinds[r])
             for (s, n) in counts.enumerated() { entries[i].counts[s] += n }
         }
-        for i in running.indices { running[i] = 0 }
+        running = Counters(count: running.count)
     }
 
     private mutating func index(_ name: String, _ kind: GestureKind) -> Int {
@@ -109,4 +125,26 @@ public struct ReportCount: Sendable, Equatable {
     public var kind: GestureKind
     public var state: GestureState
     public var count: Int
+}
+
+/// A block of counters, zeroed when made, freed with the last reference (``ReportTally``).
+/// Unchecked `Sendable`: a tally writes its block only after ``ReportTally/makeUnique()``, so a
+/// block shared between copies (of an engine, on two threads) is only read.
+final class Counters: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Int>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = UnsafeMutablePointer.allocate(capacity: max(count, 1))
+        base.initialize(repeating: 0, count: max(count, 1))
+    }
+
+    deinit { base.deallocate() }
+
+    func copy() -> Counters {
+        let copy = Counters(count: count)
+        copy.base.update(from: base, count: count)
+        return copy
+    }
 }
