@@ -55,10 +55,12 @@ public enum YAMLDropIns {
         if let removals = additions.first(where: { $0.key.scalar?.text == removeKey }) {
             try remove(removals, from: &pairs, lists: lists)
         }
+        var index = keyIndex(pairs)
         for pair in additions where pair.key.scalar?.text != removeKey {
             let key = pair.key.scalar?.text
             let list = lists.first { $0.key == key }
-            guard let at = pairs.firstIndex(where: { $0.key.scalar?.text == key }) else {
+            guard let at = key.flatMap({ index[$0] }) else {
+                if let key { index[key] = pairs.count }
                 if let list {
                     // Onto what the list is without the key: its entries are checked as any.
                     let base = list.absent ?? YAMLNode(.sequence([]), at: pair.value.mark)
@@ -80,14 +82,27 @@ public enum YAMLDropIns {
     /// A value of the drop-in onto the file's: mappings key by key, anything else replaced.
     private static func mergeMapping(_ value: YAMLNode, onto base: YAMLNode) -> YAMLNode {
         guard let additions = value.mapping, var pairs = base.mapping else { return value }
+        var index = keyIndex(pairs)
         for pair in additions {
-            if let at = pairs.firstIndex(where: { $0.key.scalar?.text == pair.key.scalar?.text }) {
+            let key = pair.key.scalar?.text
+            if let at = key.flatMap({ index[$0] }) {
                 pairs[at].value = mergeMapping(pair.value, onto: pairs[at].value)
             } else {
+                if let key { index[key] = pairs.count }
                 pairs.append(pair)
             }
         }
         return YAMLNode(.mapping(pairs), at: base.mark)
+    }
+
+    /// Where each key of a mapping is (keys are unique: the parser refuses a duplicate), so a
+    /// merge takes time in proportion to the keys, not to their product.
+    private static func keyIndex(_ pairs: [YAMLPair]) -> [String: Int] {
+        var index: [String: Int] = [:]
+        for (at, pair) in pairs.enumerated() {
+            if let key = pair.key.scalar?.text, index[key] == nil { index[key] = at }
+        }
+        return index
     }
 
     /// The drop-in's entries of each identity in place of every entry of that identity (where
