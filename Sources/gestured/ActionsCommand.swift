@@ -22,9 +22,10 @@ struct ActionsCommand: AsyncParsableCommand {
             or systemd/gestured-actions@.service), so commands run with that user's rights.
 
             Without --config it reads $XDG_CONFIG_HOME/gestured/actions.yaml (~/.config/…) when that \
-            exists, else /etc/gestured/actions.yaml. When the daemon stops or restarts it connects \
-            again (100 ms back-off doubling to 5 s). SIGHUP reads the file again (a broken file \
-            keeps the running rules and logs FILE:LINE:COLUMN); SIGTERM and SIGINT stop the running \
+            exists, else /etc/gestured/actions.yaml, with the drop-ins of FILE.d/*.yaml merged \
+            onto it (docs/ACTIONS.md, "Drop-in files"). When the daemon stops or restarts it \
+            connects again (100 ms back-off doubling to 5 s). SIGHUP reads the file and its \
+            drop-ins again (a broken one keeps the running rules and logs FILE:LINE:COLUMN); SIGTERM and SIGINT stop the running \
             commands and exit 0. `gestured check-config FILE` checks an actions file too.
 
             Examples:

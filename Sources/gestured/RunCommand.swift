@@ -10,14 +10,16 @@ struct RunCommand: ParsableCommand {
         abstract: "Run the daemon: read touchscreens, recognize gestures, serve them on the socket.",
         discussion: """
             Without --config the built-in configuration runs (`gestured config --default` prints \
-            it). Touchscreens present at start are opened; ones plugged in later are found through \
+            it); with it, the file and the drop-ins of FILE.d/*.yaml merged onto it \
+            (docs/CONFIGURATION.md, "Drop-in files"; `gestured config --effective FILE` prints \
+            them merged). Touchscreens present at start are opened; ones plugged in later are found through \
             udev (or, without udevd, through kernel events). With no touchscreen the daemon says so \
             and waits. Under systemd it reports READY once the socket is bound and the devices are \
             open, pings the watchdog, and takes its sockets from gestured.socket and, when enabled, \
             gestured-websocket.socket (LISTEN_FDS, LISTEN_FDNAMES: `unix`, `websocket`).
 
-            SIGHUP reloads the configuration file (a broken file keeps the running one and logs \
-            why); SIGTERM and SIGINT cancel active gestures, tell the clients (`error` `shutdown`), \
+            SIGHUP reloads the configuration file and its drop-ins, as they are then (a broken \
+            one keeps the running configuration and logs why, at its FILE:LINE:COLUMN); SIGTERM and SIGINT cancel active gestures, tell the clients (`error` `shutdown`), \
             and exit 0 within a second: a client that does not read its socket is closed without it.
 
             --replay plays a recording (evemu, or `libinput record`'s: its touchscreen, or the \
