@@ -35,6 +35,8 @@ final class Digest {
                 mix(UInt64(bitPattern: t.time.microseconds))
             case .explanation(let e):
                 mix(e.name); mix(UInt64(e.rule?.rawValue ?? 0)); mix(UInt64(bitPattern: e.time.microseconds))
+            case .panel(let p):
+                mix(UInt64(p.touch?.rawValue ?? 0)); mix(UInt64(bitPattern: p.time.microseconds))
             }
         }
     }

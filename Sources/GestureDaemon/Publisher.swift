@@ -97,6 +97,7 @@ extension EngineEvent {
         case .gesture(let g): g.device
         case .touch(let t): t.device
         case .explanation(let e): e.device
+        case .panel(let p): p.device
         }
     }
 }

@@ -231,4 +231,7 @@ public enum EngineEvent: Sendable, Equatable {
     /// Why a recognizer failed, waits, or was blocked or cancelled: only while
     /// ``GestureEngine/explains`` is on.
     case explanation(Explanation)
+    /// What the stage before a panel's arena did: a wake, idle, active, a stuck contact ended,
+    /// and (only while ``GestureEngine/explains`` is on) each contact it kept from everyone.
+    case panel(PanelEvent)
 }

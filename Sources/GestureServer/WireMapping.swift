@@ -46,6 +46,8 @@ public struct WireMapping {
             guard interest.takesExplanations else { return nil }
             let device = device()
             return interest.decided(.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience))
+        case .panel:
+            return nil
         }
     }
 }

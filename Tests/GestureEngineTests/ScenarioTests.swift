@@ -106,6 +106,23 @@ struct ScenarioTests {
     @Test("A finger landing after the window, before the hand moves, joins it; after, it is a new gesture")
     func lateFinger() throws { try ScenarioFiles.check("late-finger") }
 
+    // Before the arena (docs/ARBITRATION.md): wakes, stuck contacts, dead zones, idle.
+
+    @Test("Before the arena: the touch that wakes the screen, and fingers landing with it, reach nobody")
+    func panelWake() throws { try ScenarioFiles.check("panel-wake") }
+
+    @Test("Before the arena: a contact held still past the limit is ended as cancelled; a later touch there works")
+    func panelStuck() throws { try ScenarioFiles.check("panel-stuck") }
+
+    @Test("Before the arena: a contact landing in a dead zone reaches nothing; one sliding in is kept")
+    func panelDeadZone() throws { try ScenarioFiles.check("panel-dead-zone") }
+
+    @Test("Before the arena: idle after a quiet while, active at the next touch, which may be a wake")
+    func panelIdle() throws { try ScenarioFiles.check("panel-idle") }
+
+    @Test("Explained: a touch swallowed by a wake, one landing during it, one in a dead zone")
+    func explainPanel() throws { try ScenarioFiles.check("explain-panel") }
+
     // Explanations: every kind's failures name the check, the key and the numbers;
     // every rule's decisions name the rule. Word for word, as `gestured replay --explain` and
     // `subscribe` with `explain` print them.

@@ -28,6 +28,18 @@ import Testing
 ///   gestures and view events without them, one run without the views' moves the same as with
 ///   them, but the moves.
 ///
+/// With a stage before the arena (``PanelSettings``, about half the cases), against a model of
+/// it written here from docs/ARBITRATION.md ("Before the arena"), not taken from the engine:
+/// - a contact that lands in a dead zone, one that wakes the screen and one that lands while a
+///   wake's contacts are down reach nobody: no view event, no gesture lists them;
+/// - a contact that stayed within the stuck limit's distance for its time is ended then, and
+///   only then: the views get `cancelled` at that time (if they saw it) and nothing after, no
+///   gesture decided afterwards lists it but as `cancelled`;
+/// - a wake happens exactly when a touch lands with nothing else down while the screen was said
+///   to be off (or the panel is idle, with `wakeAfterIdle`); idle exactly when the panel has been
+///   without a touch for `idleAfter`, active at the next touch;
+/// - and all of the above holds for the contacts that do pass.
+///
 /// `GESTURED_VIEW_CASES=N` runs N cases (default 3 000, drawn from one fixed base seed, so every
 /// run checks the same cases, after the ``foundSeeds``); `GESTURED_VIEW_BASE_SEED=S` draws them
 /// from another base;
@@ -57,11 +69,21 @@ struct ViewStreamPropertyTests {
         var seeds = SplitMix64(seed: base)
         var failures = 0
         var touches = 0
+        var panelCases = 0
+        var stage = (ignored: 0, swallowed: 0, stuck: 0, wakes: 0, idles: 0)
         for i in 0..<(Self.foundSeeds.count + cases) {
             let seed = i < Self.foundSeeds.count ? Self.foundSeeds[i] : seeds.next()
             let c = RandomTouchCase(seed: seed)
             touches += c.contacts.count
-            guard let problem = try Self.problem(c) else { continue }
+            var fates = PanelFates()
+            let found = try Self.problem(c, &fates)
+            if c.panel.isActive { panelCases += 1 }
+            stage.ignored += fates.dropped.values.count { $0 == PanelFates.deadZone }
+            stage.swallowed += fates.dropped.values.count { $0 == PanelFates.wake }
+            stage.stuck += fates.stuck.count
+            stage.wakes += fates.wakes
+            stage.idles += fates.idles
+            guard let problem = found else { continue }
             failures += 1
             Issue.record(
                 """
@@ -72,6 +94,13 @@ struct ViewStreamPropertyTests {
         }
         // The cases must exercise what they check.
         #expect(failures > 0 || touches > cases * 3, "only \(touches) touches in \(cases) cases")
+        // And the stage before the arena must have done each of its things, many times.
+        let least = cases / 30
+        #expect(
+            failures > 0
+                || (panelCases > cases / 3 && stage.ignored > least && stage.swallowed > least && stage.stuck > least
+                    && stage.wakes > least && stage.idles > least),
+            "\(panelCases) cases with a stage: \(stage)")
     }
 
     // MARK: - Running
@@ -80,8 +109,21 @@ struct ViewStreamPropertyTests {
     /// that explaining or not reporting moves makes, where they must make none but their own
     /// events.
     static func problem(_ c: RandomTouchCase) throws -> String? {
+        var fates = PanelFates()
+        return try problem(c, &fates)
+    }
+
+    /// ``problem(_:)``, with what the stage before the arena did.
+    static func problem(_ c: RandomTouchCase, _ fates: inout PanelFates) throws -> String? {
         let log = try run(c)
-        if let problem = check(c, log) { return problem }
+        if c.panel.isActive {
+            var explaining = c
+            explaining.explains = true
+            if let problem = PanelModel.check(c, try run(explaining, keepingPanelExplanations: true), &fates) {
+                return problem
+            }
+        }
+        if let problem = check(c, log, fates) { return problem }
         if c.explains {
             var quiet = c
             quiet.explains = false
@@ -108,15 +150,21 @@ struct ViewStreamPropertyTests {
     }
 
     /// Runs the case, stepping through deadlines one at a time so each event's emission time is
-    /// known.
-    static func run(_ c: RandomTouchCase) throws -> [Emitted] {
+    /// known. Explanations are left out, and so are the stage's explanations (contacts it kept from
+    /// everyone) unless `keepingPanelExplanations`.
+    static func run(_ c: RandomTouchCase, keepingPanelExplanations: Bool = false) throws -> [Emitted] {
         var engine = try GestureEngine(configuration: c.configuration)
         engine.reportsTouchMoves = c.reportsTouchMoves
         engine.explains = c.explains
-        engine.addDevice(RandomTouchCase.device)
+        if c.panel.isActive {
+            engine.addDevice(RandomTouchCase.device, panel: c.panel, at: RandomTouchCase.origin)
+        } else {
+            engine.addDevice(RandomTouchCase.device)
+        }
         var log: [Emitted] = []
         var stepper = DeadlineStepper { at, event in
             if case .explanation = event { return }
+            if case .panel(let p) = event, p.isExplanation, !keepingPanelExplanations { return }
             log.append(Emitted(at: at, event: event))
         }
         for step in c.steps {
@@ -129,6 +177,9 @@ struct ViewStreamPropertyTests {
                 stepper.step(&engine, at: time) { $0.resync(RandomTouchCase.device.id, at: time, into: &$1) }
             case .wait(let time):
                 stepper.advance(&engine, to: time)
+            case .screen(let time, let isOn):
+                stepper.advance(&engine, to: time)
+                engine.screen(RandomTouchCase.device.id, isOn: isOn)
             }
         }
         if let left = engine.nextDeadline { throw CaseError("a timer is still set at \(c.ms(left)) after the end") }
@@ -142,8 +193,9 @@ struct ViewStreamPropertyTests {
 
     // MARK: - Checking
 
-    /// The first broken promise, if any.
-    static func check(_ c: RandomTouchCase, _ log: [Emitted]) -> String? {
+    /// The first broken promise, if any; `fates`: what the stage before the arena did to
+    /// contacts (checked against its model first).
+    static func check(_ c: RandomTouchCase, _ log: [Emitted], _ fates: PanelFates = PanelFates()) -> String? {
         var specs: [String: RecognizerSpec] = [:]
         for spec in c.configuration.recognizers { specs[spec.name] = spec }
 
@@ -178,8 +230,45 @@ struct ViewStreamPropertyTests {
 
         let resyncs = log.indices.filter { log[$0].event == nil }
 
-        for contact in c.contacts.values.sorted(by: { $0.id < $1.id }) {
+        // The stage's own: what it kept from everyone reaches no one; a stuck contact's gestures
+        // after its end are only cancels.
+        for (i, entry) in log.enumerated() {
+            switch entry.event {
+            case .touch(let view)?:
+                if let why = fates.dropped[view.touch.id] {
+                    return "touch \(view.touch.id.rawValue) (\(why)) reached the views: \(view.touch.phase)"
+                }
+                if let end = fates.stuck[view.touch.id], i > end.index,
+                    view.time > end.time || (view.time == end.time && view.touch.phase != .cancelled)
+                {
+                    return
+                        "touch \(view.touch.id.rawValue), ended as stuck at \(c.ms(end.time)), reached the views"
+                        + " \(view.touch.phase) at \(c.ms(view.time))"
+                }
+            case .gesture(let g)?:
+                for id in g.touches {
+                    if let why = fates.dropped[id] { return "\(g.name) \(g.state) lists touch \(id.rawValue) (\(why))" }
+                    // A report decided before the end may be released by it (R9: the recognizers
+                    // it required fail; R4: a held one goes out with its own time) and is then
+                    // cancelled; nothing decided after it.
+                    if let end = fates.stuck[id], i > end.index, g.state != .cancelled, g.time >= end.time {
+                        return "\(g.name) \(g.state) at \(c.ms(g.time)) lists touch \(id.rawValue), ended as stuck at \(c.ms(end.time))"
+                    }
+                }
+            default:
+                continue
+            }
+        }
+
+        for var contact in c.contacts.values.sorted(by: { $0.id < $1.id }) {
             let id = contact.id
+            if fates.dropped[id] != nil { continue }
+            if let end = fates.stuck[id] {
+                // Ended as the kernel would end it: cancelled then, with nothing after.
+                contact.moves.removeAll { $0.time > end.time }
+                contact.lifted = nil
+                contact.cancelled = min(contact.cancelled ?? end.time, end.time)
+            }
             let stream = log.enumerated().compactMap { i, entry -> (index: Int, view: ViewTouchEvent)? in
                 if case .touch(let view) = entry.event, view.touch.id == id { (i, view) } else { nil }
             }
@@ -297,6 +386,8 @@ struct ViewStreamPropertyTests {
             return "\(c.ms(v.time)) view \(v.touch.id.rawValue) \(v.touch.phase) (emitted at \(c.ms(entry.at)))"
         case .explanation?:
             return "explanation"
+        case .panel(let p)?:
+            return "\(c.ms(p.time)) panel \(p.what) (emitted at \(c.ms(entry.at)))"
         }
     }
 

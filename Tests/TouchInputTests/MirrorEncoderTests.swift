@@ -209,6 +209,70 @@ import Testing
         #expect(nextFrames.first?.touches.first?.tool == .finger)
     }
 
+    @Test(
+        "before the arena through the mirror: a wake's touches never reach it, the next tap arrives whole, a stuck contact is cancelled on it"
+    )
+    func panelStage() throws {
+        var rig = try Rig(.kiosk10)
+        // No recognizers: everything the stage lets through reaches the mirror unchanged.
+        var engine = try GestureEngine(configuration: EngineConfiguration(regions: [], recognizers: []))
+        let device = DeviceID(1)
+        let panel = PanelSettings(
+            stuckContact: StuckContactLimit(after: .milliseconds(1_000), within: Millimeters(2)), screenWake: true)
+        engine.addDevice(
+            rig.source.descriptor(id: device, label: "event1"), panel: panel, at: Timestamp(microseconds: rig.time))
+        var events: [EngineEvent] = []
+        var woken: [TouchID] = []
+        /// What the panel reported of `steps` and what a reader of the mirror saw, in order.
+        func feed(_ steps: [[SimulatedContact]]) -> (panel: [String], mirror: [String]) {
+            var panel: [String] = []
+            var views: [ViewTouchEvent] = []
+            for contacts in steps {
+                let frames = rig.panelFrames(contacts)
+                panel += frames.flatMap(\.touches).filter { $0.phase != .stationary }.map(Self.describe)
+                for frame in frames { engine.process(frame, into: &events) }
+            }
+            if let deadline = engine.nextDeadline, deadline.microseconds <= rig.time {
+                engine.advance(to: deadline, into: &events)
+            }
+            for event in events {
+                switch event {
+                case .touch(let t): views.append(t)
+                case .panel(let p): if case .woken(let id, _, _) = p.what { woken.append(id) }
+                case .gesture, .explanation: break
+                }
+            }
+            events.removeAll()
+            let mirror = rig.mirrored(views).frames.flatMap(\.touches).filter { $0.phase != .stationary }
+            return (panel, mirror.map(Self.describe))
+        }
+        let a = SurfacePoint(x: 0.4, y: 0.5)
+        let b = SurfacePoint(x: 0.6, y: 0.5)
+
+        engine.screen(device, isOn: false)
+        let wake = feed([
+            [SimulatedContact(id: 1, position: a)],
+            [SimulatedContact(id: 1, position: a), SimulatedContact(id: 2, position: b)],  // lands with it
+            [SimulatedContact(id: 2, position: b)], [],
+        ])
+        #expect(wake.panel.count == 4)
+        #expect(wake.mirror.isEmpty, "\(wake.mirror)")
+        #expect(woken.count == 1)
+
+        let tap = feed([[SimulatedContact(id: 3, position: a)], [SimulatedContact(id: 3, position: a)], []])
+        #expect(tap.mirror == tap.panel && tap.mirror.count == 2, "\(tap.mirror)")
+
+        // Held still: the panel reports nothing more, and after a second the mirror gets a cancel.
+        let held = feed([[SimulatedContact(id: 4, position: b)]])
+        #expect(held.mirror == held.panel)
+        rig.time += 1_000_000
+        let stuck = feed([])
+        #expect(stuck.mirror.count == 1 && stuck.mirror.first?.hasPrefix("cancelled") == true, "\(stuck.mirror)")
+        let lifted = feed([[]])
+        #expect(lifted.panel.count == 1 && lifted.mirror.isEmpty, "\(lifted)")
+        #expect(engine.panelCounts == PanelCounts(swallowed: 2, ignored: 0, ended: 1))
+    }
+
     @Test("events of one time make one frame; a touch that begins and ends in one report gets two")
     func framing() throws {
         var rig = try Rig(.kiosk10)

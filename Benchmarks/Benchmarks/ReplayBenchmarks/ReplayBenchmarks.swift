@@ -102,6 +102,7 @@ struct EngineReplay {
                 case .gesture(let g): tally!["\(g.name) \(g.state.rawValue)", default: 0] += 1
                 case .touch: tally!["(touch)", default: 0] += 1
                 case .explanation: tally!["(explanation)", default: 0] += 1
+                case .panel: tally!["(panel)", default: 0] += 1
                 }
             }
         }

@@ -7,6 +7,11 @@ import TestSupport
 /// every kind and every flag and relation, and random multi-touch input on one panel — landings,
 /// moves, lifts, 1–5 fingers at once, pauses long enough for timers, now and then a cancelled
 /// touch (a palm) or lost events. Everything follows from the seed.
+///
+/// About half the cases also put a stage before the arena (``PanelSettings``): dead zones, a
+/// stuck-contact limit, idle with or without a wake, and the screen going off now and then. They
+/// are drawn from a generator of their own, so the other half are exactly the cases they were
+/// before the stage existed.
 struct RandomTouchCase {
     enum Step {
         case frame(TouchFrame)
@@ -14,6 +19,9 @@ struct RandomTouchCase {
         case resync(Timestamp)
         /// Time passes to here; every timer up to it fires.
         case wait(Timestamp)
+        /// The caller read the screen's state (``GestureEngine/screen(_:isOn:)``), before the
+        /// frame at that time.
+        case screen(Timestamp, isOn: Bool)
     }
 
     /// What the input did to one touch: the truth the views' stream is checked against.
@@ -41,6 +49,8 @@ struct RandomTouchCase {
     var configuration = EngineConfiguration()
     var reportsTouchMoves = true
     var explains = false
+    /// The stage before the arena; inactive in about half the cases.
+    var panel = PanelSettings()
     var steps: [Step] = []
     var contacts: [TouchID: Contact] = [:]
     /// The input as text, for a failure message.
@@ -52,7 +62,38 @@ struct RandomTouchCase {
         reportsTouchMoves = rng.chance(0.8)
         explains = rng.chance(0.2)
         configuration = Self.configuration(&rng)
-        makeInput(&rng)
+        var panelRNG = SplitMix64(seed: seed ^ Self.panelSalt)
+        if panelRNG.chance(0.5) { panel = Self.panel(&panelRNG) }
+        makeInput(&rng, &panelRNG)
+    }
+
+    static let panelSalt: UInt64 = 0x7061_6e65_6c5f_6761
+
+    // MARK: - The stage before the arena
+
+    static func panel(_ rng: inout SplitMix64) -> PanelSettings {
+        var panel = PanelSettings()
+        for _ in 0..<Int.random(in: 0...2, using: &rng) {
+            let width = Double.random(in: 0.05...0.4, using: &rng)
+            let height = Double.random(in: 0.05...0.4, using: &rng)
+            panel.deadZones.append(
+                SurfaceRect(
+                    x: Double.random(in: 0...(1 - width), using: &rng),
+                    y: Double.random(in: 0...(1 - height), using: &rng), width: width, height: height))
+        }
+        if rng.chance(0.6) {
+            panel.stuckContact = StuckContactLimit(
+                after: .milliseconds(Int64.random(in: 100...1_500, using: &rng)),
+                within: Millimeters(Double.random(in: 0.3...3, using: &rng)))
+        }
+        if rng.chance(0.5) {
+            panel.idleAfter = .milliseconds(Int64.random(in: 50...2_000, using: &rng))
+            panel.wakeAfterIdle = rng.chance(0.5)
+        }
+        panel.screenWake = rng.chance(0.5)
+        // At least something, so the half with a stage has one.
+        if !panel.isActive { panel.screenWake = true }
+        return panel
     }
 
     // MARK: - Configuration
@@ -161,7 +202,7 @@ struct RandomTouchCase {
         var angle = 0.0
     }
 
-    private mutating func makeInput(_ rng: inout SplitMix64) {
+    private mutating func makeInput(_ rng: inout SplitMix64, _ panelRNG: inout SplitMix64) {
         let size = Self.device.geometry.measuringSize
         let (width, height) = (size.width.value, size.height.value)
         let mostAtOnce = Int.random(in: 1...5, using: &rng)
@@ -220,6 +261,15 @@ struct RandomTouchCase {
             if !fingers.isEmpty && rng.chance(0.01) {
                 steps.append(.resync(time))
                 script.append("\(ms(time)) resync")
+            }
+            if panel.screenWake {
+                // Off mostly while nothing is down, as the daemon reads it; now and then on again.
+                let roll = Double.random(in: 0..<1, using: &panelRNG)
+                if roll < (fingers.isEmpty ? 0.2 : 0.03) || roll > 0.97 {
+                    let isOn = roll > 0.97
+                    steps.append(.screen(time, isOn: isOn))
+                    script.append("\(ms(time)) screen \(isOn ? "on" : "off")")
+                }
             }
 
             var touches: [Touch] = []

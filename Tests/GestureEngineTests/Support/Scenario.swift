@@ -9,6 +9,8 @@ struct Scenario {
     struct Device {
         var label: String
         var descriptor: DeviceDescriptor
+        /// The stage before its arena (`panel` in the header).
+        var panel = PanelSettings()
     }
 
     enum Step {
@@ -21,6 +23,8 @@ struct Scenario {
         case define(Owner, regions: [RegionSpec], recognizers: [RecognizerSpec], at: Timestamp)
         case undefine(Owner, at: Timestamp)
         case clients(Int)
+        /// What the caller read of a panel's screen (`screen on|off`).
+        case screen(DeviceID, isOn: Bool)
     }
 
     struct ParseError: Error, CustomStringConvertible {
@@ -125,7 +129,7 @@ extension Scenario.Parser {
         var words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         // Directives of the header.
         switch words[0] {
-        case "config", "recognizer", "region", "policy", "device", "rate", "jitter", "seed", "show":
+        case "config", "recognizer", "region", "policy", "device", "panel", "rate", "jitter", "seed", "show":
             guard !stepsStarted else { throw fail("'\(words[0])' belongs in the header, before the first step") }
             try parseDirective(words, text)
             return
@@ -184,6 +188,12 @@ extension Scenario.Parser {
         case "clients":
             guard words.count == 2, let n = Int(words[1]) else { throw fail("expected 'clients <count>'") }
             scenario.steps.append(.clients(n))
+        case "screen":
+            guard words.count == 2 || (words.count == 4 && words[2] == "on"), ["on", "off"].contains(words[1]),
+                let device = words.count == 4
+                    ? scenario.devices.first(where: { $0.label == words[3] }) : scenario.devices.first
+            else { throw fail("expected 'screen on|off [on <device>]'") }
+            scenario.steps.append(.screen(device.descriptor.id, isOn: words[1] == "on"))
         default:
             try parseActions(words.joined(separator: " ").split(separator: ";").map(String.init))
         }
@@ -235,6 +245,9 @@ extension Scenario.Parser {
                 i += 1
             }
             addDevice(label: words[1], geometry: geometry, name: name)
+        case "panel":
+            if scenario.devices.isEmpty { addDefaultDevice() }
+            try parsePanel(words.dropFirst(), into: &scenario.devices[scenario.devices.count - 1].panel)
         case "rate":
             guard let hz = Double(rest.replacingOccurrences(of: "Hz", with: "")), hz > 0 else {
                 throw fail("expected 'rate <n>Hz'")
@@ -256,6 +269,35 @@ extension Scenario.Parser {
                 case "explanations": scenario.showExplanations = true
                 default: throw fail("expected 'show touches', 'show changes' and/or 'show explanations'")
                 }
+            }
+        }
+    }
+
+    /// `panel ignore=<x>,<y>,<w>,<h>… stuck=<after>/<within>mm idle=<duration> wake-after-idle
+    /// screen-wake`: the stage before the last device's arena.
+    func parsePanel(_ words: ArraySlice<String>, into panel: inout PanelSettings) throws {
+        for word in words {
+            let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
+            switch (parts[0], parts.count) {
+            case ("ignore", 2):
+                let v = parts[1].split(separator: ",").compactMap { Double($0) }
+                guard v.count == 4 else { throw fail("expected 'ignore=<x>,<y>,<width>,<height>'") }
+                panel.deadZones.append(SurfaceRect(x: v[0], y: v[1], width: v[2], height: v[3]))
+            case ("stuck", 2):
+                let limit = parts[1].split(separator: "/").map(String.init)
+                guard limit.count == 2, let after = parseDuration(limit[0]), limit[1].hasSuffix("mm"),
+                    let within = Double(limit[1].dropLast(2))
+                else { throw fail("expected 'stuck=<duration>/<n>mm'") }
+                panel.stuckContact = StuckContactLimit(after: after, within: Millimeters(within))
+            case ("idle", 2):
+                guard let after = parseDuration(parts[1]) else { throw fail("expected 'idle=<duration>'") }
+                panel.idleAfter = after
+            case ("wake-after-idle", 1):
+                panel.wakeAfterIdle = true
+            case ("screen-wake", 1):
+                panel.screenWake = true
+            default:
+                throw fail("unknown panel setting '\(word)' (ignore=, stuck=, idle=, wake-after-idle, screen-wake)")
             }
         }
     }

@@ -37,7 +37,7 @@ enum ScenarioRunner {
         var engine = try GestureEngine(configuration: scenario.configuration)
         engine.explains = explains
         engine.reportsTouchMoves = reportsTouchMoves
-        for device in scenario.devices { engine.addDevice(device.descriptor) }
+        for device in scenario.devices { add(device.descriptor, scenario, to: &engine) }
         var log: [Emitted] = []
         var stepper = DeadlineStepper { at, event in log.append(Emitted(at: at, event: event)) }
 
@@ -48,7 +48,7 @@ enum ScenarioRunner {
             case .wait(let time):
                 stepper.advance(&engine, to: time)
             case .addDevice(let descriptor):
-                engine.addDevice(descriptor)
+                add(descriptor, scenario, to: &engine)
             case .removeDevice(let id, let time):
                 stepper.step(&engine, at: time) { $0.removeDevice(id, at: time, into: &$1) }
             case .resync(let id, let time):
@@ -83,10 +83,18 @@ enum ScenarioRunner {
                 stepper.step(&engine, at: time) { $0.removeDefinitions(of: owner, at: time, into: &$1) }
             case .clients(let n):
                 engine.connectedClients = n
+            case .screen(let device, let isOn):
+                engine.screen(device, isOn: isOn)
             }
         }
         finished(engine)
         return log
+    }
+
+    /// A device with its panel settings, which it has from script time 0.
+    private static func add(_ descriptor: DeviceDescriptor, _ scenario: Scenario, to engine: inout GestureEngine) {
+        let panel = scenario.devices.first { $0.descriptor.id == descriptor.id }?.panel ?? PanelSettings()
+        engine.addDevice(descriptor, panel: panel, at: Scenario.origin)
     }
 
     static func label(_ owner: Owner) -> String {
@@ -124,6 +132,7 @@ struct EventFormatter {
             guard let event = entry.event else { continue }
             if case .touch = event, !scenario.showTouches { continue }
             if case .explanation = event, !scenario.showExplanations { continue }
+            if case .panel(let p) = event, p.isExplanation, !scenario.showExplanations { continue }
             if let k = keys[i] {
                 let count = (run[k] ?? 0) + 1
                 if let next = nextOfKey[i], keys[next] == k {
@@ -153,7 +162,7 @@ struct EventFormatter {
         switch event {
         case .gesture(let g): "g \(g.device.rawValue) \(ScenarioRunner.label(g.owner)) \(g.name)"
         case .touch(let t): "t \(t.device.rawValue) \(t.touch.id.rawValue)"
-        case .explanation, nil: nil
+        case .explanation, .panel, nil: nil
         }
     }
 
@@ -213,6 +222,27 @@ struct EventFormatter {
             parts.append(ExplainMessage(e, deviceLabel: label).text)
             if e.audience != .configuration { parts.append("to=\(ScenarioRunner.label(e.audience))") }
             if scenario.devices.count > 1 { parts.append("device=\(label)") }
+        case .panel(let e):
+            time = e.time
+            parts.append(ms(e.time))
+            switch e.what {
+            case .woken(let id, let p, let cause):
+                parts += ["woken", String(id.rawValue), "at=\(point(p))", "cause=\(cause.rawValue)"]
+            case .idle(let after):
+                parts += ["idle", "after=\(ms(Scenario.origin + after))"]
+            case .active(let id):
+                parts += ["active", String(id.rawValue)]
+            case .stuckEnded(let id, let p, let still, let repeats):
+                parts += [
+                    "stuck", String(id.rawValue), "at=\(point(p))", "still=\(ms(Scenario.origin + still))",
+                    "repeats=\(repeats)",
+                ]
+            case .swallowed(let id, let p, let cause):
+                parts += ["swallowed", String(id.rawValue), "at=\(point(p))"] + (cause.map { ["cause=\($0.rawValue)"] } ?? [])
+            case .ignored(let id, let p, let zone):
+                parts += ["ignored", String(id.rawValue), "at=\(point(p))", "zone=\(zone)"]
+            }
+            if scenario.devices.count > 1 { parts.append("device=\(scenario.deviceLabels[e.device] ?? "?")") }
         }
         if time != at { parts.append("(emitted at \(ms(at)))") }
         return parts.joined(separator: " ")

@@ -1,0 +1,115 @@
+import Testing
+
+@testable import GestureEngine
+
+/// The stage before the arena (docs/ARBITRATION.md, "Before the arena") through the engine's API,
+/// beside its scenario files (`panel-*.scenario`) and the random streams of
+/// ViewStreamPropertyTests.
+@Suite("Before the arena")
+struct ContactGateTests {
+    static let device = DeviceDescriptor(
+        id: DeviceID(1), label: "panel", name: "panel",
+        geometry: SurfaceGeometry(physicalSize: PhysicalSize(width: Millimeters(344), height: Millimeters(194))))
+    static let origin = Timestamp(microseconds: 1_000_000_000)
+
+    static func at(_ ms: Int64) -> Timestamp { origin + .milliseconds(ms) }
+
+    static func touch(_ id: UInt32, _ phase: TouchPhase, _ x: Double, _ y: Double) -> Touch {
+        Touch(id: TouchID(id), phase: phase, position: SurfacePoint(x: x, y: y))
+    }
+
+    @Test(
+        "a stuck contact ended leaves no recognizer waiting: while the panel still reports it, a two-finger tap and a tap work"
+    )
+    func stuckLeavesNothingWaiting() throws {
+        var engine = try GestureEngine(configuration: .default)
+        engine.explains = true
+        let panel = PanelSettings(stuckContact: StuckContactLimit(after: .milliseconds(2_000), within: Millimeters(2)))
+        engine.addDevice(Self.device, panel: panel, at: Self.origin)
+        var events: [EngineEvent] = []
+        var log: [EngineEvent] = []
+        func step(_ time: Timestamp, _ touches: [Touch]) {
+            while let deadline = engine.nextDeadline, deadline < time {
+                engine.advance(to: deadline, into: &events)
+            }
+            engine.process(TouchFrame(device: Self.device.id, time: time, touches: touches), into: &events)
+            log += events
+            events.removeAll()
+        }
+        let ghost = Self.touch(1, .began, 0.9, 0.9)
+        step(Self.at(0), [ghost])
+        var still = ghost
+        still.phase = .stationary
+        // The long press begins at 500 ms and is still going when the ghost is ended at 2 s.
+        step(Self.at(2_500), [still])
+        let ended = log.firstIndex {
+            if case .panel(let p) = $0, case .stuckEnded(TouchID(1), _, _, _) = p.what { true } else { false }
+        }
+        let end = try #require(ended, "the ghost was not ended")
+        let afterEnd = log[end...]
+        #expect(
+            afterEnd.contains {
+                if case .gesture(let g) = $0 { g.name == "long-press" && g.state == .cancelled } else { false }
+            })
+        // The one recognizer still going on the ghost stops then (R9; the others failed when the
+        // long press began, R5): none waits, as the taps below show.
+        let stopped = afterEnd.compactMap { event -> String? in
+            guard case .explanation(let e) = event, e.time == Self.at(2_000), case .fault(.touchCancelled) = e.decision
+            else { return nil }
+            return e.name
+        }
+        #expect(stopped == ["long-press"], "\(stopped)")
+        #expect(engine.nextDeadline == nil)
+
+        // The panel goes on reporting the ghost; two fingers tap elsewhere, then one.
+        log.removeAll()
+        step(Self.at(3_000), [still, Self.touch(2, .began, 0.3, 0.4), Self.touch(3, .began, 0.4, 0.4)])
+        step(Self.at(3_080), [still, Self.touch(2, .ended, 0.3, 0.4), Self.touch(3, .ended, 0.4, 0.4)])
+        step(Self.at(3_600), [still, Self.touch(4, .began, 0.5, 0.5)])
+        step(Self.at(3_680), [still, Self.touch(4, .ended, 0.5, 0.5)])
+        step(Self.at(5_000), [still])
+        let gestures = log.compactMap { if case .gesture(let g) = $0 { "\(g.name) \(g.state)" } else { nil } }
+        #expect(gestures == ["two-finger-tap recognized", "tap recognized"])
+        // Nothing of the ghost reaches anyone after its end, its lift included.
+        step(Self.at(5_100), [Self.touch(1, .ended, 0.9, 0.9)])
+        #expect(
+            !log.contains {
+                if case .touch(let t) = $0 { t.touch.id == TouchID(1) } else { false }
+            })
+        #expect(engine.panelCounts.ended == 1)
+    }
+
+    @Test("the stage's deadlines are the engine's: idle comes through nextDeadline and advance, with no frame")
+    func idleThroughNextDeadline() throws {
+        var engine = try GestureEngine(configuration: EngineConfiguration(regions: [], recognizers: []))
+        engine.addDevice(Self.device, panel: PanelSettings(idleAfter: .milliseconds(300)), at: Self.origin)
+        #expect(engine.nextDeadline == Self.at(300))
+        var events: [EngineEvent] = []
+        engine.advance(to: Self.at(300), into: &events)
+        #expect(events == [.panel(PanelEvent(device: Self.device.id, time: Self.at(300), what: .idle(after: .milliseconds(300))))])
+        #expect(engine.nextDeadline == nil)
+        events.removeAll()
+        engine.process(
+            TouchFrame(device: Self.device.id, time: Self.at(1_000), touches: [Self.touch(1, .began, 0.5, 0.5)]),
+            into: &events)
+        #expect(events.first == .panel(PanelEvent(device: Self.device.id, time: Self.at(1_000), what: .active(TouchID(1)))))
+        #expect(engine.nextDeadline == nil, "not idle while a finger is down")
+        engine.process(
+            TouchFrame(device: Self.device.id, time: Self.at(1_050), touches: [Self.touch(1, .ended, 0.5, 0.5)]),
+            into: &events)
+        #expect(engine.nextDeadline == Self.at(1_350))
+    }
+
+    @Test("a panel with nothing configured has no stage: no deadline, its frames as before")
+    func nothingConfigured() throws {
+        var engine = try GestureEngine(configuration: .default)
+        engine.addDevice(Self.device, panel: PanelSettings(), at: Self.origin)
+        engine.screen(Self.device.id, isOn: false)  // no stage: nothing to wake
+        var events: [EngineEvent] = []
+        engine.process(
+            TouchFrame(device: Self.device.id, time: Self.at(0), touches: [Self.touch(1, .began, 0.5, 0.5)]),
+            into: &events)
+        #expect(events.contains { if case .touch(let t) = $0 { t.touch.phase == .began } else { false } })
+        #expect(!events.contains { if case .panel = $0 { true } else { false } })
+    }
+}
