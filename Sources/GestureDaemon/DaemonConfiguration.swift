@@ -19,12 +19,15 @@ public struct DaemonConfiguration: Hashable, Sendable {
     /// What clients' own recognizers may do to these (docs/ARBITRATION.md).
     public var clients: ClientPolicy
     public var logLevel: LogLevel
+    /// The top-level `idle-after-ms`, `wake-after-idle` and `stuck-contact`: every panel's,
+    /// unless its `devices` entry gives its own.
+    public var panels: PanelDefaults
 
     public init(
         socket: SocketConfiguration = SocketConfiguration(), websocket: WebSocketConfiguration? = nil,
         devices: [DeviceConfiguration] = [],
         regions: [RegionSpec] = [], recognizers: [RecognizerSpec]? = nil, clients: ClientPolicy = ClientPolicy(),
-        logLevel: LogLevel = .info
+        logLevel: LogLevel = .info, panels: PanelDefaults = PanelDefaults()
     ) {
         self.socket = socket
         self.websocket = websocket
@@ -33,6 +36,7 @@ public struct DaemonConfiguration: Hashable, Sendable {
         self.recognizers = recognizers
         self.clients = clients
         self.logLevel = logLevel
+        self.panels = panels
     }
 
     /// What the engine runs: the file's regions, and its recognizers or the built-in set.
@@ -45,6 +49,22 @@ public struct DaemonConfiguration: Hashable, Sendable {
     /// --default` prints (every setting spelled out, so it is a complete starting point).
     public static var builtIn: DaemonConfiguration {
         DaemonConfiguration(recognizers: EngineConfiguration.default.recognizers)
+    }
+}
+
+/// What every panel gets unless its `devices` entry says otherwise (docs/CONFIGURATION.md, "A
+/// kiosk's day").
+public struct PanelDefaults: Hashable, Sendable {
+    /// Milliseconds without a touch before a panel is idle; nil: never.
+    public var idleAfterMS: Int?
+    /// The first touch on an idle panel is a wake (it reaches nobody).
+    public var wakeAfterIdle: Bool
+    public var stuckContact: StuckContactLimit?
+
+    public init(idleAfterMS: Int? = nil, wakeAfterIdle: Bool = false, stuckContact: StuckContactLimit? = nil) {
+        self.idleAfterMS = idleAfterMS
+        self.wakeAfterIdle = wakeAfterIdle
+        self.stuckContact = stuckContact
     }
 }
 
@@ -133,11 +153,23 @@ public struct DeviceConfiguration: Hashable, Sendable {
     /// Take a device the classifier would skip as an absolute pointer (resistive panels in
     /// mouse emulation that send BTN_LEFT instead of BTN_TOUCH).
     public var forceTouchscreen: Bool
+    /// Dead zones (surface coordinates): a contact landing in one reaches nothing.
+    public var ignore: [SurfaceRect]
+    /// Ends contacts held still this long (nil: the top level's, if any).
+    public var stuckContact: StuckContactLimit?
+    /// Milliseconds without a touch before the panel is idle (nil: the top level's, if any).
+    public var idleAfterMS: Int?
+    /// The first touch on the idle panel is a wake (nil: the top level's).
+    public var wakeAfterIdle: Bool?
+    /// Where the kernel says whether the panel's screen is on: a touch landing while it is off
+    /// wakes it and reaches nobody.
+    public var screen: ScreenStateFile?
 
     public init(
         match: DeviceMatchSpec = DeviceMatchSpec(), enabled: Bool = true, rotation: Rotation = .none,
         size: PhysicalSize? = nil, calibration: CalibrationMatrix? = nil, passthrough: Bool = false,
-        forceTouchscreen: Bool = false
+        forceTouchscreen: Bool = false, ignore: [SurfaceRect] = [], stuckContact: StuckContactLimit? = nil,
+        idleAfterMS: Int? = nil, wakeAfterIdle: Bool? = nil, screen: ScreenStateFile? = nil
     ) {
         self.match = match
         self.enabled = enabled
@@ -146,6 +178,11 @@ public struct DeviceConfiguration: Hashable, Sendable {
         self.calibration = calibration
         self.passthrough = passthrough
         self.forceTouchscreen = forceTouchscreen
+        self.ignore = ignore
+        self.stuckContact = stuckContact
+        self.idleAfterMS = idleAfterMS
+        self.wakeAfterIdle = wakeAfterIdle
+        self.screen = screen
     }
 }
 

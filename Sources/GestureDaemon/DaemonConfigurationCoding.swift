@@ -10,6 +10,9 @@ extension DaemonConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socket, websocket, devices, regions, recognizers, clients
         case logLevel = "log-level"
+        case idleAfterMS = "idle-after-ms"
+        case wakeAfterIdle = "wake-after-idle"
+        case stuckContact = "stuck-contact"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -38,6 +41,22 @@ extension DaemonConfiguration: Codable {
         recognizers = try c.decodeIfPresent([RecognizerSpec].self, forKey: .recognizers)
         clients = try c.decode(.clients, default: ClientPolicy())
         logLevel = try c.decode(.logLevel, default: .info)
+        panels = PanelDefaults(
+            idleAfterMS: try DeviceConfiguration.decodeIdleAfter(c, .idleAfterMS),
+            wakeAfterIdle: try c.decode(.wakeAfterIdle, default: false),
+            stuckContact: try c.decodeIfPresent(StuckContactLimit.self, forKey: .stuckContact))
+        if panels.wakeAfterIdle && panels.idleAfterMS == nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: .wakeAfterIdle, in: c, debugDescription: DeviceConfiguration.wakeNeedsIdle)
+        }
+        for (i, entry) in devices.enumerated()
+        where entry.wakeAfterIdle == true && entry.idleAfterMS == nil && panels.idleAfterMS == nil {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath + [
+                        CodingKeys.devices, PathIndex(intValue: i), DeviceConfiguration.CodingKeys.wakeAfterIdle,
+                    ], debugDescription: DeviceConfiguration.wakeNeedsIdle))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -49,6 +68,82 @@ extension DaemonConfiguration: Codable {
         try c.encode(regions, forKey: .regions)
         try c.encodeIfPresent(recognizers, for: .recognizers)
         try c.encode(clients, forKey: .clients)
+        try c.encodeIfPresent(panels.idleAfterMS, for: .idleAfterMS)
+        if panels.wakeAfterIdle { try c.encode(true, forKey: .wakeAfterIdle) }
+        try c.encodeIfPresent(panels.stuckContact, for: .stuckContact)
+    }
+}
+
+/// A list index in a coding path (for an error found after the list was decoded).
+private struct PathIndex: CodingKey {
+    var intValue: Int?
+    var stringValue: String { "\(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
+}
+
+extension StuckContactLimit: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case afterMS = "after-ms"
+        case withinMM = "within-mm"
+    }
+
+    public static let defaultWithin = Millimeters(3)
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'stuck-contact'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard c.contains(.afterMS) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.afterMS,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "'stuck-contact' needs 'after-ms': how long a contact stays still before it is ended"))
+        }
+        let after = try c.decode(.afterMS, default: 0, expect: "milliseconds from 1000 to 86400000") {
+            (1000...86_400_000).contains($0)
+        }
+        let within = try c.decode(.withinMM, default: Self.defaultWithin.value, expect: "millimetres from 0.1 to 100") {
+            (0.1...100).contains($0)
+        }
+        self.init(after: .milliseconds(Int64(after)), within: Millimeters(within))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(after.microseconds / 1000, forKey: .afterMS)
+        try c.encode(within.value, forKey: .withinMM)
+    }
+}
+
+extension ScreenStateFile: Codable {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static let expected = "one of 'dpms', 'bl-power' or 'brightness' with the absolute path of the file"
+
+    public init(from decoder: any Decoder) throws {
+        let kinds = Kind.allCases.map(\.rawValue)
+        try decoder.rejectUnknownKeys(allowed: Set(kinds), in: "'screen'")
+        let c = try decoder.container(keyedBy: Key.self)
+        let given = c.allKeys.compactMap { Kind(rawValue: $0.stringValue) }
+        guard given.count == 1, let kind = given.first else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "'screen' needs \(Self.expected)"))
+        }
+        let key = Key(stringValue: kind.rawValue)
+        let path = try c.decode(key, default: "", expect: "an absolute path") { $0.hasPrefix("/") }
+        self.init(kind: kind, path: path)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(path, forKey: Key(stringValue: kind.rawValue))
     }
 }
 
@@ -177,9 +272,24 @@ extension WebSocketConfiguration: Codable {
 
 extension DeviceConfiguration: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case match, enabled, rotation, calibration, passthrough
+        case match, enabled, rotation, calibration, passthrough, ignore, screen
         case size = "size-mm"
         case forceTouchscreen = "force-touchscreen"
+        case stuckContact = "stuck-contact"
+        case idleAfterMS = "idle-after-ms"
+        case wakeAfterIdle = "wake-after-idle"
+    }
+
+    static let wakeNeedsIdle = "'wake-after-idle' needs 'idle-after-ms' (here or at the top level): when the panel is idle"
+    /// Dead zones on one panel at most (each is checked at every landing).
+    static let mostDeadZones = 16
+
+    /// `idle-after-ms` at `key`, checked.
+    static func decodeIdleAfter<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Int? {
+        guard c.contains(key) else { return nil }
+        return try c.decode(key, default: 0, expect: "milliseconds from 100 to 604800000 (a week)") {
+            (100...604_800_000).contains($0)
+        }
     }
 
     enum SizeKeys: String, CodingKey, CaseIterable { case width, height }
@@ -215,6 +325,13 @@ extension DeviceConfiguration: Codable {
         }
         passthrough = try c.decode(.passthrough, default: passthrough)
         forceTouchscreen = try c.decode(.forceTouchscreen, default: forceTouchscreen)
+        ignore = try c.decode(.ignore, default: [], expect: "a list of at most \(Self.mostDeadZones) rectangles") {
+            $0.count <= Self.mostDeadZones
+        }
+        stuckContact = try c.decodeIfPresent(StuckContactLimit.self, forKey: .stuckContact)
+        idleAfterMS = try Self.decodeIdleAfter(c, .idleAfterMS)
+        wakeAfterIdle = try c.decodeIfPresent(Bool.self, forKey: .wakeAfterIdle)
+        screen = try c.decodeIfPresent(ScreenStateFile.self, forKey: .screen)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -230,6 +347,11 @@ extension DeviceConfiguration: Codable {
         try c.encodeIfPresent(calibration?.values, for: .calibration)
         try c.encode(passthrough, forKey: .passthrough)
         try c.encode(forceTouchscreen, forKey: .forceTouchscreen)
+        if !ignore.isEmpty { try c.encode(ignore, forKey: .ignore) }
+        try c.encodeIfPresent(stuckContact, for: .stuckContact)
+        try c.encodeIfPresent(idleAfterMS, for: .idleAfterMS)
+        try c.encodeIfPresent(wakeAfterIdle, for: .wakeAfterIdle)
+        try c.encodeIfPresent(screen, for: .screen)
     }
 }
 

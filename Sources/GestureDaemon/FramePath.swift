@@ -25,6 +25,10 @@ final class FramePath {
     private let latestInterest: ((UInt64) -> Interest?)?
     /// What `hello` lists, as last published.
     private var publishedRecognizers: [RecognizerSummary]?
+    /// The screens of the panels with `screen`, read at a landing after a quiet moment.
+    private var screens: [ScreenWatch] = []
+    /// The labels of the panels with a stage before their arena, whose events are logged.
+    private var panelLabels: [(id: DeviceID, label: String)] = []
     let logger: Logger
     /// What it counts for the metrics (``InputCounters``).
     private(set) var counters = InputCounters()
@@ -72,12 +76,40 @@ final class FramePath {
 
     /// Runs `frames` through the engine and empties the buffer.
     func process(_ frames: inout TouchFrameBuffer) {
-        for frame in frames {
-            count(frame)
-            engine.process(frame, into: &events)
+        if screens.isEmpty {
+            for frame in frames {
+                count(frame)
+                engine.process(frame, into: &events)
+            }
+        } else {
+            for frame in frames {
+                count(frame)
+                watchScreen(frame)
+                engine.process(frame, into: &events)
+            }
         }
         frames.removeAll()
         publishEvents()
+    }
+
+    /// Reads the panel's screen when a touch lands after a quiet moment, and tells the engine.
+    private func watchScreen(_ frame: TouchFrame) {
+        guard let i = screens.firstIndex(where: { $0.device == frame.device }) else { return }
+        guard let reading = screens[i].landing(frame) else { return }
+        switch reading {
+        case .on, .off:
+            if screens[i].warned {
+                screens[i].warned = false
+                logger.notice("the screen's state can be read again", metadata: ["screen": "\(screens[i].file)"])
+            }
+            engine.screen(frame.device, isOn: reading == .on)
+        case .unknown(let why):
+            // Taken as on: an unreadable file never keeps a touch from anyone.
+            engine.screen(frame.device, isOn: true)
+            guard !screens[i].warned else { return }
+            screens[i].warned = true
+            logger.warning("cannot tell whether the screen is on; taking it as on: \(why)")
+        }
     }
 
     /// Runs one frame through the engine (publish with ``advance(to:)`` or ``publishEvents()``).
@@ -112,9 +144,16 @@ final class FramePath {
 
     // MARK: Devices
 
-    /// A device the engine now knows: later events name it, readers get `device` `added`.
-    func addDevice(_ descriptor: DeviceDescriptor, model: TouchscreenModel, vendor: UInt16?, product: UInt16?) {
-        engine.addDevice(descriptor)
+    /// A device the engine now knows: later events name it, readers get `device` `added`. `panel`:
+    /// its stage before the arena, from `time` (nil: its first frame); `screen`: where its screen's
+    /// state is read (live panels only).
+    func addDevice(
+        _ descriptor: DeviceDescriptor, model: TouchscreenModel, vendor: UInt16?, product: UInt16?,
+        panel: PanelSettings = PanelSettings(), screen: ScreenStateFile? = nil, at time: Timestamp? = nil
+    ) {
+        engine.addDevice(descriptor, panel: panel, at: time)
+        if panel.isActive { panelLabels.append((descriptor.id, descriptor.label)) }
+        if let screen { screens.append(ScreenWatch(device: descriptor.id, file: screen)) }
         publisher.deviceAdded(descriptor, model: model, vendor: vendor, product: product)
     }
 
@@ -124,6 +163,8 @@ final class FramePath {
     ) {
         engine.removeDevice(descriptor.id, at: time, into: &events)
         publishEvents()
+        screens.removeAll { $0.device == descriptor.id }
+        panelLabels.removeAll { $0.id == descriptor.id }
         passthrough.detach(descriptor.id, logger: logger)
         counters.forget(descriptor.id)
         reportTouchMovesIfWanted()
@@ -156,10 +197,46 @@ final class FramePath {
             reportTouchMovesIfWanted()
         }
         guard !events.isEmpty else { return }
+        if !panelLabels.isEmpty { logPanelEvents() }
         passthrough.forward(events, logger: logger)
         publisher.add(events, wanted: interest)
         events.removeAll(keepingCapacity: true)
     }
+
+    /// The journal's lines for what the stages before the arenas did: a stuck contact once, where it
+    /// was and on which panel (a warning when one was ended there before), a wake, idle and active.
+    private func logPanelEvents() {
+        for case .panel(let e) in events {
+            let label = panelLabels.first { $0.id == e.device }?.label ?? "\(e.device)"
+            switch e.what {
+            case .stuckEnded(let id, let p, let still, let repeats):
+                var metadata: Logger.Metadata = [
+                    "device": "\(label)", "touch": "\(id.rawValue)", "x": "\(Self.rounded(p.x))", "y": "\(Self.rounded(p.y))",
+                    "still-ms": "\(still.microseconds / 1000)",
+                ]
+                if repeats == 0 {
+                    logger.notice("a contact held still was ended (stuck-contact)", metadata: metadata)
+                } else {
+                    metadata["before"] = "\(repeats)"
+                    logger.warning(
+                        "a contact held still was ended again at the same place: the panel may be failing there",
+                        metadata: metadata)
+                }
+            case .woken(let id, _, let cause):
+                logger.info(
+                    "a touch woke the screen; it and the fingers landing with it reach nobody",
+                    metadata: ["device": "\(label)", "touch": "\(id.rawValue)", "cause": "\(cause.rawValue)"])
+            case .idle(let after):
+                logger.debug("idle", metadata: ["device": "\(label)", "after-ms": "\(after.microseconds / 1000)"])
+            case .active(let id):
+                logger.debug("active", metadata: ["device": "\(label)", "touch": "\(id.rawValue)"])
+            case .swallowed, .ignored:
+                continue
+            }
+        }
+    }
+
+    private static func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
     /// Hands `publish` the batch made since the last call. Returns the earliest arrival of the
     /// frames behind it (monotonic µs) when it handed on a batch after frames, else nil.
@@ -184,5 +261,37 @@ final class FramePath {
     private func reportTouchMovesIfWanted() {
         let wanted = interest.takesTouches || passthrough.isActive
         if engine.reportsTouchMoves != wanted { engine.reportsTouchMoves = wanted }
+    }
+}
+
+/// One panel's screen, read where the kernel says it (`devices[].screen`): at a touch's landing
+/// after a quiet moment — no touch down, and no report from the panel for ``quiet`` — at most once
+/// a landing, never polled.
+struct ScreenWatch {
+    /// How long the panel must have said nothing for a landing to be worth a read: a touch soon
+    /// after another finds the screen as the other did (on, or woken by it).
+    static let quiet: Int64 = 2_000_000
+
+    let device: DeviceID
+    let file: ScreenStateFile
+    /// The time of the panel's last frame, and whether touches were down after it.
+    private var lastFrame = Int64.min
+    private var down = false
+    /// Whether the last reading failed and the journal said so.
+    var warned = false
+
+    init(device: DeviceID, file: ScreenStateFile) {
+        self.device = device
+        self.file = file
+    }
+
+    /// The frame the panel reported: the screen's reading when it lands a touch after a quiet
+    /// moment, else nil.
+    mutating func landing(_ frame: TouchFrame) -> ScreenStateFile.Reading? {
+        let quiet = !down && (lastFrame == Int64.min || frame.time.microseconds - lastFrame >= Self.quiet)
+        lastFrame = frame.time.microseconds
+        down = frame.touches.contains { $0.phase.isLive }
+        guard quiet, frame.touches.contains(where: { $0.phase == .began }) else { return nil }
+        return file.read()
     }
 }

@@ -66,7 +66,7 @@ final class RecordingFrameSource: FrameSource {
     /// level: a looped recording at `--speed max` plays thousands of passes a minute.
     func start(_ path: FramePath) -> String {
         let descriptor = driver.descriptor
-        path.addDevice(descriptor, model: driver.source.model, vendor: nil, product: nil)
+        path.addDevice(descriptor, model: driver.source.model, vendor: nil, product: nil, panel: driver.settings.panel)
         path.logger.log(
             level: driver.passes == 0 ? .info : .debug, "replaying",
             metadata: ["recording": "\(driver.label)", "device": "\(descriptor.id)"])
@@ -309,7 +309,8 @@ final class LiveFrameSource: FrameSource {
         devices.append(device)
         path.addDevice(
             device.descriptor, model: device.model, vendor: device.identity.id.vendor,
-            product: device.identity.id.product)
+            product: device.identity.id.product, panel: device.settings.panel, screen: device.settings.screen,
+            at: Timestamp(microseconds: gestured_monotonic_us()))
         if device.settings.passthrough { path.mirror(device) }
         notifier.status(status)
     }

@@ -18,10 +18,16 @@ public struct DeviceSettings: Hashable, Sendable {
     /// Grab the panel and forward the touches no recognizer claims to a mirror device
     /// (VirtualDevices' `PassthroughMirror`, docs/PASSTHROUGH.md).
     public var passthrough: Bool
+    /// The engine's stage before the panel's arena: dead zones, stuck contacts, idle, wakes.
+    public var panel: PanelSettings
+    /// Where the kernel says whether the panel's screen is on; a touch landing while it is off
+    /// wakes it (``PanelSettings/screenWake`` goes with it).
+    public var screen: ScreenStateFile?
 
     public init(
         enabled: Bool = true, rotation: Rotation = .none, size: PhysicalSize? = nil,
-        calibration: CalibrationMatrix? = nil, forceTouchscreen: Bool = false, passthrough: Bool = false
+        calibration: CalibrationMatrix? = nil, forceTouchscreen: Bool = false, passthrough: Bool = false,
+        panel: PanelSettings = PanelSettings(), screen: ScreenStateFile? = nil
     ) {
         self.enabled = enabled
         self.rotation = rotation
@@ -29,6 +35,9 @@ public struct DeviceSettings: Hashable, Sendable {
         self.calibration = calibration
         self.forceTouchscreen = forceTouchscreen
         self.passthrough = passthrough
+        self.panel = panel
+        self.screen = screen
+        if screen != nil { self.panel.screenWake = true }
     }
 }
 

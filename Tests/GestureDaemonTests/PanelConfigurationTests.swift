@@ -1,0 +1,173 @@
+import FoundationEssentials
+import Glibc
+import GestureEngine
+import Testing
+import TouchInput
+
+@testable import GestureDaemon
+
+/// A kiosk's day in the configuration (docs/CONFIGURATION.md, "A kiosk's day"): dead zones,
+/// stuck contacts, idle and wakes, where the screen's state is read; and the screen watch that
+/// reads it.
+@Suite("Configuration: a kiosk's day")
+struct PanelConfigurationTests {
+    static let full = """
+        idle-after-ms: 300000
+        wake-after-idle: true
+        stuck-contact: {after-ms: 30000}
+        devices:
+          - match: {name: "ft5x06*"}
+            ignore:
+              - {x: 0, y: 0.95, width: 1, height: 0.05}
+            stuck-contact: {after-ms: 20000, within-mm: 1.5}
+            idle-after-ms: 60000
+            wake-after-idle: false
+            screen: {dpms: /sys/class/drm/card1-DSI-1/dpms}
+          - match: {name: "Goodix*"}
+            screen: {bl-power: /sys/class/backlight/10-0045/bl_power}
+
+        """
+
+    @Test("every key decodes; an entry's own values win, the top level's fill in, and panels no entry selects get them")
+    func decodes() throws {
+        let config = try ConfigurationLoader.parse(Data(Self.full.utf8), file: "k.yaml")
+        #expect(config.panels == PanelDefaults(
+            idleAfterMS: 300_000, wakeAfterIdle: true,
+            stuckContact: StuckContactLimit(after: .milliseconds(30_000), within: Millimeters(3))))
+        let rules = config.deviceRules
+        #expect(rules.count == 3)
+        let first = rules[0].settings
+        #expect(first.panel.deadZones == [SurfaceRect(x: 0, y: 0.95, width: 1, height: 0.05)])
+        #expect(first.panel.stuckContact == StuckContactLimit(after: .milliseconds(20_000), within: Millimeters(1.5)))
+        #expect(first.panel.idleAfter == .milliseconds(60_000))
+        #expect(!first.panel.wakeAfterIdle)
+        #expect(first.panel.screenWake)
+        #expect(first.screen == ScreenStateFile(kind: .dpms, path: "/sys/class/drm/card1-DSI-1/dpms"))
+        let second = rules[1].settings
+        #expect(second.panel.idleAfter == .milliseconds(300_000) && second.panel.wakeAfterIdle)
+        #expect(second.panel.stuckContact?.after == .milliseconds(30_000))
+        #expect(second.screen?.kind == .blPower)
+        let others = rules[2]
+        #expect(others.match == DeviceMatch())
+        #expect(others.settings.panel.idleAfter == .milliseconds(300_000) && others.settings.screen == nil)
+        #expect(others.settings.enabled)
+    }
+
+    @Test("nothing of it configured: no stage for any panel, and no extra device rule")
+    func nothingConfigured() throws {
+        let config = try ConfigurationLoader.parse(Data("devices:\n  - match: {name: a}\n".utf8), file: "k.yaml")
+        #expect(config.deviceRules.count == 1)
+        #expect(!config.deviceRules[0].settings.panel.isActive)
+        #expect(!DaemonConfiguration.builtIn.deviceRules.contains { $0.settings.panel.isActive })
+    }
+
+    @Test("it prints back as it loads")
+    func roundTrip() throws {
+        let config = try ConfigurationLoader.parse(Data(Self.full.utf8), file: "k.yaml")
+        let yaml = try ConfigurationLoader.yaml(config, header: "kiosk")
+        #expect(try ConfigurationLoader.parse(Data(yaml.utf8), file: "again.yaml") == config)
+    }
+
+    static let broken: [BrokenConfiguration] = [
+        .init(
+            title: "wake-after-idle with no idle time", yaml: "devices:\n  - match: {name: a}\n    wake-after-idle: true\n",
+            line: 3, column: 22, says: "'wake-after-idle' needs 'idle-after-ms'"),
+        .init(
+            title: "wake-after-idle at the top with no idle time", yaml: "wake-after-idle: true\n", line: 1, column: 18,
+            says: "needs 'idle-after-ms'"),
+        .init(
+            title: "idle time out of range", yaml: "idle-after-ms: 5\n", line: 1, column: 16,
+            says: "milliseconds from 100 to 604800000"),
+        .init(
+            title: "stuck-contact without after-ms", yaml: "stuck-contact: {within-mm: 2}\n", line: 1, column: 16,
+            says: "'stuck-contact' needs 'after-ms'"),
+        .init(
+            title: "stuck-contact too soon", yaml: "stuck-contact: {after-ms: 10}\n", line: 1, column: 27,
+            says: "milliseconds from 1000 to 86400000"),
+        .init(
+            title: "stuck-contact unknown key", yaml: "stuck-contact: {after-ms: 5000, within: 2}\n", line: 1, column: 33,
+            says: "unknown key 'within'"),
+        .init(
+            title: "a dead zone past the surface",
+            yaml: "devices:\n  - ignore:\n      - {x: 0.5, y: 0, width: 0.6, height: 1}\n", line: 3, column: 9,
+            says: "reaches past the surface"),
+        .init(
+            title: "a screen of two kinds", yaml: "devices:\n  - screen: {dpms: /a, brightness: /b}\n", line: 2, column: 13,
+            says: "one of 'dpms', 'bl-power' or 'brightness'"),
+        .init(
+            title: "a screen of no known kind", yaml: "devices:\n  - screen: {backlight: /a}\n", line: 2, column: 14,
+            says: "unknown key 'backlight'"),
+        .init(
+            title: "a screen path that is not absolute", yaml: "devices:\n  - screen: {dpms: dpms}\n", line: 2, column: 20,
+            says: "expected an absolute path"),
+    ]
+
+    @Test("a broken kiosk key fails at its file:line:column", arguments: broken)
+    func brokenConfiguration(_ example: BrokenConfiguration) {
+        do {
+            let config = try ConfigurationLoader.parse(Data(example.yaml.utf8), file: "test.yaml")
+            Issue.record("accepted: \(config)")
+        } catch {
+            #expect((error.line, error.column) == (example.line, example.column), "\(error)")
+            #expect(error.message.contains(example.says), "\(error)")
+        }
+    }
+}
+
+@Suite("The screen's state")
+struct ScreenStateTests {
+    static func file(_ contents: String, _ kind: ScreenStateFile.Kind) throws -> ScreenStateFile {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("screen-\(UUID().uuidString)").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return ScreenStateFile(kind: kind, path: path)
+    }
+
+    @Test(
+        "each kind of file says on or off in the kernel's words",
+        arguments: [
+            ("On\n", ScreenStateFile.Kind.dpms, ScreenStateFile.Reading.on), ("Off\n", .dpms, .off),
+            ("Standby\n", .dpms, .off), ("Suspend", .dpms, .off), ("0\n", .blPower, .on), ("4\n", .blPower, .off),
+            ("1", .blPower, .off), ("0\n", .brightness, .off), ("255\n", .brightness, .on),
+        ])
+    func readings(_ contents: String, _ kind: ScreenStateFile.Kind, _ expected: ScreenStateFile.Reading) throws {
+        let file = try Self.file(contents, kind)
+        defer { unlink(file.path) }
+        #expect(file.read() == expected)
+    }
+
+    @Test("what cannot be read, or says something else, is unknown, with the reason")
+    func unknown() throws {
+        let garbage = try Self.file("maybe\n", .dpms)
+        defer { unlink(garbage.path) }
+        guard case .unknown(let why) = garbage.read() else { Issue.record("read as known"); return }
+        #expect(why.contains("'maybe'"))
+        let missing = ScreenStateFile(kind: .blPower, path: "/nonexistent/bl_power")
+        guard case .unknown(let reason) = missing.read() else { Issue.record("read as known"); return }
+        #expect(reason.contains("cannot open /nonexistent/bl_power"))
+        #expect(ScreenStateFile(kind: .brightness, path: "/x").parse(Array("-1".utf8)) != .on)
+    }
+
+    @Test("read at a landing after a quiet moment only: not while a touch is down, not soon after the last report")
+    func readAtQuietLandings() throws {
+        let file = try Self.file("Off\n", .dpms)
+        defer { unlink(file.path) }
+        var watch = ScreenWatch(device: DeviceID(1), file: file)
+        func frame(_ ms: Int64, _ phases: TouchPhase...) -> TouchFrame {
+            TouchFrame(
+                device: DeviceID(1), time: Timestamp(microseconds: ms * 1000),
+                touches: phases.enumerated().map {
+                    Touch(id: TouchID(UInt32($0.offset + 1)), phase: $0.element, position: SurfacePoint(x: 0.5, y: 0.5))
+                })
+        }
+        #expect(watch.landing(frame(10_000, .began)) == .off)  // the first landing: read
+        #expect(watch.landing(frame(10_010, .moved)) == nil)
+        #expect(watch.landing(frame(10_020, .stationary, .began)) == nil)  // a touch is down
+        #expect(watch.landing(frame(10_100, .ended, .ended)) == nil)
+        #expect(watch.landing(frame(11_000, .began)) == nil)  // 0.9 s after the last report
+        #expect(watch.landing(frame(11_080, .ended)) == nil)
+        try "On\n".write(toFile: file.path, atomically: false, encoding: .utf8)
+        #expect(watch.landing(frame(13_080, .began)) == .on)  // quiet for 2 s: read again
+        #expect(watch.landing(frame(13_100, .stationary)) == nil)
+        #expect(watch.landing(frame(20_000, .stationary, .began)) == nil)  // still down, however long
+    }
+}
