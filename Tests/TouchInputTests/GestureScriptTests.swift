@@ -101,6 +101,27 @@ import TouchValues
         #expect(distance < 0.005)
     }
 
+    @Test("a stuck contact lands, reports nothing for its duration, then lifts; contacts held down stay beside it")
+    func stuck() throws {
+        let timeline = try GestureScript(
+            parsing: """
+                down id=1 at=0.1,0.1
+                stuck at=0.5,0.95 duration=40s
+                up id=1
+                """
+        ).timeline()
+        let frames = timeline.compactMap { step -> (at: TimeSpan, contacts: [SimulatedContact])? in
+            if case .frame(let at, let contacts) = step { (at, contacts) } else { nil }
+        }
+        #expect(frames.count == 4, "\(frames)")
+        guard frames.count == 4 else { return }
+        #expect(frames[1].contacts.map(\.position) == [SurfacePoint(x: 0.1, y: 0.1), SurfacePoint(x: 0.5, y: 0.95)])
+        #expect(frames[2].at.microseconds - frames[1].at.microseconds == 40_000_000)
+        #expect(frames[2].contacts.map(\.position) == [SurfacePoint(x: 0.1, y: 0.1)], "the ghost lifted, the held one stays")
+        #expect(frames[3].contacts.isEmpty)
+        #expect(throws: LineError.self) { try GestureScript(parsing: "stuck fingers=2") }
+    }
+
     @Test("low-level contacts, tools and unplug")
     func lowLevel() throws {
         let timeline = try GestureScript(

@@ -38,6 +38,7 @@ public enum TimelineStep: Hashable, Sendable {
 /// rotate angle=-90 fingers=3
 /// edge-swipe left
 /// circle radius=0.2 direction=ccw
+/// stuck at=0.5,0.95 duration=40s  # a ghost: lands, reports nothing more, lifts after 40 s
 /// wait 1s
 /// down id=1 at=0.4,0.4         # low level: contacts that stay down across lines
 /// move id=1 to=0.6,0.4 duration=300ms
@@ -55,7 +56,7 @@ public struct GestureScript: Sendable {
 
     enum Verb: String, CaseIterable, Sendable {
         case tap, doubleTap = "double-tap", longPress = "long-press", pan, swipe, pinch, rotate
-        case edgeSwipe = "edge-swipe", circle, wait, down, move, up, pause, unplug
+        case edgeSwipe = "edge-swipe", circle, stuck, wait, down, move, up, pause, unplug
 
         var allowedKeys: Set<String> {
             switch self {
@@ -68,6 +69,7 @@ public struct GestureScript: Sendable {
             case .rotate: ["at", "angle", "radius", "fingers", "duration"]
             case .edgeSwipe: ["edge", "at", "distance", "fingers", "duration"]
             case .circle: ["at", "radius", "direction", "turns", "duration"]
+            case .stuck: ["at", "duration"]
             case .wait: ["duration"]
             case .down: ["id", "at", "tool"]
             case .move: ["id", "to", "duration", "tool"]
@@ -78,7 +80,7 @@ public struct GestureScript: Sendable {
 
         var isGesture: Bool {
             switch self {
-            case .tap, .doubleTap, .longPress, .pan, .swipe, .pinch, .rotate, .edgeSwipe, .circle: true
+            case .tap, .doubleTap, .longPress, .pan, .swipe, .pinch, .rotate, .edgeSwipe, .circle, .stuck: true
             case .wait, .down, .move, .up, .pause, .unplug: false
             }
         }
@@ -271,6 +273,9 @@ public struct GestureScript: Sendable {
                     let θ = -Double.pi / 2 + (clockwise ? 1 : -1) * 2 * Double.pi * turns * progress
                     return SurfacePoint(x: at.x + radius * cos(θ), y: at.y + radius * sin(θ) / aspect)
                 }
+            case .stuck:
+                let at = try a.point("at", default: SurfacePoint(x: 0.5, y: 0.5))
+                builder.ghost(at, for: try a.duration(default: .milliseconds(35_000)))
             case .wait:
                 builder.advance(by: try a.duration(default: nil))
             case .down:
@@ -498,6 +503,15 @@ private struct TimelineBuilder {
             result.append(SimulatedContact(id: id, position: SurfacePoint(x: min(max(x, 0), 1), y: min(max(y, 0), 1))))
         }
         return result
+    }
+
+    /// A contact that lands at `position` and reports nothing more — no tremor, no frame — until it
+    /// lifts `duration` later: what a panel's ghost contact looks like.
+    mutating func ghost(_ position: SurfacePoint, for duration: TimeSpan) {
+        emit(contacts(ids(1), [position], tremble: false))
+        now = now + duration
+        emit()
+        now = now + period()
     }
 
     /// Fingers down at `positions` for `duration`, reporting every frame period, then lifted.
