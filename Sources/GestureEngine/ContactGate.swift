@@ -74,16 +74,18 @@ struct ContactGate {
     private var quietSince: Int64?
     /// The latest time seen: like the arena's, it never runs backwards.
     private var now = Int64.min
-    /// When ``fire(at:into:)`` must be called next (µs; `Int64.max`: never).
+    /// When ``fire(at:explaining:into:)`` must be called next (µs; `Int64.max`: never).
     private(set) var deadline = Int64.max
     /// Where stuck contacts were ended, with how many there (at most ``stuckPlaceCount``).
     private var stuckPlaces: [(place: SurfacePoint, count: Int)] = []
     static let stuckPlaceCount = 8
-    /// Whether contacts kept from everyone are explained (``GestureEngine/explains``).
-    var explaining = false
-    /// What reaches the arena of the frame given to ``admit(_:into:)`` or made by
-    /// ``fire(at:into:)``; kept between frames for its storage.
+    /// What reaches the arena of the frame given to ``admit(_:explaining:into:)`` or made by
+    /// ``fire(at:explaining:into:)``; kept between frames for its storage.
     private(set) var admitted: TouchFrame
+
+    /// Whether contacts kept from everyone are explained (``GestureEngine/explains``), as the
+    /// arena said with the frame or deadline being handled.
+    private var explaining = false
 
     /// Counts, for the operator.
     private(set) var swallowedContacts = 0
@@ -110,7 +112,8 @@ struct ContactGate {
 
     /// Takes a frame of the panel: decides the fate of what lands, and leaves in ``admitted``
     /// what of it reaches the arena. Returns whether anything does.
-    mutating func admit(_ frame: TouchFrame, into events: inout [EngineEvent]) -> Bool {
+    mutating func admit(_ frame: TouchFrame, explaining: Bool, into events: inout [EngineEvent]) -> Bool {
+        self.explaining = explaining
         if frame.time.microseconds > now { now = frame.time.microseconds }
         if quietSince == nil { quietSince = now }
         admitted.time = Timestamp(microseconds: now)
@@ -229,7 +232,8 @@ struct ContactGate {
     /// The deadline came (``deadline``, due at `time`): contacts still that long are ended — what
     /// the arena must hear of it is left in ``admitted`` (returns whether anything is) — and the
     /// panel goes idle when it is time.
-    mutating func fire(at time: Int64, into events: inout [EngineEvent]) -> Bool {
+    mutating func fire(at time: Int64, explaining: Bool, into events: inout [EngineEvent]) -> Bool {
+        self.explaining = explaining
         if time > now { now = time }
         admitted.time = Timestamp(microseconds: now)
         admitted.touches.removeAll(keepingCapacity: true)

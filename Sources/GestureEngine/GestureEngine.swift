@@ -13,10 +13,6 @@ public struct GestureEngine: Sendable {
     private var arenas: [DeviceArena] = []
     /// The device of each arena (kept apart so finding an arena reads no arena).
     private var arenaDevices: [DeviceID] = []
-    /// Each arena's stage before it (``PanelSettings``), nil for a panel with none; `gated`: some
-    /// panel has one. Without, a frame goes straight to its arena, at the cost of one test.
-    private var gates: [ContactGate?] = []
-    private var gated = false
 
     /// How many clients are connected, for `when: client-connected` (R3).
     public var connectedClients = 0 {
@@ -28,10 +24,7 @@ public struct GestureEngine: Sendable {
     /// (``EngineEvent/explanation(_:)``, in order with the gestures). Off by default; off, the
     /// engine makes none of them and costs what it did before (docs/PERFORMANCE.md).
     public var explains = false {
-        didSet {
-            for i in arenas.indices { arenas[i].explaining = explains }
-            for i in gates.indices where gates[i] != nil { gates[i]!.explaining = explains }
-        }
+        didSet { for i in arenas.indices { arenas[i].explaining = explains } }
     }
 
     /// Whether the views are told of every touch's moves (R8: `moved` and `stationary` view
@@ -74,7 +67,8 @@ public struct GestureEngine: Sendable {
     /// (``PanelSettings``): contacts swallowed by wakes, landed in dead zones, ended as stuck.
     public var panelCounts: PanelCounts {
         var counts = PanelCounts()
-        for case let gate? in gates {
+        for arena in arenas {
+            guard let gate = arena.gate else { continue }
             counts.swallowed += gate.swallowedContacts
             counts.ignored += gate.ignoredContacts
             counts.ended += gate.endedContacts
@@ -104,16 +98,9 @@ public struct GestureEngine: Sendable {
         arena.clientsConnected = connectedClients
         arena.explaining = explains
         arena.reportingMoves = reportsTouchMoves
+        if panel.isActive { arena.placeGate(ContactGate(device: device, settings: panel, at: time)) }
         arenas.append(arena)
         arenaDevices.append(device.id)
-        if panel.isActive {
-            var gate = ContactGate(device: device, settings: panel, at: time)
-            gate.explaining = explains
-            gates.append(gate)
-            gated = true
-        } else {
-            gates.append(nil)
-        }
         updateDeadline()
     }
 
@@ -122,8 +109,8 @@ public struct GestureEngine: Sendable {
     /// that lands with nothing else down wakes it and reaches nobody, nor do the fingers that land
     /// before it lifts (``PanelEvent/What/woken(_:at:cause:)``). A wake clears it.
     public mutating func screen(_ device: DeviceID, isOn: Bool) {
-        guard let i = arenaIndex(device), gates[i] != nil else { return }
-        gates[i]!.screenOff = !isOn
+        guard let i = arenaIndex(device), arenas[i].gated else { return }
+        arenas[i].withGate { $0.screenOff = !isOn }
     }
 
     /// R9: the device is gone. Its active gestures report `cancelled`, undecided ones fail, the
@@ -136,8 +123,6 @@ public struct GestureEngine: Sendable {
         removedReports.add(arenas[i].reports.folded(definitions.compiled))
         arenas.remove(at: i)
         arenaDevices.remove(at: i)
-        gates.remove(at: i)
-        gated = gates.contains { $0 != nil }
     }
 
     /// R9: events were lost (SYN_DROPPED). Everything in progress is cancelled as on removal;
@@ -158,12 +143,7 @@ public struct GestureEngine: Sendable {
             unknownDeviceFrames += 1
             return
         }
-        if gated, gates[i] != nil {
-            guard gates[i]!.admit(frame, into: &events) else { return }
-            arenas[i].process(gates[i]!.admitted, definitions.compiled, into: &events)
-        } else {
-            arenas[i].process(frame, definitions.compiled, into: &events)
-        }
+        arenas[i].process(frame, definitions.compiled, into: &events)
     }
 
     /// Fires every deadline up to `time`, earliest first (R7).
@@ -183,36 +163,9 @@ public struct GestureEngine: Sendable {
                     chosen = i
                 }
             }
-            // A gate's deadline is a frame of its own at that time: the arenas' timers up to it
-            // fire first (R7), as they do before a frame.
-            if gated, let gate = earliestGate(upTo: earliest, orBefore: chosen >= 0) {
-                fireGate(gate, into: &events)
-                continue
-            }
             guard chosen >= 0 else { return }
             arenas[chosen].fireEarliest(definitions.compiled, into: &events)
         }
-    }
-
-    /// The gate with the earliest deadline up to `time` (before it, when `strictly`), first in
-    /// device order on a tie.
-    private func earliestGate(upTo time: Int64, orBefore strictly: Bool) -> Int? {
-        var chosen: Int?
-        var earliest = time
-        for i in gates.indices {
-            guard let d = gates[i]?.deadline, d < Int64.max else { continue }
-            if chosen == nil ? (strictly ? d < earliest : d <= earliest) : d < earliest {
-                earliest = d
-                chosen = i
-            }
-        }
-        return chosen
-    }
-
-    private mutating func fireGate(_ i: Int, into events: inout [EngineEvent]) {
-        let time = gates[i]!.deadline
-        guard gates[i]!.fire(at: time, into: &events) else { return }
-        arenas[i].process(gates[i]!.admitted, definitions.compiled, into: &events)
     }
 
     /// When ``advance(to:into:)`` must be called next, if a timer is running. Stored, and
@@ -224,9 +177,6 @@ public struct GestureEngine: Sendable {
     private mutating func updateDeadline() {
         var earliest = Int64.max
         for i in arenas.indices { earliest = min(earliest, arenas[i].earliestDeadline) }
-        if gated {
-            for case let gate? in gates { earliest = min(earliest, gate.deadline) }
-        }
         nextDeadline = earliest == Int64.max ? nil : Timestamp(microseconds: earliest)
     }
 

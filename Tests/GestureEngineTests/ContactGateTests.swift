@@ -112,4 +112,21 @@ struct ContactGateTests {
         #expect(events.contains { if case .touch(let t) = $0 { t.touch.phase == .began } else { false } })
         #expect(!events.contains { if case .panel = $0 { true } else { false } })
     }
+
+    @Test("an engine is a value: a copy's stage goes its own way")
+    func copiesAreValues() throws {
+        var engine = try GestureEngine(configuration: EngineConfiguration(regions: [], recognizers: []))
+        engine.addDevice(Self.device, panel: PanelSettings(screenWake: true), at: Self.origin)
+        engine.screen(Self.device.id, isOn: false)
+        var copy = engine
+        copy.screen(Self.device.id, isOn: true)
+        var events: [EngineEvent] = []
+        let landing = TouchFrame(device: Self.device.id, time: Self.at(10), touches: [Self.touch(1, .began, 0.5, 0.5)])
+        engine.process(landing, into: &events)
+        #expect(events.count == 1 && events.allSatisfy { if case .panel = $0 { true } else { false } }, "\(events)")
+        events.removeAll()
+        copy.process(landing, into: &events)
+        #expect(events.count == 1 && events.allSatisfy { if case .touch = $0 { true } else { false } }, "\(events)")
+        #expect(engine.panelCounts.swallowed == 1 && copy.panelCounts.swallowed == 0)
+    }
 }

@@ -101,6 +101,7 @@ extension DeviceArena {
         // The old set's counters were folded by name (``GestureEngine/install(_:at:into:)``).
         reports = old.reports
         reports.start(c, replacing: nil)
+        if let gate = old.gate { placeGate(gate) }
         for r in 0..<c.count {
             let o = previousIndex[r]
             guard o >= 0 else { continue }

@@ -123,6 +123,17 @@ struct DeviceArena {
     /// Recognizers that failed, by kind and reason, and their reports (the daemon's metrics).
     var failures = FailureTally()
     var reports = ReportTally()
+    /// The stage before the arena (``ContactGate``), when the panel has one: boxed, so that an
+    /// arena without one stays its size (copied on write, ``withGate(_:)``). Its deadline is the
+    /// last of ``deadlines`` (``gateSlot``, after the recognizers'), so ``earliestDeadline`` takes
+    /// it in with no test, and an arena without a stage has no such slot.
+    private var gateBox: GateBox?
+    private var gateSlot = 0
+    /// Whether there is a stage: a flag, so a panel without one tests one byte.
+    private(set) var gated = false
+
+    /// The stage before the arena, if any (a copy, to read).
+    var gate: ContactGate? { gateBox?.gate }
 
     init(device: DeviceDescriptor, compiled c: CompiledSet) {
         self.device = device
@@ -156,7 +167,47 @@ struct DeviceArena {
 
     // MARK: - Frames
 
+    /// A frame of the panel: through its stage first, when it has one.
+    @inline(__always)
     mutating func process(_ frame: TouchFrame, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        if gated {
+            processThroughGate(frame, c, into: &events)
+        } else {
+            arbitrate(frame, c, into: &events)
+        }
+    }
+
+    /// A frame through the stage, then what of it it lets through.
+    @inline(never)
+    private mutating func processThroughGate(_ frame: TouchFrame, _ c: CompiledSet, into events: inout [EngineEvent]) {
+        let explaining = explaining
+        let admitted = withGate { $0.admit(frame, explaining: explaining, into: &events) }
+        deadlines[gateSlot] = gateBox!.gate.deadline
+        if admitted {
+            arbitrate(gateBox!.gate.admitted, c, into: &events)
+        } else {
+            updateEarliestDeadline()
+        }
+    }
+
+    /// Puts a stage before the arena.
+    mutating func placeGate(_ gate: ContactGate) {
+        gateBox = GateBox(gate)
+        gated = true
+        gateSlot = deadlines.count
+        deadlines.append(gate.deadline)
+        updateEarliestDeadline()
+    }
+
+    /// Runs `body` on the stage, which must be there, copying it first if another arena shares it
+    /// (an engine copied as a value).
+    mutating func withGate<R>(_ body: (inout ContactGate) -> R) -> R {
+        if !isKnownUniquelyReferenced(&gateBox!) { gateBox = GateBox(gateBox!.gate) }
+        return body(&gateBox!.gate)
+    }
+
+    /// The frame's touches through the rules (R1–R9).
+    private mutating func arbitrate(_ frame: TouchFrame, _ c: CompiledSet, into events: inout [EngineEvent]) {
         reports.makeUnique()
         if frame.time > now { now = frame.time }
         let time = now
@@ -433,7 +484,8 @@ struct DeviceArena {
 
     // MARK: - Timers (R7)
 
-    /// Fires the earliest deadline (ties in processing order), which must be due.
+    /// Fires the earliest deadline (ties in processing order), which must be due. The stage's
+    /// deadline is a frame of its own at that time: recognizer timers due then fire first (R7).
     mutating func fireEarliest(_ c: CompiledSet, into events: inout [EngineEvent]) {
         reports.makeUnique()
         var chosen = -1
@@ -441,6 +493,17 @@ struct DeviceArena {
         for r in c.order where deadlines[r] < earliest {
             earliest = deadlines[r]
             chosen = r
+        }
+        if gated && deadlines[gateSlot] < earliest {
+            let (due, explaining) = (deadlines[gateSlot], explaining)
+            let admitted = withGate { $0.fire(at: due, explaining: explaining, into: &events) }
+            deadlines[gateSlot] = gateBox!.gate.deadline
+            if admitted {
+                arbitrate(gateBox!.gate.admitted, c, into: &events)
+            } else {
+                updateEarliestDeadline()
+            }
+            return
         }
         guard chosen >= 0 else { preconditionFailure("fireEarliest with no timer running; expected a due deadline") }
         let time = Timestamp(microseconds: earliest)
@@ -582,4 +645,13 @@ extension DecisionReason {
     public static var stranded: DecisionReason {
         DecisionReason("stranded", .r2, sentence: "all its touches lifted and no timer was left before it decided")
     }
+}
+
+/// A ``ContactGate`` on the heap (``DeviceArena/withGate(_:)``). `@unchecked Sendable` as the
+/// standard library's copy-on-write buffers are: it is written only by an arena holding the one
+/// reference to it (``DeviceArena/withGate(_:)`` copies it first otherwise), so no two values, on
+/// any threads, ever see it change.
+final class GateBox: @unchecked Sendable {
+    var gate: ContactGate
+    init(_ gate: ContactGate) { self.gate = gate }
 }
