@@ -138,7 +138,7 @@ public final class ActionsRunner: Sendable {
                         return error
                     case .error(let error):
                         logger.warning("the daemon says: \(error)")
-                    case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status:
+                    case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status, .wake, .idle, .active, .contact:
                         break
                     }
                 }

@@ -349,7 +349,7 @@ final class ReplyRouter: ChannelInboundHandler {
             if case .number(let id)? = error.id, let promise = pending.removeValue(forKey: id) {
                 return promise.fail(error)
             }
-        case .hello, .gesture, .touch, .device, .dropped, .explain, .ok, .pong:
+        case .hello, .gesture, .touch, .device, .dropped, .explain, .ok, .pong, .wake, .idle, .active, .contact:
             break
         }
         context.fireChannelRead(wrapInboundOut(message))
@@ -372,7 +372,8 @@ final class ReplyRouter: ChannelInboundHandler {
 
     private struct TypeProbe: Decodable {
         static let known: Set<String> = [
-            "hello", "gesture", "touch", "device", "error", "ok", "pong", "explain", "status",
+            "hello", "gesture", "touch", "device", "error", "ok", "pong", "explain", "status", "wake", "idle", "active",
+            "contact",
         ]
         var type: String
     }

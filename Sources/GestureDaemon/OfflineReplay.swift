@@ -124,6 +124,8 @@ public struct OfflineReplay {
                 lastSeq = touch.seq
                 try deliver(.touch(touch), lastSeq)
             case .explain(let explanation, _, _): try deliver(.explain(explanation), lastSeq)
+            case .announcement(let message): try deliver(message, lastSeq)
+            case .contact(let contact, _): try deliver(.contact(contact), lastSeq)
             case .device, .recognizers: continue
             }
         }

@@ -57,7 +57,7 @@ public struct PanelEvent: Sendable, Equatable {
 }
 
 /// Why a touch was a wake.
-public enum WakeCause: String, Hashable, Sendable, CaseIterable {
+public enum WakeCause: String, Hashable, Sendable, CaseIterable, Codable {
     /// The caller said the screen was off (``GestureEngine/screen(_:isOn:)``).
     case screenOff = "screen-off"
     /// The panel was idle and ``PanelSettings/wakeAfterIdle`` is on.

@@ -17,10 +17,23 @@ public enum ServerMessage: Hashable, Sendable {
     case pong(id: RequestID?)
     /// The answer to `status`; echoes its `id`.
     case status(StatusMessage)
+    /// A touch woke a panel's screen and reaches nobody (to every connection).
+    case wake(WakeMessage)
+    /// Nobody touched a panel for its idle time (to every connection).
+    case idle(IdleMessage)
+    /// A touch landed on an idle panel (to every connection).
+    case active(ActiveMessage)
+    /// What the stage before a panel's arena did to a contact (subscribers with `explain`).
+    case contact(ContactMessage)
 
     /// The message types described by a table of fields (``WireMessage``): WireFieldTests checks
     /// each one's table against docs/protocol.schema.json.
-    static var tabledTypes: [any WireMessage.Type] { [GestureMessage.self, TouchMessage.self] }
+    static var tabledTypes: [any WireMessage.Type] {
+        [
+            GestureMessage.self, TouchMessage.self, WakeMessage.self, IdleMessage.self, ActiveMessage.self,
+            ContactMessage.self,
+        ]
+    }
 
     /// The `type` key of this message.
     public var type: String {
@@ -35,6 +48,10 @@ public enum ServerMessage: Hashable, Sendable {
         case .ok: "ok"
         case .pong: "pong"
         case .status: StatusMessage.type
+        case .wake: WakeMessage.type
+        case .idle: IdleMessage.type
+        case .active: ActiveMessage.type
+        case .contact: ContactMessage.type
         }
     }
 }
@@ -58,6 +75,10 @@ extension ServerMessage: Codable {
         case "ok": self = .ok(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         case "pong": self = .pong(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         case StatusMessage.type: self = .status(try StatusMessage(from: decoder))
+        case WakeMessage.type: self = .wake(try WakeMessage(from: decoder))
+        case IdleMessage.type: self = .idle(try IdleMessage(from: decoder))
+        case ActiveMessage.type: self = .active(try ActiveMessage(from: decoder))
+        case ContactMessage.type: self = .contact(try ContactMessage(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: c, debugDescription: "unknown server message type '\(type)'")
@@ -74,6 +95,10 @@ extension ServerMessage: Codable {
         case .dropped(let m): try m.encode(to: encoder)
         case .explain(let m): try m.encode(to: encoder)
         case .status(let m): try m.encode(to: encoder)
+        case .wake(let m): try m.encode(to: encoder)
+        case .idle(let m): try m.encode(to: encoder)
+        case .active(let m): try m.encode(to: encoder)
+        case .contact(let m): try m.encode(to: encoder)
         case .ok(let id), .pong(let id):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(type, forKey: .type)

@@ -46,7 +46,10 @@ public struct Interest: Sendable {
                 for own in clientRegions where own.owner == client.owner { touch.region = own.name }
                 guard subscription.matches(touch) else { return nil }
                 return touch.region == landed ? .asPublished : .landedIn(touch.region)
-            case .device, .recognizers:
+            case .contact(let contact, _):
+                return subscription.explain && (subscription.devices?.contains(contact.device) ?? true)
+                    ? .asPublished : nil
+            case .device, .announcement, .recognizers:
                 return nil
             }
         }
@@ -136,8 +139,8 @@ public struct Interest: Sendable {
     }
 
     /// `publication` with its audience decided on this interest; nil when no connection takes it.
-    /// `device` messages go to every connection and the recognizer list to none (it is for
-    /// `hello`): they come back as they are.
+    /// `device` messages and announcements go to every connection and the recognizer list to none
+    /// (it is for `hello`): they come back as they are.
     public func decided(_ publication: Publication) -> Publication? {
         let audience = audience(of: publication)
         switch publication {
@@ -147,7 +150,9 @@ public struct Interest: Sendable {
             return audience.isEmpty ? nil : .touch(touch, clientRegions: clientRegions, audience: audience)
         case .explain(let explanation, let owner, _):
             return audience.isEmpty ? nil : .explain(explanation, owner: owner, audience: audience)
-        case .device, .recognizers:
+        case .contact(let contact, _):
+            return audience.isEmpty ? nil : .contact(contact, audience: audience)
+        case .device, .announcement, .recognizers:
             return publication
         }
     }

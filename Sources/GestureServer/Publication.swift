@@ -20,6 +20,11 @@ public enum Publication: Sendable {
     case explain(ExplainMessage, owner: Owner, audience: Audience = .undecided)
     /// A device appeared or went away: sent to every connection, and kept for later `hello`s.
     case device(DeviceMessage)
+    /// A panel's day (`wake`, `idle`, `active`): sent to every connection as it happens, not kept.
+    case announcement(ServerMessage)
+    /// What the stage before a panel's arena did to a contact (`contact`), to subscribers with
+    /// `explain: true` whose `devices` filter takes its device. Not numbered.
+    case contact(ContactMessage, audience: Audience = .undecided)
     /// The recognizers running from now on (the configuration was loaded or reloaded, a client
     /// defined or went away): kept for later `hello`s, sent to no one.
     case recognizers([RecognizerSummary])
@@ -32,6 +37,8 @@ public enum Publication: Sendable {
         case .touch(let touch, _, _): .touch(touch)
         case .explain(let explanation, _, _): .explain(explanation)
         case .device(let device): .device(device)
+        case .announcement(let message): message
+        case .contact(let contact, _): .contact(contact)
         case .recognizers: nil
         }
     }

@@ -242,8 +242,17 @@ final class ServerCore {
                 fanOut(
                     publication, to: audience, stream: .touch(device: touch.device, touch: touch.touch.id.rawValue),
                     isUpdate: touch.phase == .moved)
-            case .explain(_, _, let audience):
+            case .explain(_, _, let audience), .contact(_, let audience):
                 fanOut(publication, to: audience, stream: nil, isUpdate: false)
+            case .announcement(let message):
+                var line: ByteBuffer?
+                for session in sessions where session.isOpen {
+                    if line == nil {
+                        line = encode(message)
+                        if line == nil { break }
+                    }
+                    session.deliver(line!, stream: nil, isUpdate: false)
+                }
             case .device(let message):
                 devices.removeAll { $0.label == message.device.label }
                 switch message.event {

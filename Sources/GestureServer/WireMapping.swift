@@ -46,8 +46,15 @@ public struct WireMapping {
             guard interest.takesExplanations else { return nil }
             let device = device()
             return interest.decided(.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience))
-        case .panel:
-            return nil
+        case .panel(let e):
+            // Wake, idle and active go to everyone; what happened to a contact is an explanation.
+            if let announcement = WakeMessage.announcement(e, deviceLabel: device().label) {
+                return .announcement(announcement)
+            }
+            guard interest.takesExplanations, let contact = ContactMessage(e, deviceLabel: device().label) else {
+                return nil
+            }
+            return interest.decided(.contact(contact))
         }
     }
 }

@@ -164,6 +164,15 @@ struct MessagePrinter {
             return "\(seconds(e.timeUS))  \(e.text)  \(e.device)/\(e.region)"
         case .dropped(let d):
             return d.definitions.map { "dropped \($0.kind.rawValue) \($0.name): \($0.reason)" }.joined(separator: "\n")
+        case .wake(let w):
+            return "\(seconds(w.time.microseconds))  wake (\(w.cause.rawValue)): touch \(w.touch.rawValue) at \(at(w.position))"
+                + " woke the screen and reaches nobody  \(w.device)"
+        case .idle(let i):
+            return "\(seconds(i.time.microseconds))  idle: no touch for \(i.afterMS) ms  \(i.device)"
+        case .active(let a):
+            return "\(seconds(a.time.microseconds))  active: touch \(a.touch.rawValue)  \(a.device)"
+        case .contact(let c):
+            return "\(seconds(c.time.microseconds))  \(c.text)  \(c.device)"
         case .ok, .pong:
             return message.type
         case .status(let status):

@@ -85,7 +85,11 @@ import Testing
                     passes(regions, e.region), passes(devices, e.device)
                 else { return nil }
                 message = .explain(e)
-            case .device, .recognizers:
+            case .contact(let c, _):
+                // What the stage before an arena did to a contact: an explanation of no recognizer.
+                guard explain, passes(devices, c.device) else { return nil }
+                message = .contact(c)
+            case .device, .announcement, .recognizers:
                 return nil
             }
             return String(decoding: try encoder.encode(message), as: UTF8.self)
@@ -146,13 +150,14 @@ import Testing
         }
     }
 
-    /// A random `gesture`, `touch` or `explain`, owned by the configuration or by one of `clients`.
+    /// A random `gesture`, `touch`, `explain` or `contact`, owned by the configuration or by one of
+    /// `clients`.
     static func publication(_ seq: UInt64, clients: [UInt64], _ rng: inout SplitMix64) throws -> Publication {
         let owner: Owner =
             clients.isEmpty || Bool.random(using: &rng) ? .configuration : .client(clients.randomElement(using: &rng)!)
         let region = regions.randomElement(using: &rng)!
         let device = devices.randomElement(using: &rng)!
-        switch Int.random(in: 0..<3, using: &rng) {
+        switch Int.random(in: 0..<4, using: &rng) {
         case 0:
             let kind = [GestureKind.tap, .swipe, .pan].randomElement(using: &rng)!
             let state: GestureState = kind == .pan ? [.began, .changed].randomElement(using: &rng)! : .recognized
@@ -167,6 +172,11 @@ import Testing
                 ClientRegion(owner: .client($0), name: "own-\(Int.random(in: 0..<2, using: &rng))")
             }
             return .touch(touch, clientRegions: landedIn)
+        case 2:
+            return .contact(
+                ContactMessage(
+                    decision: .ignored, device: device, time: Timestamp(microseconds: Int64(seq)), touch: TouchID(1),
+                    position: SurfacePoint(x: 0.5, y: 0.95), zone: 0, text: "ignored \(seq)"))
         default:
             let line =
                 #"{"decision":"failed","device":"\#(device)","kind":"swipe","name":"\#(names.randomElement(using: &rng)!)","#
