@@ -237,10 +237,11 @@ struct EventFormatter {
                     "stuck", String(id.rawValue), "at=\(point(p))", "still=\(ms(Scenario.origin + still))",
                     "repeats=\(repeats)",
                 ]
-            case .swallowed(let id, let p, let cause):
-                parts += ["swallowed", String(id.rawValue), "at=\(point(p))"] + (cause.map { ["cause=\($0.rawValue)"] } ?? [])
-            case .ignored(let id, let p, let zone):
-                parts += ["ignored", String(id.rawValue), "at=\(point(p))", "zone=\(zone)"]
+            case .swallowed, .ignored:
+                // The sentence as a client reads it (the protocol's `contact`), with the script's time.
+                var local = e
+                local.time = Timestamp(microseconds: (e.time - Scenario.origin).microseconds)
+                parts += ["contact", ContactMessage(local, deviceLabel: "")?.text ?? "?"]
             }
             if scenario.devices.count > 1 { parts.append("device=\(scenario.deviceLabels[e.device] ?? "?")") }
         }
