@@ -47,6 +47,8 @@ public struct ActionPlanner: Sendable {
     private let rules: [ActionRule]
     /// Rule indices by recognizer name.
     private let rulesByName: [String: [Int]]
+    /// Rule indices by the panel's day they act on (`on: wake`, `idle`, `active`).
+    private let rulesByPanelEvent: [PanelEventName: [Int]]
     /// The gestures being followed, by device and rule.
     private var following: [Follow: Progress] = [:]
 
@@ -63,8 +65,41 @@ public struct ActionPlanner: Sendable {
     public init(_ configuration: ActionsConfiguration) {
         rules = configuration.actions
         var byName: [String: [Int]] = [:]
-        for (i, rule) in rules.enumerated() { byName[rule.recognizer, default: []].append(i) }
+        var byEvent: [PanelEventName: [Int]] = [:]
+        for (i, rule) in rules.enumerated() {
+            if let event = rule.panelEvent {
+                byEvent[event, default: []].append(i)
+            } else {
+                byName[rule.recognizer, default: []].append(i)
+            }
+        }
         rulesByName = byName
+        rulesByPanelEvent = byEvent
+    }
+
+    /// The actions for a panel's `wake`, `idle` or `active` message (anything else: none),
+    /// appended to `out` in rule order: keys, or commands with the message in their environment.
+    public func handle(panel message: ServerMessage, into out: inout [Output]) {
+        let event: PanelEventName
+        switch message {
+        case .wake: event = .wake
+        case .idle: event = .idle
+        case .active: event = .active
+        default: return
+        }
+        for i in rulesByPanelEvent[event] ?? [] {
+            switch rules[i].action {
+            case .keys(let chord, _): out.append(.keys(chord.names))
+            case .run(let command):
+                switch Result(catching: { () throws(GestureEnvironment.Refusal) in
+                    try GestureEnvironment.variables(panel: message)
+                }) {
+                case .success(let environment): out.append(.run(command, environment: environment, rule: i))
+                case .failure(let refusal): out.append(.refuse(command, refusal, rule: i))
+                }
+            case .click, .scroll: preconditionFailure("a rule on a panel's day takes keys or a command")
+            }
+        }
     }
 
     /// The actions for one report, appended to `out` in rule order.

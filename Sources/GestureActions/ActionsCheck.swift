@@ -15,6 +15,14 @@ public enum ActionsCheck {
         var warnings: [String] = []
         for (i, rule) in loaded.configuration.actions.enumerated() {
             let at = loaded.ruleLocations[i]
+            if let event = rule.panelEvent {
+                if kinds[event.rawValue] != nil {
+                    warnings.append(
+                        "\(at): 'on: \(event.rawValue)' acts on the panel's \(event.rawValue) message, not on the daemon's "
+                            + "recognizer '\(event.rawValue)', which no rule can name: rename the recognizer")
+                }
+                continue
+            }
             guard let kind = kinds[rule.recognizer] else {
                 warnings.append(
                     "\(at): no recognizer '\(rule.recognizer)' runs in the daemon, so this rule never acts "

@@ -39,8 +39,9 @@ public struct ActionsConfiguration: Hashable, Sendable {
         self.actions = actions
     }
 
-    /// The recognizer names the rules act on (what the client subscribes to).
-    public var recognizerNames: Set<String> { Set(actions.map(\.recognizer)) }
+    /// The recognizer names the rules act on (what the client subscribes to); rules on a panel's
+    /// day (`on: wake`, `idle`, `active`) need no subscription: those messages go to everyone.
+    public var recognizerNames: Set<String> { Set(actions.filter { $0.panelEvent == nil }.map(\.recognizer)) }
 
     /// Every key name a rule may send, for the virtual keyboard to declare up front.
     public var keyNames: Set<String> {
@@ -110,6 +111,9 @@ public struct ActionRule: Hashable, Sendable {
         self.action = action
     }
 
+    /// The panel's day the rule acts on (`on: wake`, `idle` or `active`) instead of a recognizer.
+    public var panelEvent: PanelEventName? { PanelEventName(rawValue: recognizer) }
+
     /// Whether the report's fields pass the rule's filters (its name and state aside).
     func passesFilters(_ g: GestureMessage) -> Bool {
         (direction.map { $0 == g.direction } ?? true) && (edge.map { $0 == g.edge } ?? true)
@@ -124,6 +128,12 @@ public struct ActionRule: Hashable, Sendable {
         case .keys(_, nil), .click, .run: false
         }
     }
+}
+
+/// What `on` may name besides a recognizer: the daemon's `wake`, `idle` and `active` messages
+/// (docs/PROTOCOL.md), a panel's day. A recognizer of one of these names cannot be acted on.
+public enum PanelEventName: String, Hashable, Sendable, CaseIterable {
+    case wake, idle, active
 }
 
 /// What a rule does.

@@ -92,7 +92,7 @@ extension ActionRule: Decodable {
                 CodingKeys.on,
                 DecodingError.Context(
                     codingPath: decoder.codingPath,
-                    debugDescription: "a rule needs 'on': the name of the recognizer it acts on"))
+                    debugDescription: "a rule needs 'on': the name of the recognizer it acts on, or wake, idle or active"))
         }
         recognizer = try c.decode(
             .on, default: "", expect: "a recognizer name (1 to 64 letters, digits, '-', '_' or '.')"
@@ -124,6 +124,9 @@ extension ActionRule: Decodable {
                         ? "a rule needs one action: one of \(keys)"
                         : "a rule has one action; '\(given[1].rawValue)' is a second one, beside '\(given[0].rawValue)'"
                 ))
+        }
+        if PanelEventName(rawValue: recognizer) != nil {
+            try Self.checkPanelRule(c, key)
         }
         if c.contains(.repeat) && key != .keys {
             throw DecodingError.dataCorruptedError(
@@ -177,6 +180,22 @@ extension ActionRule: Decodable {
                 debugDescription: "'state: \(state.rawValue)' does not go with "
                     + (c.contains(.scroll) ? "'scroll'" : "'repeat'")
                     + ": it follows the gesture from began to its end")
+        }
+    }
+
+    /// A rule on a panel's day (`on: wake`, `idle`, `active`) has no gesture: no filter of one,
+    /// and no action that needs its position or motion.
+    static func checkPanelRule(_ c: KeyedDecodingContainer<CodingKeys>, _ action: CodingKeys) throws {
+        let on = (try? c.decode(String.self, forKey: .on)) ?? ""
+        for filter in [CodingKeys.state, .direction, .edge, .fingers, .region, .repeat] where c.contains(filter) {
+            throw DecodingError.dataCorruptedError(
+                forKey: filter, in: c,
+                debugDescription: "'\(filter.rawValue)' is a gesture's; 'on: \(on)' acts on the panel's \(on) message")
+        }
+        guard action == .keys || action == .run || action == .shell else {
+            throw DecodingError.dataCorruptedError(
+                forKey: action, in: c,
+                debugDescription: "'on: \(on)' takes keys, run or shell: '\(action.rawValue)' needs a gesture")
         }
     }
 

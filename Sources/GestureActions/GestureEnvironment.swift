@@ -59,6 +59,36 @@ public enum GestureEnvironment {
         return v
     }
 
+    /// `GESTURED_EVENT` (`wake`, `idle`, `active`), `GESTURED_DEVICE`, `GESTURED_TIME_US`, and
+    /// `GESTURED_TOUCH` (wake, active), `GESTURED_CAUSE`, `GESTURED_X`, `GESTURED_Y` (wake),
+    /// `GESTURED_IDLE_MS` (idle): a panel's day; or the first value that the protocol cannot say.
+    public static func variables(panel message: ServerMessage) throws(Refusal) -> [String: String] {
+        var v = ["GESTURED_EVENT": message.type]
+        switch message {
+        case .wake(let w):
+            try checkLabel(w.device, "GESTURED_DEVICE")
+            v["GESTURED_DEVICE"] = w.device
+            v["GESTURED_TIME_US"] = String(w.time.microseconds)
+            v["GESTURED_TOUCH"] = String(w.touch.rawValue)
+            v["GESTURED_CAUSE"] = w.cause.rawValue
+            v["GESTURED_X"] = number(w.position.x)
+            v["GESTURED_Y"] = number(w.position.y)
+        case .idle(let i):
+            try checkLabel(i.device, "GESTURED_DEVICE")
+            v["GESTURED_DEVICE"] = i.device
+            v["GESTURED_TIME_US"] = String(i.time.microseconds)
+            v["GESTURED_IDLE_MS"] = String(i.afterMS)
+        case .active(let a):
+            try checkLabel(a.device, "GESTURED_DEVICE")
+            v["GESTURED_DEVICE"] = a.device
+            v["GESTURED_TIME_US"] = String(a.time.microseconds)
+            v["GESTURED_TOUCH"] = String(a.touch.rawValue)
+        default:
+            break
+        }
+        return v
+    }
+
     /// Names of recognizers, regions and shape templates: the configuration's spelling.
     static func checkName(_ name: String, _ variable: String) throws(Refusal) {
         guard !RegionSpec.isValidName(name) else { return }

@@ -138,7 +138,9 @@ public final class ActionsRunner: Sendable {
                         return error
                     case .error(let error):
                         logger.warning("the daemon says: \(error)")
-                    case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status, .wake, .idle, .active, .contact:
+                    case .wake, .idle, .active:
+                        act(onPanel: message)
+                    case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status, .contact:
                         break
                     }
                 }
@@ -150,6 +152,16 @@ public final class ActionsRunner: Sendable {
         }
     }
 
+    /// A panel's `wake`, `idle` or `active` through the planner.
+    func act(onPanel message: ServerMessage) {
+        let (outputs, settings) = state.withLock { s in
+            s.outputs.removeAll(keepingCapacity: true)
+            s.planner.handle(panel: message, into: &s.outputs)
+            return (s.outputs, s.loaded.configuration.commands)
+        }
+        perform(outputs, settings: settings, name: message.type, about: ["event": "\(message.type)"])
+    }
+
     /// One report through the planner; keys and pointer now, commands started.
     func act(on g: GestureMessage) {
         let (outputs, settings) = state.withLock { s in
@@ -157,6 +169,14 @@ public final class ActionsRunner: Sendable {
             s.planner.handle(g, into: &s.outputs)
             return (s.outputs, s.loaded.configuration.commands)
         }
+        perform(outputs, settings: settings, name: g.name, about: ["gesture": "\(g.name)", "seq": "\(g.seq)"])
+    }
+
+    /// Carries out the planner's outputs: keys and pointer now, commands started; `name` is the
+    /// gesture's (or the panel event's) for the journal.
+    private func perform(
+        _ outputs: [ActionPlanner.Output], settings: CommandSettings, name: String, about: Logger.Metadata
+    ) {
         for output in outputs {
             do throws(ActionsError) {
                 switch output {
@@ -168,10 +188,10 @@ public final class ActionsRunner: Sendable {
                 case .run(let command, let environment, _):
                     commands.start(command, environment: environment, settings: settings)
                 case .refuse(let command, let refusal, _):
-                    commands.refuse(command, refusal, gesture: g.name)
+                    commands.refuse(command, refusal, gesture: name)
                 }
             } catch {
-                logger.error("\(error)", metadata: ["gesture": "\(g.name)", "seq": "\(g.seq)"])
+                logger.error("\(error)", metadata: about)
             }
         }
     }

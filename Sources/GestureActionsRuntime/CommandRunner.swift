@@ -83,7 +83,7 @@ public final class CommandRunner: Sendable {
             refusals.log(
                 .warning, "command not started: \(settings.maxRunning) commands are running (commands.max-running)",
                 cause: command.label,
-                metadata: ["command": "\(command.label)", "gesture": "\(environment["GESTURED_NAME"] ?? "?")"],
+                metadata: ["command": "\(command.label)", "gesture": "\(environment["GESTURED_NAME"] ?? environment["GESTURED_EVENT"] ?? "?")"],
                 to: logger)
         }
         return started
@@ -112,6 +112,7 @@ public final class CommandRunner: Sendable {
     private func execute(_ command: Command, environment: [String: String], timeout: Duration) async {
         var metadata: Logger.Metadata = ["command": "\(command.label)"]
         if let name = environment["GESTURED_NAME"] { metadata["gesture"] = "\(name)" }
+        if let event = environment["GESTURED_EVENT"] { metadata["event"] = "\(event)" }
         let program = command.arguments[0]
         let executable: Executable = program.contains("/") ? .path(FilePath(program)) : .name(program)
         var options = PlatformOptions()

@@ -118,7 +118,7 @@ struct ActionsLoaderTests {
             ),
             (
                 "actions:\n  - direction: down\n    keys: [KEY_A]\n",
-                "actions.yaml:2:5: a rule needs 'on': the name of the recognizer it acts on"
+                "actions.yaml:2:5: a rule needs 'on': the name of the recognizer it acts on, or wake, idle or active"
             ),
             (
                 "actions:\n  - on: pan\n    state: changed\n    scroll: {}\n",

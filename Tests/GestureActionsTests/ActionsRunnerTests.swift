@@ -233,6 +233,43 @@ struct ActionsRunnerTests {
         }
     }
 
+    @Test("on: idle and on: active run their commands when the daemon says the panel went idle and active again")
+    func idleAndActive() async throws {
+        let text = """
+            actions:
+              - on: idle
+                run: ["/bin/sh", "-c", "env | grep ^GESTURED_ | sort > $DIR/idle.txt"]
+              - on: active
+                shell: "echo $GESTURED_EVENT $GESTURED_TOUCH > $DIR/active.txt"
+              - on: wake
+                keys: [KEY_WAKEUP]
+
+            """
+        try await RunnerFixture.with(text) { f in
+            let server = try await f.startServer()
+            f.startRunner()
+            try await f.waitForConnection()
+            server.publish([
+                .announcement(.idle(IdleMessage(device: "event5", time: Timestamp(microseconds: 5_000_000), afterMS: 1000))),
+                .announcement(
+                    .wake(
+                        WakeMessage(
+                            device: "event5", time: Timestamp(microseconds: 6_000_000), touch: TouchID(4),
+                            position: SurfacePoint(x: 0.5, y: 0.5), cause: .idle))),
+                .announcement(.active(ActiveMessage(device: "event5", time: Timestamp(microseconds: 6_000_000), touch: TouchID(4)))),
+            ])
+            try await f.log.waitFor("debug command finished", count: 2)
+            let idle = try String(contentsOfFile: f.directory + "/idle.txt", encoding: .utf8)
+            #expect(
+                idle == "GESTURED_DEVICE=event5\nGESTURED_EVENT=idle\nGESTURED_IDLE_MS=1000\nGESTURED_TIME_US=5000000\n",
+                "\(idle)")
+            let active = try String(contentsOfFile: f.directory + "/active.txt", encoding: .utf8)
+            #expect(active == "active 4\n")
+            try await f.performer.waitFor(1)
+            #expect(f.performer.acts.value.map(\.what) == ["keys KEY_WAKEUP"])
+        }
+    }
+
     @Test("a command that does not exist: a journal line naming it, and the next gesture is still acted on")
     func missingCommand() async throws {
         let text = """
