@@ -39,6 +39,22 @@ struct ActionsCommandTests {
                 == "\(path): valid actions file: 5 rules on 5 recognizers, 4 keys\ndrop-ins (\(path).d/): none\n")
     }
 
+    @Test(
+        "the kiosk-day recipes pass check-config, and DEPLOYMENT.md shows them as they are",
+        arguments: ["labwc-wlopm", "x11-xset", "rpi-backlight"])
+    func kioskDayRecipes(recipe: String) async throws {
+        let deployment = try String(
+            contentsOf: Self.repository.appendingPathComponent("docs/DEPLOYMENT.md"), encoding: .utf8)
+        for file in ["gestured.yaml", "actions.yaml"] {
+            let path = Self.repository.appendingPathComponent("examples/kiosk-day/\(recipe)/\(file)").path
+            let (status, output) = try await Self.gestured("check-config", path)
+            #expect(status == 0, "\(output)")
+            #expect(output.contains(file == "actions.yaml" ? "valid actions file" : "valid: "), "\(output)")
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(deployment.contains("```yaml\n" + text + "```"), "DEPLOYMENT.md does not show \(recipe)/\(file) as it is")
+        }
+    }
+
     @Test("an unknown key name: check-config and actions both refuse it at FILE:LINE:COLUMN, exit 1")
     func unknownKeyName() async throws {
         let path = try Self.write("actions:\n  - on: swipe\n    keys: [KEY_LEFTCTRL, KEY_RR]\n")
