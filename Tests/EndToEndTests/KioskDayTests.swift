@@ -73,6 +73,10 @@ extension EndToEndTests {
                 }
                 try await panel.waitUntilPlayed()
                 #expect(Self.touches(libinput.events) == ["DOWN 70", "UP"], "\(libinput.events)")
+                // The socket and the mirror are two paths: wait for the tap on the socket too.
+                try await client.waitFor("the last lift on the socket") {
+                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
+                }
                 // The views (the socket's raw touches) never heard of the wake's touch either.
                 #expect(!client.touches.contains { $0.id == woken.touch }, "\(client.touches)")
                 #expect(client.touches.filter { $0.phase == .began }.count == 1)
@@ -118,6 +122,10 @@ extension EndToEndTests {
                 }
                 try await panel.waitUntilPlayed()
                 #expect(Self.touches(libinput.events) == ["DOWN 70", "UP"], "\(libinput.events)")
+                // The socket and the mirror are two paths: wait for the tap on the socket too.
+                try await client.waitFor("the last lift on the socket") {
+                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
+                }
                 let day = client.messages.compactMap { message -> String? in
                     switch message {
                     case .idle: "idle"
@@ -155,6 +163,10 @@ extension EndToEndTests {
                 }
                 try await panel.waitUntilPlayed()
                 #expect(Self.touches(libinput.events) == ["DOWN 50", "CANCEL", "DOWN 30", "UP"], "\(libinput.events)")
+                // The socket and the mirror are two paths: wait for the tap on the socket too.
+                try await client.waitFor("the last lift on the socket") {
+                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
+                }
                 let ghost = try #require(client.touches.first)
                 let ghostPhases = client.touches.filter { $0.id == ghost.id }.map(\.phase)
                 #expect(ghostPhases == [.began, .cancelled], "\(ghostPhases)")
@@ -188,6 +200,10 @@ extension EndToEndTests {
                 }
                 try await panel.waitUntilPlayed()
                 #expect(Self.touches(libinput.events) == ["DOWN 60", "UP"], "\(libinput.events)")
+                // The socket and the mirror are two paths: wait for the tap on the socket too.
+                try await client.waitFor("the last lift on the socket") {
+                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
+                }
                 #expect(client.touches.filter { $0.phase == .began }.count == 1)
                 try await panel.unplug()
                 try await fixture.finish(daemon)
