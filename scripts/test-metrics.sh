@@ -12,7 +12,9 @@
 # The recording is examples/recordings/demo.evemu behind a lead-in: one palm contact (which no
 # recognizer accepts: no gesture) and 20 s of the recording's time (10 s at --speed 2) before the
 # first finger, so the listen client — the connection that starts the daemon — is subscribed
-# before anything is recognized. Everything listens on loopback ports picked free.
+# before anything is recognized. The panel goes idle after 0.4 s without a touch and the touch
+# after that is a wake (`wake-after-idle`): Prometheus' wakes must be the `wake` lines the client
+# saw. Everything listens on loopback ports picked free.
 #
 # usage: scripts/test-metrics.sh [--gestured BINARY]   (default .build/debug/gestured)
 set -euo pipefail
@@ -69,9 +71,11 @@ for l in events:
 open(target, "w").write("\n".join(header + lead + shifted) + "\n")
 PY
 
+printf 'idle-after-ms: 400\nwake-after-idle: true\n' > "$work/gestured.yaml"
+
 # The daemon, started by the first connection to either socket (the listen client's).
 systemd-socket-activate -l "$work/g.sock" -l "127.0.0.1:$metrics_port" --fdname=unix:metrics \
-    "$gestured" run --replay "$work/lead-in.evemu" --speed 2 > "$work/daemon.log" 2>&1 &
+    "$gestured" run --config "$work/gestured.yaml" --replay "$work/lead-in.evemu" --speed 2 > "$work/daemon.log" 2>&1 &
 pids+=($!)
 wait_for 30 "the socket" test -S "$work/g.sock"
 "$gestured" listen --socket "$work/g.sock" > "$work/listen.out" 2> "$work/listen.log" &
@@ -137,6 +141,17 @@ if not seen:
 if scraped != seen:
     sys.exit("they differ")
 print("%d gestures, %d recognizers: equal" % (sum(seen.values()), len({k[0] for k in seen})))
+PY
+query 'gestured_screen_wakes_total' > "$work/wakes.json"
+python3 - "$work/wakes.json" "$work/listen.out" <<'PY' || fail "Prometheus' wakes and the listen client's disagree"
+import collections, json, sys
+scraped = collections.Counter({s["metric"]["cause"]: int(float(s["value"][1])) for s in json.load(open(sys.argv[1]))["data"]["result"]})
+seen = collections.Counter(m["cause"] for m in map(json.loads, open(sys.argv[2])) if m.get("type") == "wake")
+print("wakes by cause (Prometheus = listen): %s = %s" % (dict(+scraped), dict(seen)))
+if not seen["idle"]:
+    sys.exit("the client saw no wake")
+if +scraped != seen:
+    sys.exit("they differ")
 PY
 
 # The exposition itself, in both formats, through promtool's linter.

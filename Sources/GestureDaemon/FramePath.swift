@@ -65,6 +65,9 @@ final class FramePath {
     /// The engine's counts for the metrics: gesture reports and recognizer failures.
     var reportCounts: [ReportCount] { engine.reportCounts }
     var failureCounts: [FailureCount] { engine.failureCounts }
+    /// What the stages before the arenas did, on every panel and on one (nil: it has no stage).
+    var panelCounts: PanelCounts { engine.panelCounts }
+    func panelCounts(of device: DeviceID) -> PanelCounts? { engine.panelCounts(of: device) }
 
     /// The clients connected, for the begin gate `when.client-connected` (R3).
     var connectedClients: Int {
@@ -96,6 +99,7 @@ final class FramePath {
     private func watchScreen(_ frame: TouchFrame) {
         guard let i = screens.firstIndex(where: { $0.device == frame.device }) else { return }
         guard let reading = screens[i].landing(frame) else { return }
+        counters.screenReads &+= 1
         switch reading {
         case .on, .off:
             if screens[i].warned {
@@ -274,15 +278,18 @@ struct ScreenWatch {
 
     let device: DeviceID
     let file: ScreenStateFile
+    /// Reads the file: ``ScreenStateFile/read()``, or a test's counting reader.
+    private let read: () -> ScreenStateFile.Reading
     /// The time of the panel's last frame, and whether touches were down after it.
     private var lastFrame = Int64.min
     private var down = false
     /// Whether the last reading failed and the journal said so.
     var warned = false
 
-    init(device: DeviceID, file: ScreenStateFile) {
+    init(device: DeviceID, file: ScreenStateFile, read: (() -> ScreenStateFile.Reading)? = nil) {
         self.device = device
         self.file = file
+        self.read = read ?? { file.read() }
     }
 
     /// The frame the panel reported: the screen's reading when it lands a touch after a quiet
@@ -292,6 +299,6 @@ struct ScreenWatch {
         lastFrame = frame.time.microseconds
         down = frame.touches.contains { $0.phase.isLive }
         guard quiet, frame.touches.contains(where: { $0.phase == .began }) else { return nil }
-        return file.read()
+        return read()
     }
 }

@@ -10,6 +10,8 @@ struct InputCounters {
     var frames: UInt64 = 0
     /// Contacts that landed.
     var touches: UInt64 = 0
+    /// Reads of a screen's state file (``ScreenWatch``).
+    var screenReads: UInt64 = 0
     /// The newest frame's arrival (monotonic µs) of each panel open now, and of any panel.
     private(set) var lastTouch: [(device: DeviceID, time: Int64)] = []
     private(set) var lastTouchAnywhere: Int64?

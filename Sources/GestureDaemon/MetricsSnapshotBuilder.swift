@@ -82,11 +82,21 @@ struct MetricsSnapshotBuilder {
             reloadsSucceeded: loop.reloadsSucceeded, reloadsFailed: loop.reloadsFailed,
             configurationLoaded: unix(loop.configurationLoaded), lastTouch: counters.lastTouchAnywhere.map(unix),
             panels: panels.prefix(Self.maxPanels).map { panel in
-                MetricsSnapshot.Panel(
+                let day = path.panelCounts(of: panel.id)
+                return MetricsSnapshot.Panel(
                     label: panel.label, grabbed: path.isMirrored(panel.id),
-                    lastTouch: counters.lastTouch.first { $0.device == panel.id }.map { unix($0.time) })
+                    lastTouch: counters.lastTouch.first { $0.device == panel.id }.map { unix($0.time) },
+                    stuckContactsEnded: day.map { UInt64($0.ended) }, stuckContactsRecurring: day.map { UInt64($0.recurring) })
             },
-            inputThreadCPUSeconds: Self.threadCPUSeconds(), frameToLine: loop.frameToLine)
+            inputThreadCPUSeconds: Self.threadCPUSeconds(), frameToLine: loop.frameToLine,
+            panelDay: Self.panelDay(path.panelCounts, screenReads: counters.screenReads))
+    }
+
+    private static func panelDay(_ c: PanelCounts, screenReads: UInt64) -> MetricsSnapshot.PanelDay {
+        MetricsSnapshot.PanelDay(
+            wakesScreenOff: UInt64(c.screenOffWakes), wakesIdle: UInt64(c.idleWakes),
+            contactsSwallowed: UInt64(c.swallowed), contactsIgnored: UInt64(c.ignored),
+            stuckContactsEnded: UInt64(c.ended), stuckContactsRecurring: UInt64(c.recurring), screenReads: screenReads)
     }
 
     /// Panels listed at most (a label each): more than any kiosk has.

@@ -87,10 +87,8 @@ struct ContactGate {
     /// arena said with the frame or deadline being handled.
     private var explaining = false
 
-    /// Counts, for the operator.
-    private(set) var swallowedContacts = 0
-    private(set) var ignoredContacts = 0
-    private(set) var endedContacts = 0
+    /// What it did, for the operator (the daemon's metrics).
+    private(set) var counts = PanelCounts()
 
     init(device: DeviceDescriptor, settings: PanelSettings, at time: Timestamp?) {
         self.device = device.id
@@ -158,7 +156,7 @@ struct ContactGate {
     private mutating func land(_ touch: Touch, into events: inout [EngineEvent]) -> Fate {
         let p = touch.position
         for zone in deadZones.indices where deadZones[zone].contains(p) {
-            ignoredContacts += 1
+            counts.ignored += 1
             if explaining { emit(.ignored(touch.id, at: p, zone: zone), into: &events) }
             contacts.append(Contact(fate: .ignored, last: touch, anchor: p, anchorTime: now))
             return .ignored
@@ -167,7 +165,7 @@ struct ContactGate {
         switch state {
         case .waking:
             fate = .swallowed
-            swallowedContacts += 1
+            counts.swallowed += 1
             if explaining { emit(.swallowed(touch.id, at: p, cause: nil), into: &events) }
         case .idle:
             emit(.active(touch.id), into: &events)
@@ -191,7 +189,11 @@ struct ContactGate {
     private mutating func wake(_ touch: Touch, cause: WakeCause, into events: inout [EngineEvent]) -> Fate {
         state = .waking
         screenOff = false
-        swallowedContacts += 1
+        counts.swallowed += 1
+        switch cause {
+        case .screenOff: counts.screenOffWakes += 1
+        case .idle: counts.idleWakes += 1
+        }
         emit(.woken(touch.id, at: touch.position, cause: cause), into: &events)
         if explaining { emit(.swallowed(touch.id, at: touch.position, cause: cause), into: &events) }
         return .swallowed
@@ -260,12 +262,12 @@ struct ContactGate {
             admitted.touches.append(cancel)
         }
         contacts[k].fate = .ended
-        endedContacts += 1
+        counts.ended += 1
         let place = contact.last.position
+        let repeats = recordStuckPlace(place)
+        if repeats > 0 { counts.recurring += 1 }
         emit(
-            .stuckEnded(
-                contact.last.id, at: place, still: TimeSpan(microseconds: now - contact.anchorTime),
-                repeats: recordStuckPlace(place)),
+            .stuckEnded(contact.last.id, at: place, still: TimeSpan(microseconds: now - contact.anchorTime), repeats: repeats),
             into: &events)
         touchDone()
     }

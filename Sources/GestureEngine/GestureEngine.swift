@@ -45,6 +45,7 @@ public struct GestureEngine: Sendable {
     /// The failures and reports of the devices removed so far (an arena's go with it).
     private var removedFailures = FailureTally()
     private var removedReports = ReportTally()
+    private var removedPanelCounts = PanelCounts()
 
     /// Recognizers that failed since the engine started, by kind and reason, on every device
     /// (those removed too). Made when asked (a scrape), from counts the arenas keep.
@@ -63,17 +64,21 @@ public struct GestureEngine: Sendable {
         return all.counts
     }
 
-    /// What the stages before the arenas kept from everyone, over every panel present
-    /// (``PanelSettings``): contacts swallowed by wakes, landed in dead zones, ended as stuck.
+    /// What the stages before the arenas did (``PanelSettings``) since the engine started, on
+    /// every panel (those removed too): wakes, contacts swallowed by them, landed in dead zones,
+    /// ended as stuck. Made when asked (a scrape), from counts the stages keep.
     public var panelCounts: PanelCounts {
-        var counts = PanelCounts()
+        var all = removedPanelCounts
         for arena in arenas {
-            guard let gate = arena.gate else { continue }
-            counts.swallowed += gate.swallowedContacts
-            counts.ignored += gate.ignoredContacts
-            counts.ended += gate.endedContacts
+            if let counts = arena.gateCounts { all.add(counts) }
         }
-        return counts
+        return all
+    }
+
+    /// What the stage before `device`'s arena did since the panel was added; nil when it has no
+    /// stage (nothing of ``PanelSettings`` configured) or is not present.
+    public func panelCounts(of device: DeviceID) -> PanelCounts? {
+        arenaIndex(device).flatMap { arenas[$0].gateCounts }
     }
 
     /// Validates and compiles `configuration`.
@@ -121,6 +126,7 @@ public struct GestureEngine: Sendable {
         arenas[i].abortAll(.deviceRemoved, at: time, definitions.compiled, into: &events)
         removedFailures.add(arenas[i].failures)
         removedReports.add(arenas[i].reports.folded(definitions.compiled))
+        if let counts = arenas[i].gateCounts { removedPanelCounts.add(counts) }
         arenas.remove(at: i)
         arenaDevices.remove(at: i)
     }
@@ -265,19 +271,41 @@ public struct GestureEngine: Sendable {
     public var recognizerSummaries: [RecognizerSummary] { definitions.recognizerSummaries }
 }
 
-/// Contacts the stages before the arenas kept from everyone (``GestureEngine/panelCounts``).
+/// What the stages before the arenas did (``GestureEngine/panelCounts``).
 public struct PanelCounts: Hashable, Sendable {
+    /// Touches that woke the screen: the caller had said it was off, or the panel was idle with
+    /// ``PanelSettings/wakeAfterIdle``.
+    public var screenOffWakes = 0
+    public var idleWakes = 0
     /// Swallowed by wakes: the touch that woke the screen and those that landed with it.
     public var swallowed = 0
     /// Landed in a dead zone.
     public var ignored = 0
     /// Ended as stuck.
     public var ended = 0
+    /// Of those, ended where one was ended before on the panel (within ``PanelEvent/samePlace``):
+    /// a panel failing there.
+    public var recurring = 0
 
-    public init(swallowed: Int = 0, ignored: Int = 0, ended: Int = 0) {
+    public init(
+        screenOffWakes: Int = 0, idleWakes: Int = 0, swallowed: Int = 0, ignored: Int = 0, ended: Int = 0,
+        recurring: Int = 0
+    ) {
+        self.screenOffWakes = screenOffWakes
+        self.idleWakes = idleWakes
         self.swallowed = swallowed
         self.ignored = ignored
         self.ended = ended
+        self.recurring = recurring
+    }
+
+    mutating func add(_ other: PanelCounts) {
+        screenOffWakes += other.screenOffWakes
+        idleWakes += other.idleWakes
+        swallowed += other.swallowed
+        ignored += other.ignored
+        ended += other.ended
+        recurring += other.recurring
     }
 }
 

@@ -66,6 +66,27 @@ extension MetricsSnapshot {
                     S(suffix: "_total", labels: [("result", "succeeded")], value: Double(reloadsSucceeded)),
                     S(suffix: "_total", labels: [("result", "failed")], value: Double(reloadsFailed)),
                 ]),
+            MetricFamily(
+                name: "gestured_screen_wakes", kind: .counter,
+                help: "Touches that woke a panel's screen and reached nobody, by cause (screen-off, idle).",
+                samples: [
+                    S(suffix: "_total", labels: [("cause", "screen-off")], value: Double(panelDay.wakesScreenOff)),
+                    S(suffix: "_total", labels: [("cause", "idle")], value: Double(panelDay.wakesIdle)),
+                ]),
+            counter(
+                "gestured_contacts_swallowed", "Contacts swallowed by wakes: the waking touch and those landing with it.",
+                panelDay.contactsSwallowed),
+            counter("gestured_contacts_ignored", "Contacts that landed in a dead zone (devices[].ignore).", panelDay.contactsIgnored),
+            counter(
+                "gestured_stuck_contacts_ended", "Contacts held still past the stuck-contact limit and ended.",
+                panelDay.stuckContactsEnded),
+            counter(
+                "gestured_stuck_contacts_recurring",
+                "Stuck contacts ended where one was ended before on the same panel: a panel failing there.",
+                panelDay.stuckContactsRecurring),
+            counter(
+                "gestured_screen_state_reads", "Reads of a screen's state file, at a landing after a quiet moment.",
+                panelDay.screenReads),
             gauge(
                 "gestured_configuration_loaded_timestamp_seconds",
                 "When the running configuration was loaded (at start or by the last good reload), in Unix time.",
@@ -87,6 +108,18 @@ extension MetricsSnapshot {
                 name: "gestured_panel_last_touch_timestamp_seconds", kind: .gauge,
                 help: "When a contact last landed or moved on the panel, in Unix time.",
                 samples: panels.compactMap { panel in panel.lastTouch.map { S(labels: [("panel", panel.label)], value: $0) } }),
+            MetricFamily(
+                name: "gestured_panel_stuck_contacts_ended", kind: .counter,
+                help: "Contacts held still past the stuck-contact limit and ended, on the panel since it was added (panels with a stage).",
+                samples: panels.compactMap { panel in
+                    panel.stuckContactsEnded.map { S(suffix: "_total", labels: [("panel", panel.label)], value: Double($0)) }
+                }),
+            MetricFamily(
+                name: "gestured_panel_stuck_contacts_recurring", kind: .counter,
+                help: "Stuck contacts ended where one was ended before, on the panel since it was added (panels with a stage).",
+                samples: panels.compactMap { panel in
+                    panel.stuckContactsRecurring.map { S(suffix: "_total", labels: [("panel", panel.label)], value: Double($0)) }
+                }),
             MetricFamily(
                 name: "gestured_input_thread_cpu_seconds", kind: .counter,
                 help: "CPU time the input thread has used (reading panels, the engine, writing lines).",

@@ -43,13 +43,17 @@ public struct MetricsSnapshot: Sendable, Hashable, Codable {
     public var inputThreadCPUSeconds: Double
     /// From a frame's kernel time to its lines written to the clients (sampled).
     public var frameToLine: Histogram
+    /// A kiosk's day on every panel since the start (those unplugged too): wakes, contacts kept
+    /// from everyone, stuck contacts ended, screen states read.
+    public var panelDay: PanelDay
 
     public init(
         version: String, startTime: Double, time: Double, framesRead: UInt64 = 0, touchesRead: UInt64 = 0,
         mirrorFrames: UInt64 = 0, gestures: [GestureCount] = [], failures: [FailureCount] = [],
         transports: [TransportCounts] = [], definitionsAccepted: UInt64 = 0, definitionsRefused: UInt64 = 0,
         reloadsSucceeded: UInt64 = 0, reloadsFailed: UInt64 = 0, configurationLoaded: Double, lastTouch: Double? = nil,
-        panels: [Panel] = [], inputThreadCPUSeconds: Double = 0, frameToLine: Histogram = Histogram()
+        panels: [Panel] = [], inputThreadCPUSeconds: Double = 0, frameToLine: Histogram = Histogram(),
+        panelDay: PanelDay = PanelDay()
     ) {
         self.version = version
         self.startTime = startTime
@@ -69,6 +73,51 @@ public struct MetricsSnapshot: Sendable, Hashable, Codable {
         self.panels = panels
         self.inputThreadCPUSeconds = inputThreadCPUSeconds
         self.frameToLine = frameToLine
+        self.panelDay = panelDay
+    }
+
+    /// What the stages before the panels' arenas did (docs/CONFIGURATION.md: `screen`,
+    /// `idle-after-ms`, `wake-after-idle`, `devices[].ignore`, `stuck-contact`), and how often the
+    /// daemon read a screen's state. All zero where none of it is configured.
+    public struct PanelDay: Sendable, Hashable, Codable {
+        /// Touches that woke the screen (each reached nobody): the screen's file said off, or the
+        /// panel was idle with `wake-after-idle`.
+        public var wakesScreenOff: UInt64
+        public var wakesIdle: UInt64
+        /// Contacts a wake swallowed: the waking touch and those that landed with it.
+        public var contactsSwallowed: UInt64
+        /// Contacts that landed in a dead zone.
+        public var contactsIgnored: UInt64
+        /// Contacts held still past `stuck-contact` and ended.
+        public var stuckContactsEnded: UInt64
+        /// Of those, the ones ended where one was ended before on the same panel (within 10 mm).
+        public var stuckContactsRecurring: UInt64
+        /// Reads of a screen's state file (at a touch's landing after a quiet moment).
+        public var screenReads: UInt64
+
+        public init(
+            wakesScreenOff: UInt64 = 0, wakesIdle: UInt64 = 0, contactsSwallowed: UInt64 = 0,
+            contactsIgnored: UInt64 = 0, stuckContactsEnded: UInt64 = 0, stuckContactsRecurring: UInt64 = 0,
+            screenReads: UInt64 = 0
+        ) {
+            self.wakesScreenOff = wakesScreenOff
+            self.wakesIdle = wakesIdle
+            self.contactsSwallowed = contactsSwallowed
+            self.contactsIgnored = contactsIgnored
+            self.stuckContactsEnded = stuckContactsEnded
+            self.stuckContactsRecurring = stuckContactsRecurring
+            self.screenReads = screenReads
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case wakesScreenOff = "wakes_screen_off"
+            case wakesIdle = "wakes_idle"
+            case contactsSwallowed = "contacts_swallowed"
+            case contactsIgnored = "contacts_ignored"
+            case stuckContactsEnded = "stuck_contacts_ended"
+            case stuckContactsRecurring = "stuck_contacts_recurring"
+            case screenReads = "screen_reads"
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -88,6 +137,7 @@ public struct MetricsSnapshot: Sendable, Hashable, Codable {
         case panels
         case inputThreadCPUSeconds = "input_thread_cpu_seconds"
         case frameToLine = "frame_to_line"
+        case panelDay = "panel_day"
     }
 
     /// Reports of one recognizer in one state.
@@ -165,16 +215,28 @@ public struct MetricsSnapshot: Sendable, Hashable, Codable {
         public var grabbed: Bool
         /// Its newest contact's time.
         public var lastTouch: Double?
+        /// Stuck contacts ended on it since it was added, and of those the ones ended where one
+        /// was ended before; nil when it has no `stuck-contact` limit nor anything else of a
+        /// kiosk's day configured.
+        public var stuckContactsEnded: UInt64?
+        public var stuckContactsRecurring: UInt64?
 
-        public init(label: String, grabbed: Bool, lastTouch: Double? = nil) {
+        public init(
+            label: String, grabbed: Bool, lastTouch: Double? = nil, stuckContactsEnded: UInt64? = nil,
+            stuckContactsRecurring: UInt64? = nil
+        ) {
             self.label = label
             self.grabbed = grabbed
             self.lastTouch = lastTouch
+            self.stuckContactsEnded = stuckContactsEnded
+            self.stuckContactsRecurring = stuckContactsRecurring
         }
 
         enum CodingKeys: String, CodingKey {
             case label, grabbed
             case lastTouch = "last_touch"
+            case stuckContactsEnded = "stuck_contacts_ended"
+            case stuckContactsRecurring = "stuck_contacts_recurring"
         }
     }
 }

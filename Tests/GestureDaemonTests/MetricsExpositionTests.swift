@@ -78,4 +78,27 @@ struct MetricsExpositionTests {
         snapshot.lastTouch = nil
         #expect(!MetricsExposition.render(snapshot, format: .prometheus).contains("gestured_last_touch_timestamp_seconds "))
     }
+
+    @Test("a kiosk's day: wakes by cause, contacts kept from everyone, stuck contacts in all and by panel, screen reads")
+    func panelDay() {
+        var snapshot = Self.snapshot
+        snapshot.panelDay = MetricsSnapshot.PanelDay(
+            wakesScreenOff: 3, wakesIdle: 2, contactsSwallowed: 7, contactsIgnored: 11, stuckContactsEnded: 5,
+            stuckContactsRecurring: 4, screenReads: 13)
+        snapshot.panels.append(.init(label: "event7", grabbed: false, stuckContactsEnded: 5, stuckContactsRecurring: 4))
+        let text = MetricsExposition.render(snapshot, format: .prometheus)
+        for line in [
+            #"gestured_screen_wakes_total{cause="screen-off"} 3"#, #"gestured_screen_wakes_total{cause="idle"} 2"#,
+            "gestured_contacts_swallowed_total 7", "gestured_contacts_ignored_total 11",
+            "gestured_stuck_contacts_ended_total 5", "gestured_stuck_contacts_recurring_total 4",
+            "gestured_screen_state_reads_total 13", #"gestured_panel_stuck_contacts_ended_total{panel="event7"} 5"#,
+            #"gestured_panel_stuck_contacts_recurring_total{panel="event7"} 4"#,
+        ] {
+            #expect(text.contains("\n" + line + "\n"), "\(line)")
+        }
+        // A panel without a stage has no stuck-contact sample; the totals are there, at 0, without one.
+        #expect(!text.contains(#"gestured_panel_stuck_contacts_recurring_total{panel="pa\"nel"#))
+        let none = MetricsExposition.render(Self.snapshot, format: .openMetrics)
+        #expect(none.contains("# TYPE gestured_stuck_contacts_recurring counter\ngestured_stuck_contacts_recurring_total 0\n"))
+    }
 }

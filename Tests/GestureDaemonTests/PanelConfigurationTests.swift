@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GestureEngine
+import TestSupport
 import Testing
 import TouchInput
 
@@ -169,5 +170,70 @@ struct ScreenStateTests {
         #expect(watch.landing(frame(13_080, .began)) == .on)  // quiet for 2 s: read again
         #expect(watch.landing(frame(13_100, .stationary)) == nil)
         #expect(watch.landing(frame(20_000, .stationary, .began)) == nil)  // still down, however long
+    }
+
+    /// Counts the reads a watch makes on random streams of one panel: touches of one to three
+    /// fingers, held or lifted, with gaps from a few milliseconds to a few seconds between reports.
+    /// Every read is at a frame where a touch lands after a quiet moment — nothing down, and no
+    /// report for ``ScreenWatch/quiet`` before it (or the panel's first report) — at most one
+    /// there, and every such landing is read (a screen turned off meanwhile is noticed).
+    @Test("the screen's state is read once at each landing after a quiet moment, and at no other frame (random streams)")
+    func readsCounted() {
+        let base: UInt64 = 0x5C_EE44_EAD0
+        var seeds = SplitMix64(seed: base)
+        var totalReads = 0
+        var skippedLandings = 0
+        for _ in 0..<300 {
+            let seed = seeds.next()
+            var rng = SplitMix64(seed: seed)
+            let file = ScreenStateFile(kind: .dpms, path: "/nonexistent/dpms")
+            var reads = 0
+            var watch = ScreenWatch(device: DeviceID(1), file: file) {
+                reads += 1
+                return .on
+            }
+            var time: Int64 = 1_000_000
+            var previous: Int64?
+            var down: [UInt32] = []
+            var nextID: UInt32 = 1
+            var expected = 0
+            for _ in 0..<60 {
+                // Gaps around the quiet limit, often on either side of it.
+                let gaps: [Int64] = [5_000, 16_000, 400_000, 1_999_999, 2_000_000, 2_500_000, 6_000_000]
+                time += gaps[Int(rng.next() % UInt64(gaps.count))]
+                var touches = down.map {
+                    Touch(id: TouchID($0), phase: rng.next() % 2 == 0 ? .moved : .stationary, position: SurfacePoint(x: 0.5, y: 0.5))
+                }
+                let quiet = down.isEmpty && previous.map { time - $0 >= ScreenWatch.quiet } ?? true
+                var landed = false
+                if down.count < 3, rng.next() % 3 != 0 {
+                    let fingers = 1 + Int(rng.next() % UInt64(3 - down.count))
+                    for _ in 0..<fingers {
+                        touches.append(Touch(id: TouchID(nextID), phase: .began, position: SurfacePoint(x: 0.3, y: 0.3)))
+                        down.append(nextID)
+                        nextID += 1
+                    }
+                    landed = true
+                } else if !down.isEmpty {
+                    let lifted = down.removeLast()
+                    touches.removeAll { $0.id == TouchID(lifted) }
+                    touches.append(Touch(id: TouchID(lifted), phase: .ended, position: SurfacePoint(x: 0.5, y: 0.5)))
+                }
+                let before = reads
+                let reading = watch.landing(TouchFrame(device: DeviceID(1), time: Timestamp(microseconds: time), touches: touches))
+                if landed && quiet { expected += 1 }
+                if landed && !quiet { skippedLandings += 1 }
+                #expect(reads - before <= 1, "seed \(seed): \(reads - before) reads at one frame")
+                #expect((reading != nil) == (reads > before), "seed \(seed): a reading without a read, or a read unused")
+                if reads > before && !(landed && quiet) {
+                    Issue.record("seed \(seed): read at \(time) µs, not a landing after a quiet moment")
+                }
+                previous = time
+            }
+            #expect(reads == expected, "seed \(seed): \(reads) reads for \(expected) landings after a quiet moment")
+            totalReads += reads
+        }
+        // The streams must exercise both sides: landings read, and landings not worth a read.
+        #expect(totalReads > 500 && skippedLandings > 1_000, "\(totalReads) reads, \(skippedLandings) landings not read")
     }
 }

@@ -129,4 +129,57 @@ struct ContactGateTests {
         #expect(events.count == 1 && events.allSatisfy { if case .touch = $0 { true } else { false } }, "\(events)")
         #expect(engine.panelCounts.swallowed == 1 && copy.panelCounts.swallowed == 0)
     }
+
+    @Test("the stage's counts: wakes by cause, contacts swallowed, ignored, ended and ended again at one place; kept when the panel goes")
+    func counts() throws {
+        var engine = try GestureEngine(configuration: EngineConfiguration(regions: [], recognizers: []))
+        let panel = PanelSettings(
+            deadZones: [SurfaceRect(x: 0, y: 0.9, width: 1, height: 0.1)],
+            stuckContact: StuckContactLimit(after: .milliseconds(1_000), within: Millimeters(2)),
+            idleAfter: .milliseconds(5_000), wakeAfterIdle: true, screenWake: true)
+        engine.addDevice(Self.device, panel: panel, at: Self.origin)
+        var events: [EngineEvent] = []
+        func frame(_ ms: Int64, _ touches: Touch...) {
+            while let deadline = engine.nextDeadline, deadline <= Self.at(ms) { engine.advance(to: deadline, into: &events) }
+            engine.process(TouchFrame(device: Self.device.id, time: Self.at(ms), touches: touches), into: &events)
+        }
+        // The screen off: a wake, a finger landing with it; then a touch in the dead zone.
+        engine.screen(Self.device.id, isOn: false)
+        frame(0, Self.touch(1, .began, 0.5, 0.5))
+        frame(20, Self.touch(1, .stationary, 0.5, 0.5), Self.touch(2, .began, 0.6, 0.5))
+        frame(80, Self.touch(1, .ended, 0.5, 0.5), Self.touch(2, .ended, 0.6, 0.5))
+        frame(200, Self.touch(3, .began, 0.5, 0.95))
+        frame(260, Self.touch(3, .ended, 0.5, 0.95))
+        // Two contacts held still at one place, one elsewhere.
+        frame(300, Self.touch(4, .began, 0.2, 0.2))
+        frame(1_400, Self.touch(4, .ended, 0.2, 0.2))
+        frame(1_500, Self.touch(5, .began, 0.201, 0.2))
+        frame(2_600, Self.touch(5, .ended, 0.201, 0.2))
+        frame(2_700, Self.touch(6, .began, 0.7, 0.3))
+        frame(3_800, Self.touch(6, .ended, 0.7, 0.3))
+        // The last contact ended at 3.7 s: idle at 8.7 s, and the next touch wakes the panel.
+        frame(10_000, Self.touch(7, .began, 0.5, 0.5))
+        frame(10_050, Self.touch(7, .ended, 0.5, 0.5))
+        let expected = PanelCounts(screenOffWakes: 1, idleWakes: 1, swallowed: 3, ignored: 1, ended: 3, recurring: 1)
+        #expect(engine.panelCounts == expected)
+        #expect(engine.panelCounts(of: Self.device.id) == expected)
+        let woken = events.compactMap { if case .panel(let p) = $0, case .woken(_, _, let cause) = p.what { cause } else { nil } }
+        #expect(woken == [.screenOff, .idle])
+
+        // The panel goes and comes back: its counts stay in the engine's, the new one starts at 0.
+        engine.removeDevice(Self.device.id, at: Self.at(11_000), into: &events)
+        #expect(engine.panelCounts == expected)
+        #expect(engine.panelCounts(of: Self.device.id) == nil)
+        engine.addDevice(Self.device, panel: panel, at: Self.at(12_000))
+        #expect(engine.panelCounts(of: Self.device.id) == PanelCounts())
+        frame(12_100, Self.touch(8, .began, 0.5, 0.95))
+        var more = expected
+        more.ignored += 1
+        #expect(engine.panelCounts == more)
+
+        // A panel with nothing configured has no counts of its own.
+        let plain = DeviceDescriptor(id: DeviceID(2), label: "plain", name: "plain", geometry: Self.device.geometry)
+        engine.addDevice(plain, panel: PanelSettings(), at: Self.origin)
+        #expect(engine.panelCounts(of: plain.id) == nil)
+    }
 }

@@ -135,6 +135,9 @@ struct DeviceArena {
     /// The stage before the arena, if any (a copy, to read).
     var gate: ContactGate? { gateBox?.gate }
 
+    /// What the stage before the arena did, if there is one.
+    var gateCounts: PanelCounts? { gateBox?.gate.counts }
+
     init(device: DeviceDescriptor, compiled c: CompiledSet) {
         self.device = device
         scale = MeasuringScale(device.geometry)
