@@ -12,7 +12,7 @@
 # The recording is examples/recordings/demo.evemu behind a lead-in: one palm contact (which no
 # recognizer accepts: no gesture) and 20 s of the recording's time (10 s at --speed 2) before the
 # first finger, so the listen client — the connection that starts the daemon — is subscribed
-# before anything is recognized. The panel goes idle after 0.4 s without a touch and the touch
+# before anything is recognized. The panel goes idle after 5 s without a touch (the lead-in's pause) and the touch
 # after that is a wake (`wake-after-idle`): Prometheus' wakes must be the `wake` lines the client
 # saw. Everything listens on loopback ports picked free.
 #
@@ -71,7 +71,7 @@ for l in events:
 open(target, "w").write("\n".join(header + lead + shifted) + "\n")
 PY
 
-printf 'idle-after-ms: 400\nwake-after-idle: true\n' > "$work/gestured.yaml"
+printf 'idle-after-ms: 5000\nwake-after-idle: true\n' > "$work/gestured.yaml"
 
 # The daemon, started by the first connection to either socket (the listen client's).
 systemd-socket-activate -l "$work/g.sock" -l "127.0.0.1:$metrics_port" --fdname=unix:metrics \
