@@ -88,8 +88,8 @@ public enum Daemon {
         let loop: InputLoop
         do {
             loop = try InputLoop(
-                configuration: configuration, configPath: options.configPath, replay: options.replay, server: server,
-                requests: requests, notifier: notifier, logger: logger)
+                configuration: configuration, dropIns: Array(loaded.files.dropFirst()), configPath: options.configPath,
+                replay: options.replay, server: server, requests: requests, notifier: notifier, logger: logger)
             try server.startOnThisThread()
         } catch let error as DaemonError {
             server.shutdownBlocking()

@@ -27,6 +27,8 @@ final class InputLoop {
     private let configPath: String?
     private var logger: Logger
     private var configuration: DaemonConfiguration
+    /// The drop-ins the running configuration was merged from, for `status`.
+    private var dropIns: [String]
     private let path: FramePath
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
     /// Where frames come from; opened by ``start()``.
@@ -47,10 +49,11 @@ final class InputLoop {
 
     /// A loop whose frames come from `replay`, or from the touchscreens when it is nil.
     init(
-        configuration: DaemonConfiguration, configPath: String?, replay: ReplayOptions?, server: GestureServer,
-        requests: RequestQueue, notifier: SystemdNotifier, logger: Logger
+        configuration: DaemonConfiguration, dropIns: [String], configPath: String?, replay: ReplayOptions?,
+        server: GestureServer, requests: RequestQueue, notifier: SystemdNotifier, logger: Logger
     ) throws(DaemonError) {
         self.configuration = configuration
+        self.dropIns = dropIns
         self.configPath = configPath
         self.server = server
         self.requests = requests
@@ -245,7 +248,7 @@ final class InputLoop {
             case .status(let request):
                 let status = metrics.status(
                     path: path, loop: counters, server: server.statistics(), panels: source.panels,
-                    configurationFile: configPath)
+                    configurationFile: configPath, dropIns: dropIns)
                 request.reply(configuration: status.configuration, panels: status.panels, metrics: status.metrics)
             }
         }
@@ -370,6 +373,7 @@ final class InputLoop {
         }
         let rulesChanged = fresh.devices != configuration.devices
         configuration = fresh
+        dropIns = Array(loaded.files.dropFirst())
         logger.logLevel = fresh.logLevel.loggerLevel
         path.publishRecognizers()
         if rulesChanged { source.rulesChanged(fresh.deviceRules, path, wallNow: wallNow) }

@@ -26,12 +26,12 @@ struct MetricsSnapshotBuilder {
     /// and encodes it on its request thread.
     func status(
         path: FramePath, loop: LoopCounters, server: ServerStatistics?, panels: [DeviceDescriptor],
-        configurationFile: String?
+        configurationFile: String?, dropIns: [String]
     ) -> (configuration: StatusMessage.Configuration, panels: [StatusMessage.Panel], metrics: MetricsSnapshot) {
         let clock = Clock()
         let snapshot = snapshot(path: path, loop: loop, server: server, panels: panels, clock: clock)
         let configuration = StatusMessage.Configuration(
-            file: configurationFile, loaded: snapshot.configurationLoaded,
+            file: configurationFile, dropIns: dropIns.isEmpty ? nil : dropIns, loaded: snapshot.configurationLoaded,
             reloadFailure: loop.lastReloadFailure.map {
                 StatusMessage.ReloadFailure(time: clock.unix($0.time), error: $0.reason)
             })

@@ -21,20 +21,25 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         /// a configuration is read from are listed in this object: a configuration merged from
         /// several files (drop-ins) names the others beside this one.
         public var file: String?
+        /// The drop-ins merged onto `file` (`FILE.d/*.yaml`), in the order they were merged; nil
+        /// (absent) when there were none.
+        public var dropIns: [String]?
         /// When it was loaded: at the start, or by the last reload that succeeded.
         public var loaded: Double
         /// The last reload, when it failed (and no reload has succeeded since): the running
         /// configuration is the one of `loaded`.
         public var reloadFailure: ReloadFailure?
 
-        public init(file: String?, loaded: Double, reloadFailure: ReloadFailure? = nil) {
+        public init(file: String?, dropIns: [String]? = nil, loaded: Double, reloadFailure: ReloadFailure? = nil) {
             self.file = file
+            self.dropIns = dropIns
             self.loaded = loaded
             self.reloadFailure = reloadFailure
         }
 
         enum CodingKeys: String, CodingKey {
             case file, loaded
+            case dropIns = "drop_ins"
             case reloadFailure = "reload_failure"
         }
     }
@@ -106,8 +111,9 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         /// On the WebSocket endpoint: the page's origin.
         public var origin: String?
 
-        public init(client: UInt64, transport: Transport, uid: UInt32? = nil, user: String? = nil, origin: String? = nil)
-        {
+        public init(
+            client: UInt64, transport: Transport, uid: UInt32? = nil, user: String? = nil, origin: String? = nil
+        ) {
             self.client = client
             self.transport = transport
             self.uid = uid

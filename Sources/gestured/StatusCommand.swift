@@ -145,6 +145,7 @@ enum StatusText {
         let c = status.configuration
         let file = c.file ?? "the built-in configuration (no --config)"
         lines.append("configuration: \(file)")
+        if let dropIns = c.dropIns { lines.append("  drop-ins: \(dropIns.joined(separator: ", "))") }
         lines.append("  loaded \(time(c.loaded)) (\(ago(c.loaded, now)))")
         if let failure = c.reloadFailure {
             lines.append("  last reload FAILED \(time(failure.time)) (\(ago(failure.time, now))); still running the one loaded \(time(c.loaded)):")

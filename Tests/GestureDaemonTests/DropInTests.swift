@@ -167,6 +167,15 @@ struct DropInTests {
         try await GestureClient.connect(to: socket) { client in client.hello.recognizers.map(\.name) }
     }
 
+    /// The drop-ins `gestured status --json` says the running configuration was merged from.
+    static func statusDropIns(_ socket: String) async throws -> [String]? {
+        let status = try await ConfigCommandTests.gestured("status", "--socket", socket, "--json")
+        #expect(status.status == 0, "\(status.output)")
+        let object = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+        let configuration = try #require(object?["configuration"] as? [String: Any], "\(status.output)")
+        return configuration["drop_ins"] as? [String]
+    }
+
     @Test("SIGHUP picks up a drop-in added, refuses a broken one (the running set stays), and drops one removed")
     func reload() async throws {
         let (directory, file) = try Self.configuration("recognizers:\n  - name: tap\n    kind: tap\n")
@@ -189,6 +198,7 @@ struct DropInTests {
             }
         }
         #expect(try await Self.recognizers(socket) == ["tap", "hold"])
+        #expect(try await Self.statusDropIns(socket) == [file + ".d/10-site.yaml"])
 
         // Broken: refused where the drop-in says it, and the running configuration stays.
         try Self.dropIn(file, "20-bad.yaml", "recognizers:\n  - name: swipe\n    kind: swype\n")
@@ -209,6 +219,7 @@ struct DropInTests {
             daemon.lines.last { $0.contains("configuration reloaded") }?.hasSuffix(
                 "configuration=\(file) recognizers=1") == true, "\(daemon.lines.suffix(3))")
         #expect(try await Self.recognizers(socket) == ["tap"])
+        #expect(try await Self.statusDropIns(socket) == nil)
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(within: .seconds(10)) == 0)
     }
