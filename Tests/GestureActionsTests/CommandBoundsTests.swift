@@ -10,24 +10,27 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Whether `pid` is a process that still runs (a zombie has ended: it only waits to be reaped).
-func isRunning(_ pid: pid_t) -> Bool {
+/// The fields of /proc/`pid`/stat after the command's name (state, ppid, pgrp, …); nil when
+/// there is no such process.
+private func statFields(_ pid: pid_t) -> [Substring]? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
         let close = stat.lastIndex(of: ")")
-    else { return false }
-    return stat[stat.index(close, offsetBy: 2)] != "Z"
+    else { return nil }
+    return stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+}
+
+/// Whether `pid` is a process that still runs (a zombie has ended: it only waits to be reaped).
+func isRunning(_ pid: pid_t) -> Bool {
+    guard let state = statFields(pid)?.first else { return false }
+    return state != "Z"
 }
 
 /// The processes that still run in process group `group`.
 func processes(inGroup group: pid_t) -> [pid_t] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap { pid_t($0) }.filter { pid in
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        // After the command name: state, ppid, pgrp.
-        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-        return fields.count > 2 && fields[0] != "Z" && pid_t(fields[2]) == group
+        guard let fields = statFields(pid), fields.count > 2 else { return false }
+        return fields[0] != "Z" && pid_t(fields[2]) == group
     }
 }
 
