@@ -78,8 +78,8 @@ extension EndToEndTests {
                     if case .touch(let t) = $0 { t.phase == .ended || t.phase == .cancelled } else { false }
                 }
                 let touches = client.touches
-                let began = Set(touches.filter { $0.phase == .began }.map(\.touch))
-                let over = Set(touches.filter { $0.phase == .ended || $0.phase == .cancelled }.map(\.touch))
+                let began = Set(touches.filter { $0.phase == .began }.map(\.id))
+                let over = Set(touches.filter { $0.phase == .ended || $0.phase == .cancelled }.map(\.id))
                 #expect(began == over && began.count == 2, "began \(began), ended or cancelled \(over)")
                 try await panel.unplug()
                 try await fixture.finish(daemon)
