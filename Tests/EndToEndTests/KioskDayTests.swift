@@ -36,6 +36,51 @@ extension EndToEndTests {
             }
         }
 
+        /// A case's panel (its script not played yet), a client taking raw touches, and libinput
+        /// reading the panel's mirror as a compositor would. `client` when the case subscribed
+        /// before the panel appeared.
+        struct Watched {
+            let panel: SimulatedPanel
+            let client: Subscriber
+            let device: DeviceInfo
+            let libinput: LibinputReader
+        }
+
+        static func watch(
+            _ fixture: EndToEndFixture, daemon: ChildProcess, steps: [String], client subscribed: Subscriber? = nil
+        ) async throws -> Watched {
+            let panel = try await fixture.panel(steps: steps)
+            let client: Subscriber
+            if let subscribed {
+                client = subscribed
+            } else {
+                client = try await fixture.subscribe(Subscription(touches: true))
+            }
+            let device = try await client.device(named: panel.name)
+            let mirror = try await fixture.mirror(of: device.label, daemon: daemon)
+            let libinput = try await LibinputReader.start(mirror.devnode, fixture: fixture)
+            return Watched(panel: panel, client: client, device: device, libinput: libinput)
+        }
+
+        /// Waits until libinput read a lift on the mirror (`what` names it), the panel played its
+        /// script, and the socket delivered a lift too (the socket and the mirror are two paths);
+        /// returns what libinput read, as ``touches(_:)`` gives it.
+        static func lastLift(_ watched: Watched, what: String) async throws -> [String] {
+            try await watched.libinput.wait(for: what) { events in events.contains { $0.kind == "TOUCH_UP" } }
+            try await watched.panel.waitUntilPlayed()
+            try await watched.client.waitFor("the last lift on the socket") {
+                if case .touch(let t) = $0 { t.phase == .ended } else { false }
+            }
+            return touches(watched.libinput.events)
+        }
+
+        /// Unplugs the panel, stops the daemon and the libinput reader.
+        static func finish(_ watched: Watched, _ fixture: EndToEndFixture, daemon: ChildProcess) async throws {
+            try await watched.panel.unplug()
+            try await fixture.finish(daemon)
+            watched.libinput.process.send(SIGTERM)
+        }
+
         @Test(
             "the screen's dpms file says Off: a tap is swallowed — nothing on the mirror, a wake message, the actions light the screen — and the next tap arrives whole",
             .enabled(if: Libinput.available || Libinput.required, Libinput.reason))
@@ -53,11 +98,9 @@ extension EndToEndTests {
                         shell: "echo On > \(dpms)"
 
                     """)
-                let panel = try await fixture.panel(steps: ["tap at=0.3,0.6", "pause", "tap at=0.7,0.6"])
-                let client = try await fixture.subscribe(Subscription(touches: true))
-                let device = try await client.device(named: panel.name)
-                let mirror = try await fixture.mirror(of: device.label, daemon: daemon)
-                let libinput = try await LibinputReader.start(mirror.devnode, fixture: fixture)
+                let watched = try await Self.watch(
+                    fixture, daemon: daemon, steps: ["tap at=0.3,0.6", "pause", "tap at=0.7,0.6"])
+                let (panel, client, device) = (watched.panel, watched.client, watched.device)
                 panel.play()
                 let wake = try await client.waitFor("the wake") { if case .wake = $0 { true } else { false } }
                 guard case .wake(let woken) = wake[0].message else { return }
@@ -68,22 +111,13 @@ extension EndToEndTests {
                 #expect(try String(contentsOfFile: dpms, encoding: .utf8) == "On\n")
                 try await panel.waitForPause()
                 panel.play()
-                try await libinput.wait(for: "the second tap on the mirror") { events in
-                    events.contains { $0.kind == "TOUCH_UP" }
-                }
-                try await panel.waitUntilPlayed()
-                #expect(Self.touches(libinput.events) == ["DOWN 70", "UP"], "\(libinput.events)")
-                // The socket and the mirror are two paths: wait for the tap on the socket too.
-                try await client.waitFor("the last lift on the socket") {
-                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
-                }
+                let mirrored = try await Self.lastLift(watched, what: "the second tap on the mirror")
+                #expect(mirrored == ["DOWN 70", "UP"], "\(watched.libinput.events)")
                 // The views (the socket's raw touches) never heard of the wake's touch either.
                 #expect(!client.touches.contains { $0.id == woken.touch }, "\(client.touches)")
                 #expect(client.touches.filter { $0.phase == .began }.count == 1)
                 #expect(daemon.lines.contains { $0.contains("a touch woke the screen") })
-                try await panel.unplug()
-                try await fixture.finish(daemon)
-                libinput.process.send(SIGTERM)
+                try await Self.finish(watched, fixture, daemon: daemon)
             }
         }
 
@@ -109,23 +143,15 @@ extension EndToEndTests {
 
                     """)
                 // Connected before the panel appears: its idle comes 1.5 s after the daemon opens it.
-                let client = try await fixture.subscribe(Subscription(touches: true))
-                let panel = try await fixture.panel(steps: ["tap at=0.3,0.6", "tap at=0.7,0.6"])
-                let device = try await client.device(named: panel.name)
-                let mirror = try await fixture.mirror(of: device.label, daemon: daemon)
-                let libinput = try await LibinputReader.start(mirror.devnode, fixture: fixture)
+                let subscribed = try await fixture.subscribe(Subscription(touches: true))
+                let watched = try await Self.watch(
+                    fixture, daemon: daemon, steps: ["tap at=0.3,0.6", "tap at=0.7,0.6"], client: subscribed)
+                let (client, device) = (watched.client, watched.device)
                 // 1.5 s after the daemon opened the panel, with no touch: idle.
                 try await client.waitFor("idle") { if case .idle(let i) = $0 { i.device == device.label } else { false } }
-                panel.play()
-                try await libinput.wait(for: "the second tap on the mirror") { events in
-                    events.contains { $0.kind == "TOUCH_UP" }
-                }
-                try await panel.waitUntilPlayed()
-                #expect(Self.touches(libinput.events) == ["DOWN 70", "UP"], "\(libinput.events)")
-                // The socket and the mirror are two paths: wait for the tap on the socket too.
-                try await client.waitFor("the last lift on the socket") {
-                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
-                }
+                watched.panel.play()
+                let mirrored = try await Self.lastLift(watched, what: "the second tap on the mirror")
+                #expect(mirrored == ["DOWN 70", "UP"], "\(watched.libinput.events)")
                 let day = client.messages.compactMap { message -> String? in
                     switch message {
                     case .idle: "idle"
@@ -138,9 +164,7 @@ extension EndToEndTests {
                 try await actions.process.waitForLines(containing: "command finished", count: 2)
                 #expect(try String(contentsOfFile: idleLog, encoding: .utf8) == "idle 1500\n")
                 #expect(try String(contentsOfFile: activeLog, encoding: .utf8) == "active active\n")
-                try await panel.unplug()
-                try await fixture.finish(daemon)
-                libinput.process.send(SIGTERM)
+                try await Self.finish(watched, fixture, daemon: daemon)
             }
         }
 
@@ -152,21 +176,12 @@ extension EndToEndTests {
             try await EndToEndFixture.run { fixture in
                 try Self.write(fixture, top: "stuck-contact: {after-ms: 1000}")
                 let daemon = try await fixture.startDaemon()
-                let panel = try await fixture.panel(steps: ["stuck at=0.5,0.5 duration=3s", "tap at=0.3,0.3"])
-                let client = try await fixture.subscribe(Subscription(touches: true))
-                let device = try await client.device(named: panel.name)
-                let mirror = try await fixture.mirror(of: device.label, daemon: daemon)
-                let libinput = try await LibinputReader.start(mirror.devnode, fixture: fixture)
-                panel.play()
-                try await libinput.wait(for: "the tap after the ghost") { events in
-                    events.contains { $0.kind == "TOUCH_UP" }
-                }
-                try await panel.waitUntilPlayed()
-                #expect(Self.touches(libinput.events) == ["DOWN 50", "CANCEL", "DOWN 30", "UP"], "\(libinput.events)")
-                // The socket and the mirror are two paths: wait for the tap on the socket too.
-                try await client.waitFor("the last lift on the socket") {
-                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
-                }
+                let watched = try await Self.watch(
+                    fixture, daemon: daemon, steps: ["stuck at=0.5,0.5 duration=3s", "tap at=0.3,0.3"])
+                let client = watched.client
+                watched.panel.play()
+                let mirrored = try await Self.lastLift(watched, what: "the tap after the ghost")
+                #expect(mirrored == ["DOWN 50", "CANCEL", "DOWN 30", "UP"], "\(watched.libinput.events)")
                 let ghost = try #require(client.touches.first)
                 let ghostPhases = client.touches.filter { $0.id == ghost.id }.map(\.phase)
                 #expect(ghostPhases == [.began, .cancelled], "\(ghostPhases)")
@@ -175,9 +190,7 @@ extension EndToEndTests {
                 let held = ended.time.microseconds - ghost.time.microseconds
                 #expect(held == 1_000_000, "\(held) µs")
                 #expect(daemon.lines.contains { $0.contains("a contact held still was ended") })
-                try await panel.unplug()
-                try await fixture.finish(daemon)
-                libinput.process.send(SIGTERM)
+                try await Self.finish(watched, fixture, daemon: daemon)
             }
         }
 
@@ -189,25 +202,13 @@ extension EndToEndTests {
             try await EndToEndFixture.run { fixture in
                 try Self.write(fixture, entry: "ignore:\n  - {x: 0, y: 0.9, width: 1, height: 0.1}")
                 let daemon = try await fixture.startDaemon()
-                let panel = try await fixture.panel(steps: ["tap at=0.4,0.95", "tap at=0.6,0.5"])
-                let client = try await fixture.subscribe(Subscription(touches: true))
-                let device = try await client.device(named: panel.name)
-                let mirror = try await fixture.mirror(of: device.label, daemon: daemon)
-                let libinput = try await LibinputReader.start(mirror.devnode, fixture: fixture)
-                panel.play()
-                try await libinput.wait(for: "the tap outside the zone") { events in
-                    events.contains { $0.kind == "TOUCH_UP" }
-                }
-                try await panel.waitUntilPlayed()
-                #expect(Self.touches(libinput.events) == ["DOWN 60", "UP"], "\(libinput.events)")
-                // The socket and the mirror are two paths: wait for the tap on the socket too.
-                try await client.waitFor("the last lift on the socket") {
-                    if case .touch(let t) = $0 { t.phase == .ended } else { false }
-                }
-                #expect(client.touches.filter { $0.phase == .began }.count == 1)
-                try await panel.unplug()
-                try await fixture.finish(daemon)
-                libinput.process.send(SIGTERM)
+                let watched = try await Self.watch(
+                    fixture, daemon: daemon, steps: ["tap at=0.4,0.95", "tap at=0.6,0.5"])
+                watched.panel.play()
+                let mirrored = try await Self.lastLift(watched, what: "the tap outside the zone")
+                #expect(mirrored == ["DOWN 60", "UP"], "\(watched.libinput.events)")
+                #expect(watched.client.touches.filter { $0.phase == .began }.count == 1)
+                try await Self.finish(watched, fixture, daemon: daemon)
             }
         }
     }
