@@ -142,7 +142,7 @@ let package = Package(
         ),
         .target(
             name: "GestureProtocol",
-            dependencies: ["GestureEngine", "GestureMetrics"],
+            dependencies: ["GestureEngine", "GestureMetrics", "EvdevValues"],
             swiftSettings: swiftSettings
         ),
         .target(

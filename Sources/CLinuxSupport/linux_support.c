@@ -162,6 +162,14 @@ const int GESTURED_SO_PEERCRED = SO_PEERCRED;
 _Static_assert(sizeof(gestured_ucred) == sizeof(struct ucred), "gestured_ucred must match struct ucred");
 _Static_assert(offsetof(gestured_ucred, gid) == offsetof(struct ucred, gid), "gestured_ucred must match struct ucred");
 
+int gestured_peer_groups(int fd, gid_t *groups, int capacity) {
+    socklen_t size = (socklen_t)(capacity * (int)sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &size) == 0) return (int)(size / sizeof(gid_t));
+    // Too little room: the kernel says how much it needs.
+    if (errno == ERANGE) return (int)(size / sizeof(gid_t));
+    return -1;
+}
+
 static int signal_pipe_write_end = -1;
 
 static void gestured_signal_to_pipe(int signo) {

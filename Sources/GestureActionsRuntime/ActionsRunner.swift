@@ -140,7 +140,7 @@ public final class ActionsRunner: Sendable {
                         logger.warning("the daemon says: \(error)")
                     case .wake, .idle, .active:
                         act(onPanel: message)
-                    case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status, .contact:
+                    case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status, .contact, .recording, .raw:
                         break
                     }
                 }

@@ -145,6 +145,25 @@ public final class GestureClient: Sendable {
         return status
     }
 
+    /// Starts recording a panel (docs/PROTOCOL.md, "record"); returns the `recording` `started`
+    /// message, with the panel's description. Its `raw` messages, and the `recording` `stopped`
+    /// message that ends them, come through ``messages`` (the `started` message too, first).
+    /// Throws ``GestureClientError/refused(_:)`` with the server's error (`permission-denied`,
+    /// `no-such-device`, `busy`, `unavailable`).
+    public func record(_ options: RecordOptions) async throws(GestureClientError) -> RecordingMessage {
+        guard case .recording(let started) = try await request(.record(options)) else {
+            throw .protocolViolation("the answer to record was not a recording message")
+        }
+        return started
+    }
+
+    /// Stops this connection's recording; returns once the server answered (the `recording`
+    /// `stopped` message, which ``messages`` also delivers after the last `raw` message, or `ok`
+    /// when nothing was being recorded).
+    public func stopRecording() async throws(GestureClientError) {
+        try await request(.stopRecording)
+    }
+
     @discardableResult
     private func request(_ body: ClientMessage.Body) async throws(GestureClientError) -> ServerMessage {
         let router = self.router
@@ -283,7 +302,7 @@ final class ReplyRouter: ChannelInboundHandler {
         return promise.futureResult
     }
 
-    /// Sends a request with a fresh id; the future holds its reply (`ok`, `pong`, `status`) or fails with
+    /// Sends a request with a fresh id; the future holds its reply (`ok`, `pong`, `status`, `recording`) or fails with
     /// the server's `error`.
     func send(_ body: ClientMessage.Body) -> EventLoopFuture<ServerMessage> {
         guard let context, context.channel.isActive else {
@@ -349,7 +368,13 @@ final class ReplyRouter: ChannelInboundHandler {
             if case .number(let id)? = error.id, let promise = pending.removeValue(forKey: id) {
                 return promise.fail(error)
             }
-        case .hello, .gesture, .touch, .device, .dropped, .explain, .ok, .pong, .wake, .idle, .active, .contact:
+        case .recording(let recording):
+            // The answer to `record` or `stop-recording`, and also a mark in the stream: where
+            // the recording's `raw` messages begin or end.
+            if case .number(let id)? = recording.id, let promise = pending.removeValue(forKey: id) {
+                promise.succeed(message)
+            }
+        case .hello, .gesture, .touch, .device, .dropped, .explain, .raw, .ok, .pong, .wake, .idle, .active, .contact:
             break
         }
         context.fireChannelRead(wrapInboundOut(message))
@@ -373,7 +398,7 @@ final class ReplyRouter: ChannelInboundHandler {
     private struct TypeProbe: Decodable {
         static let known: Set<String> = [
             "hello", "gesture", "touch", "device", "error", "ok", "pong", "explain", "status", "wake", "idle", "active",
-            "contact",
+            "contact", "recording", "raw",
         ]
         var type: String
     }

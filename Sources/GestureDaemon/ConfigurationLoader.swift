@@ -56,7 +56,15 @@ public enum ConfigurationLoader {
 
     /// Fully checks a file set read by ``read(_:)``, as ``load(contentsOf:)`` does.
     public static func load(_ set: YAMLFileSet) throws(ConfigurationFileError) -> DaemonConfiguration {
-        try decode(set.root, file: set.file, groupProblem: groupProblem)
+        withRecordGroupID(try decode(set.root, file: set.file, groupProblem: groupProblem))
+    }
+
+    /// `configuration` with its `record-group` looked up (the group exists: the full check just
+    /// found it), here, off the input thread, so that deciding who may record asks no one.
+    private static func withRecordGroupID(_ configuration: DaemonConfiguration) -> DaemonConfiguration {
+        var configuration = configuration
+        if let group = configuration.recordGroup { configuration.recordGroupID = try? SocketFile.groupID(group) }
+        return configuration
     }
 
     /// The lists a drop-in merges entry by entry: recognizers and regions by name, device entries
@@ -101,7 +109,7 @@ public enum ConfigurationLoader {
 
     private static let expecting = "expected a mapping of settings at the top level"
 
-    /// What is wrong with a socket group name on this system (nil: nothing).
+    /// What is wrong with a group name (the socket's, `record-group`) on this system (nil: nothing).
     private static func groupProblem(_ group: String) -> String? {
         do throws(ServerError) {
             _ = try SocketFile.groupID(group)
@@ -120,12 +128,12 @@ public enum ConfigurationLoader {
 
     /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.
     public static func load(_ data: Data, file: String) throws(ConfigurationFileError) -> DaemonConfiguration {
-        try parse(data, file: file, groupProblem: groupProblem)
+        withRecordGroupID(try parse(data, file: file, groupProblem: groupProblem))
     }
 
     /// Decodes and checks configuration text; `file` names it in errors. `groupProblem` says what
-    /// is wrong with a socket group name on this system (nil: nothing); without it the group is
-    /// not looked up.
+    /// is wrong with a group name on this system (nil: nothing) — the socket's and `record-group`;
+    /// without it the groups are not looked up.
     public static func parse(
         _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil }
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
@@ -143,6 +151,10 @@ public enum ConfigurationLoader {
         let configuration = try YAMLFile.decode(DaemonConfiguration.self, from: root, file: file)
         if let group = configuration.socket.group, let problem = groupProblem(group) {
             let target = root.resolve([AnyCodingKey(stringValue: "socket"), AnyCodingKey(stringValue: "group")])
+            throw ConfigurationFileError(file: file, at: target.node.mark, problem)
+        }
+        if let group = configuration.recordGroup, let problem = groupProblem(group) {
+            let target = root.resolve([AnyCodingKey(stringValue: "record-group")])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
         // References between definitions (names, parents, relations, cycles).

@@ -22,12 +22,18 @@ public struct DaemonConfiguration: Hashable, Sendable {
     /// The top-level `idle-after-ms`, `wake-after-idle` and `stuck-contact`: every panel's,
     /// unless its `devices` entry gives its own.
     public var panels: PanelDefaults
+    /// The group (a name or a gid) whose members may record any panel with `gestured record`,
+    /// besides who may read the panel itself (docs/RECORDING.md, "Who may record"); nil: none.
+    public var recordGroup: String?
+    /// ``recordGroup``'s gid: given as a number, or looked up when the file is loaded
+    /// (``ConfigurationLoader/load(contentsOf:)``); nil when there is none or it was not looked up.
+    public var recordGroupID: UInt32?
 
     public init(
         socket: SocketConfiguration = SocketConfiguration(), websocket: WebSocketConfiguration? = nil,
         devices: [DeviceConfiguration] = [],
         regions: [RegionSpec] = [], recognizers: [RecognizerSpec]? = nil, clients: ClientPolicy = ClientPolicy(),
-        logLevel: LogLevel = .info, panels: PanelDefaults = PanelDefaults()
+        logLevel: LogLevel = .info, panels: PanelDefaults = PanelDefaults(), recordGroup: String? = nil
     ) {
         self.socket = socket
         self.websocket = websocket
@@ -37,6 +43,8 @@ public struct DaemonConfiguration: Hashable, Sendable {
         self.clients = clients
         self.logLevel = logLevel
         self.panels = panels
+        self.recordGroup = recordGroup
+        recordGroupID = recordGroup.flatMap { UInt32($0) }
     }
 
     /// What the engine runs: the file's regions, and its recognizers or the built-in set.

@@ -13,6 +13,7 @@ extension DaemonConfiguration: Codable {
         case idleAfterMS = "idle-after-ms"
         case wakeAfterIdle = "wake-after-idle"
         case stuckContact = "stuck-contact"
+        case recordGroup = "record-group"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -57,6 +58,12 @@ extension DaemonConfiguration: Codable {
                         CodingKeys.devices, PathIndex(intValue: i), DeviceConfiguration.CodingKeys.wakeAfterIdle,
                     ], debugDescription: DeviceConfiguration.wakeNeedsIdle))
         }
+        recordGroup = try c.decodeIfPresent(String.self, forKey: .recordGroup)
+        if let recordGroup, recordGroup.isEmpty {
+            throw DecodingError.dataCorruptedError(
+                forKey: .recordGroup, in: c, debugDescription: "'record-group' must name a group (or give a gid)")
+        }
+        recordGroupID = recordGroup.flatMap { UInt32($0) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -71,6 +78,7 @@ extension DaemonConfiguration: Codable {
         try c.encodeIfPresent(panels.idleAfterMS, for: .idleAfterMS)
         if panels.wakeAfterIdle { try c.encode(true, forKey: .wakeAfterIdle) }
         try c.encodeIfPresent(panels.stuckContact, for: .stuckContact)
+        try c.encodeIfPresent(recordGroup, for: .recordGroup)
     }
 }
 

@@ -40,6 +40,8 @@ final class FramePath {
     /// The earliest arrival (monotonic µs) of the frames whose events are not yet handed on; 0:
     /// none.
     private(set) var pendingSince: Int64 = 0
+    /// The recordings of panels under way (``PanelRecordings``).
+    var recordings = PanelRecordings()
 
     init(
         engine: GestureEngine, interest: Interest,
@@ -169,6 +171,7 @@ final class FramePath {
         publishEvents()
         screens.removeAll { $0.device == descriptor.id }
         panelLabels.removeAll { $0.id == descriptor.id }
+        stopRecordings(where: { $0.device == descriptor.id }, reason: .deviceRemoved)
         passthrough.detach(descriptor.id, logger: logger)
         counters.forget(descriptor.id)
         reportTouchMovesIfWanted()
@@ -241,6 +244,12 @@ final class FramePath {
     }
 
     private static func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+
+    /// Adds a publication of the daemon's own (a recording's) to the batch, after what the
+    /// engine made so far.
+    func publish(_ publication: Publication) {
+        publisher.add(publication)
+    }
 
     /// Hands `publish` the batch made since the last call. Returns the earliest arrival of the
     /// frames behind it (monotonic µs) when it handed on a batch after frames, else nil.

@@ -31,6 +31,13 @@ protocol FrameSource: AnyObject {
     func shutDown(_ path: FramePath, wallNow: Int64)
     /// The panels open now (the recording's device while it plays), for the metrics.
     var panels: [DeviceDescriptor] { get }
+    /// The panels open now as `gestured record` sees them: each one's description and the node
+    /// whose owner and mode say who may record it (looked at now).
+    var recordable: [RecordablePanel] { get }
+    /// Starts or stops keeping a panel's events as they are read, for its recordings: while on,
+    /// the source hands each read's events to ``FramePath/recorded(_:device:)`` before the frames
+    /// they make.
+    func capture(_ device: DeviceID, _ on: Bool)
 }
 
 /// A recording played in place of devices (`gestured run --replay`, and `gestured replay` on a
@@ -50,12 +57,18 @@ final class RecordingFrameSource: FrameSource {
     /// What the recording holds that no kernel would have sent (events for slots the panel does
     /// not have), for `replay` to say: the daemon logs it.
     private(set) var notes: [String] = []
+    /// The recording's file: who may read it may record the replay device.
+    private let file: String?
 
     /// Plays `driver`, whose first pass is device `firstID` (each pass of a loop is a fresh
-    /// device, with the next id).
-    init(_ driver: ReplayDriver, firstID: DeviceID, observe: ((DeviceDescriptor, TouchFrame) -> Void)? = nil) {
+    /// device, with the next id); `file` is the recording's path, when it has one.
+    init(
+        _ driver: ReplayDriver, firstID: DeviceID, file: String? = nil,
+        observe: ((DeviceDescriptor, TouchFrame) -> Void)? = nil
+    ) {
         self.driver = driver
         nextID = firstID.rawValue + 1
+        self.file = file
         self.observe = observe
     }
 
@@ -86,6 +99,26 @@ final class RecordingFrameSource: FrameSource {
 
     var panels: [DeviceDescriptor] { driver.isOver ? [] : [driver.descriptor] }
 
+    var recordable: [RecordablePanel] {
+        guard !driver.isOver else { return [] }
+        return [
+            RecordablePanel(
+                descriptor: driver.descriptor, description: driver.recording.description, node: file,
+                permissions: file.flatMap(RecordPermission.Node.init(path:)))
+        ]
+    }
+
+    func capture(_ device: DeviceID, _ on: Bool) {
+        guard !driver.isOver, device == driver.descriptor.id else { return }
+        driver.capture(on)
+    }
+
+    /// The events the replay device read since the last call, to its recordings.
+    private func handCaptured(_ path: FramePath) {
+        guard driver.isCapturing else { return }
+        path.recorded(driver.takeCaptured(), device: driver.descriptor.id)
+    }
+
     func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64? {
         // A replay that is over leaves no clock running: the loop sleeps until a client or a
         // signal wakes it.
@@ -115,6 +148,7 @@ final class RecordingFrameSource: FrameSource {
         } catch {
             failure = error
         }
+        handCaptured(path)
         for frame in due {
             observe?(driver.descriptor, frame)
             path.process(frame)
@@ -147,6 +181,7 @@ final class RecordingFrameSource: FrameSource {
                 level: driver.passes == 0 ? .warning : .debug, "\(problem)",
                 metadata: ["recording": "\(driver.label)"])
         }
+        handCaptured(path)
         let finished = driver.descriptor
         let model = driver.source.model
         let eventCount = driver.eventCount
@@ -183,6 +218,7 @@ final class RecordingFrameSource: FrameSource {
     /// any more until a client or a signal wakes the loop. The engine keeps the recording's clock.
     private func end(_ path: FramePath) {
         guard !driver.isOver else { return }
+        handCaptured(path)
         path.removeDevice(driver.descriptor, model: driver.source.model, vendor: nil, product: nil, at: clock)
         driver.end()
     }
@@ -234,6 +270,18 @@ final class LiveFrameSource: FrameSource {
     func engineNow(wallNow: Int64) -> Timestamp { Timestamp(microseconds: wallNow) }
 
     var panels: [DeviceDescriptor] { devices.map(\.descriptor) }
+
+    var recordable: [RecordablePanel] {
+        devices.map { device in
+            RecordablePanel(
+                descriptor: device.descriptor, description: device.model.description, node: device.identity.devnode,
+                permissions: RecordPermission.Node(descriptor: device.fileDescriptor))
+        }
+    }
+
+    func capture(_ device: DeviceID, _ on: Bool) {
+        devices.first { $0.id == device }?.capture(on)
+    }
 
     func nextWakeUp(_ path: FramePath, wallNow: Int64) -> Int64? { path.nextDeadline?.microseconds }
 
@@ -319,6 +367,7 @@ final class LiveFrameSource: FrameSource {
     @discardableResult
     private func read(_ device: TouchDevice, _ path: FramePath, wallNow: Int64) -> Int64? {
         let outcome = device.read(into: &frames)
+        if device.isCapturing { path.recorded(device.takeCaptured(), device: device.id) }
         if let first = frames.first { lag = max(lag, wallNow - first.time.microseconds) }
         let newest = frames.last?.time.microseconds
         path.process(&frames)

@@ -107,7 +107,7 @@ final class InputLoop {
                     recording: replay.recording, label: replay.label,
                     settings: configuration.deviceRules.settings(for: replay.identity), speed: replay.speed,
                     loops: replay.loops, id: DeviceID(1)),
-                firstID: DeviceID(1))
+                firstID: DeviceID(1), file: replay.file)
         } catch {
             throw DaemonError("\(replay.label): \(error)")
         }
@@ -165,6 +165,7 @@ final class InputLoop {
             tick(wallNow: wallNow)
             flush()
         }
+        path.stopRecordings(where: { _ in true }, reason: .daemonStopping)
         source.shutDown(path, wallNow: gestured_monotonic_us())
         flush()
         compiler.shutDown()
@@ -182,6 +183,10 @@ final class InputLoop {
     /// Timers, the recording's frames and the watchdog, whatever woke the loop.
     private func tick(wallNow: Int64) {
         source.tick(path, wallNow: wallNow)
+        if let due = path.recordings.nextDeadline, wallNow >= due {
+            let ended = path.stopRecordings(where: { ($0.deadline ?? .max) <= wallNow }, reason: .duration)
+            stopCapturing(ended)
+        }
         if let due = nextWatchdog, wallNow >= due, let interval = notifier.watchdogInterval {
             // The watchdog covers the input thread's work, not only its loop: a thread that
             // lags its inputs by a whole interval (a backlog of frames or requests) stays
@@ -202,6 +207,7 @@ final class InputLoop {
     private func timeoutMilliseconds(wallNow: Int64) -> Int32 {
         var wake = nextWatchdog
         if let t = source.nextWakeUp(path, wallNow: wallNow) { wake = min(wake ?? t, t) }
+        if let t = path.recordings.nextDeadline { wake = min(wake ?? t, t) }
         guard let wake else { return -1 }
         let remaining = wake - wallNow
         if remaining <= 0 { return 0 }
@@ -235,6 +241,7 @@ final class InputLoop {
             case .disconnected(let client):
                 path.connectedClients -= 1
                 definitionQueue.append(.remove(client))
+                stopCapturing(path.stopRecordings(where: { $0.client == client }, reason: nil))
             case .ping(let request):
                 definitionQueue.ping(request)?.reply()
             case .define(let request):
@@ -250,9 +257,77 @@ final class InputLoop {
                     path: path, loop: counters, server: server.statistics(), panels: source.panels,
                     configurationFile: configPath, dropIns: dropIns)
                 request.reply(configuration: status.configuration, panels: status.panels, metrics: status.metrics)
+            case .record(let request):
+                record(request, wallNow: wallNow)
+            case .stopRecording(let request):
+                let ended = path.stopRecordings(where: { $0.client == request.client }, reason: .requested, id: request.id)
+                if ended.isEmpty { request.nothingRecorded() }
+                stopCapturing(ended)
             }
         }
         compileNext()
+    }
+
+    // MARK: - Recordings
+
+    /// A `record`: the panel it names, whether its client may read that panel
+    /// (``RecordPermission``), and the recording started — or refused, with the reason logged.
+    private func record(_ request: RecordRequest, wallNow: Int64) {
+        func refuse(_ code: ErrorCode, _ message: String) {
+            logger.warning(
+                "recording refused",
+                metadata: [
+                    "client": "\(request.client)", "uid": "\(request.peer.map { "\($0.uid)" } ?? "?")",
+                    "device": "\(request.options.device ?? "-")", "reason": "\(message)",
+                ])
+            request.refuse(ErrorMessage(code: code, message: message))
+        }
+        if let current = path.recordings.recording(of: request.client) {
+            return refuse(.busy, "this connection records \(current.label) already; send stop-recording first")
+        }
+        let panels = source.recordable
+        let panel: RecordablePanel
+        switch Self.choose(request.options.device, among: panels) {
+        case .success(let chosen): panel = chosen
+        case .failure(let problem): return refuse(.noSuchDevice, problem.message)
+        }
+        let verdict = RecordPermission.decide(
+            peer: request.peer, daemonUser: geteuid(), node: panel.permissions,
+            recordGroup: configuration.recordGroupID)
+        switch verdict {
+        case .refused(let reason):
+            refuse(.permissionDenied, reason)
+        case .allowed(let reason):
+            let deadline = request.options.durationMS.map { wallNow + Int64($0) * 1000 }
+            path.startRecording(request, panel: panel, deadline: deadline, allowedAs: reason)
+            source.capture(panel.descriptor.id, true)
+        }
+    }
+
+    /// The panel `selector` names (its label or its node), or the only one when it names none.
+    static func choose(_ selector: String?, among panels: [RecordablePanel]) -> Result<RecordablePanel, DaemonError> {
+        let names = panels.map(\.descriptor.label).joined(separator: ", ")
+        guard let selector else {
+            if panels.count == 1 { return .success(panels[0]) }
+            return .failure(
+                DaemonError(
+                    panels.isEmpty
+                        ? "the daemon has no panel open to record"
+                        : "the daemon has \(panels.count) panels (\(names)): name one with 'device'"))
+        }
+        if let panel = panels.first(where: { $0.descriptor.label == selector || $0.node == selector }) {
+            return .success(panel)
+        }
+        return .failure(
+            DaemonError(
+                "no panel '\(selector)' is open"
+                    + (panels.isEmpty ? "; the daemon has none" : " (the daemon has: \(names))")))
+    }
+
+    /// The panels whose recordings ended stop keeping their events, unless another connection
+    /// still records them.
+    private func stopCapturing(_ devices: [DeviceID]) {
+        for device in devices where !path.recordings.records(device) { source.capture(device, false) }
     }
 
     // MARK: - Definitions
@@ -415,12 +490,16 @@ public struct ReplayOptions: Sendable {
     /// Times real time; nil plays as fast as possible.
     public var speed: Double?
     public var loops: Bool
+    /// The recording's file, when it came from one: who may read it may record the replay device
+    /// (`gestured record`).
+    public var file: String?
 
-    public init(recording: Recording, label: String, speed: Double?, loops: Bool) {
+    public init(recording: Recording, label: String, speed: Double?, loops: Bool, file: String? = nil) {
         self.recording = recording
         self.label = label
         self.speed = speed
         self.loops = loops
+        self.file = file
     }
 
     /// The recorded device's identity, for the configuration's device entries.

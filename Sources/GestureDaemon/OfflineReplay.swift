@@ -126,7 +126,8 @@ public struct OfflineReplay {
             case .explain(let explanation, _, _): try deliver(.explain(explanation), lastSeq)
             case .announcement(let message): try deliver(message, lastSeq)
             case .contact(let contact, _): try deliver(.contact(contact), lastSeq)
-            case .device, .recognizers: continue
+            // Nothing records an offline replay (no connection asks).
+            case .device, .recognizers, .recording, .raw: continue
             }
         }
     }

@@ -56,6 +56,11 @@ struct Publisher {
         }
     }
 
+    /// Adds a publication that is no engine event (a recording's messages), in order.
+    mutating func add(_ publication: Publication) {
+        batch.append(publication)
+    }
+
     /// Every event names a device the engine was given, and the engine is given devices only
     /// through ``deviceAdded(_:model:vendor:product:)``.
     private static func descriptor(_ device: DeviceID, in descriptors: [DeviceDescriptor]) -> DeviceDescriptor {

@@ -15,6 +15,10 @@ enum ClientRequest: Sendable {
     case snapshot(SnapshotRequest)
     /// A client's `status` wants them, with the configuration and the panels.
     case status(StatusRequest)
+    /// A connection asks to record a panel.
+    case record(RecordRequest)
+    /// A connection asks to stop its recording.
+    case stopRecording(StopRecordingRequest)
 }
 
 /// A request for the input thread's counters (``MetricsSnapshot``): it copies them between two
@@ -57,6 +61,8 @@ final class RequestQueue: GestureServerDelegate {
     func compiled(_ change: CompiledChange) { enqueue(.compiled(change)) }
     func snapshot(_ request: SnapshotRequest) { enqueue(.snapshot(request)) }
     func status(_ request: StatusRequest) { enqueue(.status(request)) }
+    func record(_ request: RecordRequest) { enqueue(.record(request)) }
+    func stopRecording(_ request: StopRecordingRequest) { enqueue(.stopRecording(request)) }
 
     private func enqueue(_ request: ClientRequest) {
         // One wake-up per batch: the input thread drains everything queued when it wakes.

@@ -6,8 +6,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One request from a client: `subscribe`, `unsubscribe`, `define`, `ping` or `status`, with an
-/// optional `id` that the reply (`ok`, `pong`, `status` or `error`) echoes. The server decodes requests off its
+/// One request from a client: `subscribe`, `unsubscribe`, `define`, `ping`, `status`, `record` or
+/// `stop-recording`, with an optional `id` that the reply (`ok`, `pong`, `status`, `recording` or
+/// `error`) echoes. The server decodes requests off its
 /// thread (``parse(_:)``); what it can tell from a line's ``RequestHead`` it answers without.
 ///
 /// The server decodes requests strictly (an unknown key is an error, not ignored: a typo in a
@@ -24,6 +25,10 @@ public struct ClientMessage: Hashable, Sendable {
         case ping
         /// Asks for the daemon's ``StatusMessage``.
         case status
+        /// Starts recording a panel's raw events to this connection.
+        case record(RecordOptions)
+        /// Stops this connection's recording.
+        case stopRecording
     }
 
     public var id: RequestID?
@@ -42,6 +47,8 @@ public struct ClientMessage: Hashable, Sendable {
         case .define: "define"
         case .ping: "ping"
         case .status: "status"
+        case .record: "record"
+        case .stopRecording: "stop-recording"
         }
     }
 
@@ -64,6 +71,11 @@ public struct ClientMessage: Hashable, Sendable {
             decode: { object, id throws(ErrorMessage) in .define(try Definitions(from: object, id: id)) }, bare: nil),
         RequestType(name: "ping", keys: [], decode: { _, _ in .ping }, bare: .ping),
         RequestType(name: "status", keys: [], decode: { _, _ in .status }, bare: .status),
+        RequestType(
+            name: "record", keys: RecordOptions.Keys.allCases.map(\.rawValue),
+            decode: { object, id throws(ErrorMessage) in .record(try RecordOptions(from: object, id: id)) },
+            bare: .record(RecordOptions())),
+        RequestType(name: "stop-recording", keys: [], decode: { _, _ in .stopRecording }, bare: .stopRecording),
         RequestType(
             name: "subscribe", keys: Subscription.Keys.allCases.map(\.rawValue),
             decode: { object, id throws(ErrorMessage) in .subscribe(try Subscription(from: object, id: id)) },
@@ -163,7 +175,8 @@ extension ClientMessage: Codable {
         switch body {
         case .subscribe(let subscription): try subscription.encode(into: &c)
         case .define(let definitions): try definitions.encode(into: &c)
-        case .unsubscribe, .ping, .status: break
+        case .record(let options): try options.encode(into: &c)
+        case .unsubscribe, .ping, .status, .stopRecording: break
         }
     }
 }

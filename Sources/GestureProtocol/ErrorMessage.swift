@@ -69,13 +69,18 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let invalidFilter = ErrorCode(rawValue: "invalid-filter")
     /// A `define` the configuration's validation refuses (same rules and messages as the file).
     public static let invalidDefinition = ErrorCode(rawValue: "invalid-definition")
-    /// A `define` while this connection's previous one is still being applied.
+    /// A `define` while this connection's previous one is still being applied, or a `record`
+    /// while the connection records already.
     public static let busy = ErrorCode(rawValue: "busy")
     /// A `define` that would take the definitions of all connections together past
     /// ``ServerLimits/maxClientDefinitions`` or ``ServerLimits/maxClientTemplates``.
     public static let tooManyRecognizers = ErrorCode(rawValue: "too-many-recognizers")
     /// This daemon does not accept `define` (it runs without an engine behind the socket).
     public static let unavailable = ErrorCode(rawValue: "unavailable")
+    /// A `record` of a panel the connection's user may not read (docs/PROTOCOL.md, "record").
+    public static let permissionDenied = ErrorCode(rawValue: "permission-denied")
+    /// A `record` naming no panel the daemon has open (or none, when it has several).
+    public static let noSuchDevice = ErrorCode(rawValue: "no-such-device")
     /// The server has ``ServerLimits/maxClients`` connections already; it closes this one.
     public static let tooManyClients = ErrorCode(rawValue: "too-many-clients")
     /// The client read too slowly and its queue overflowed; the server closes the connection.

@@ -7,7 +7,8 @@ import Foundation
 /// Turns server messages into lines: the JSON object followed by `\n`, the same bytes for the
 /// same message every time (keys sorted).
 ///
-/// `gesture` and `touch` — the messages sent for every frame, to every subscriber — are written
+/// `gesture` and `touch` — the messages sent for every frame, to every subscriber — and `raw`
+/// (every read of a panel being recorded) are written
 /// by hand from their tables of fields (``WireMessage``), straight into a reused buffer; every
 /// other message goes through Foundation's `JSONEncoder` (``GestureProtocol/makeEncoder()``).
 /// The hand-written lines are byte for byte what `JSONEncoder` gives (a property test compares
@@ -35,6 +36,7 @@ public struct LineEncoder {
         switch message {
         case .gesture(let gesture): try writer.write(gesture)
         case .touch(let touch): try writer.write(touch)
+        case .raw(let raw): try writer.write(raw)
         default:
             try json.encode(message).withUnsafeBytes { writer.bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         }

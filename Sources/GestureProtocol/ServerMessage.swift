@@ -11,6 +11,10 @@ public enum ServerMessage: Hashable, Sendable {
     case dropped(DroppedMessage)
     /// Why a recognizer failed, waits, or was blocked or cancelled (subscribers with `explain`).
     case explain(ExplainMessage)
+    /// A recording of a panel started or stopped (the answers to `record` and `stop-recording`).
+    case recording(RecordingMessage)
+    /// Raw events of a panel being recorded, to the connections recording it.
+    case raw(RawMessage)
     /// A request succeeded; echoes its `id` (absent when the request had none).
     case ok(id: RequestID?)
     /// The answer to `ping`; echoes its `id`.
@@ -31,7 +35,7 @@ public enum ServerMessage: Hashable, Sendable {
     static var tabledTypes: [any WireMessage.Type] {
         [
             GestureMessage.self, TouchMessage.self, WakeMessage.self, IdleMessage.self, ActiveMessage.self,
-            ContactMessage.self,
+            ContactMessage.self, RawMessage.self,
         ]
     }
 
@@ -45,6 +49,8 @@ public enum ServerMessage: Hashable, Sendable {
         case .error: ErrorMessage.type
         case .dropped: DroppedMessage.type
         case .explain: ExplainMessage.type
+        case .recording: RecordingMessage.type
+        case .raw: RawMessage.type
         case .ok: "ok"
         case .pong: "pong"
         case .status: StatusMessage.type
@@ -72,6 +78,8 @@ extension ServerMessage: Codable {
         case ErrorMessage.type: self = .error(try ErrorMessage(from: decoder))
         case DroppedMessage.type: self = .dropped(try DroppedMessage(from: decoder))
         case ExplainMessage.type: self = .explain(try ExplainMessage(from: decoder))
+        case RecordingMessage.type: self = .recording(try RecordingMessage(from: decoder))
+        case RawMessage.type: self = .raw(try RawMessage(from: decoder))
         case "ok": self = .ok(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         case "pong": self = .pong(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
         case StatusMessage.type: self = .status(try StatusMessage(from: decoder))
@@ -99,6 +107,8 @@ extension ServerMessage: Codable {
         case .idle(let m): try m.encode(to: encoder)
         case .active(let m): try m.encode(to: encoder)
         case .contact(let m): try m.encode(to: encoder)
+        case .recording(let m): try m.encode(to: encoder)
+        case .raw(let m): try m.encode(to: encoder)
         case .ok(let id), .pong(let id):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(type, forKey: .type)

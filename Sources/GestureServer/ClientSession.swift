@@ -40,6 +40,9 @@ protocol SessionLink: AnyObject {
     /// reads at most ``ClientSession/readBudgetBytes`` a turn of the server thread, and nothing
     /// while it still holds a request the session has not taken.
     func setReading(_ reading: Bool)
+    /// Who the client is, as the kernel says (the Unix socket); nil when it cannot say (a
+    /// WebSocket page).
+    var peerCredentials: PeerCredentials? { get }
 }
 
 /// One connection: its requests in, its messages out, its subscription and its queue.
@@ -284,6 +287,14 @@ final class ClientSession {
             if let defineUnavailable { return ErrorMessage(code: .unavailable, message: defineUnavailable, id: head.id) }
             if definePending { return ErrorMessage.busy(id: head.id) }
             return nil
+        case "record":
+            guard case .unixSocket = transport else {
+                return ErrorMessage(
+                    code: .unavailable,
+                    message: "panels are recorded through the Unix socket only: a page has no credentials to check",
+                    id: head.id)
+            }
+            return nil
         default:
             return nil
         }
@@ -341,6 +352,25 @@ final class ClientSession {
             define(definitions, id: request.id, client: client, engine: core.delegate!)
         case .status:
             status(id: request.id, client: client)
+        case .record(let options):
+            // The daemon decides who may record what; the transport says who asks.
+            guard let delegate = core.delegate else {
+                return send(.error(ErrorMessage(code: .unavailable, message: "this daemon records no panel", id: request.id)))
+            }
+            let session = ServerThreadBound(self)
+            let mailbox = core.mailbox
+            delegate.record(
+                RecordRequest(
+                    client: client, options: options, id: request.id, peer: link?.peerCredentials,
+                    refusal: { error in mailbox.post { session.value.answer(.error(error)) } }))
+        case .stopRecording:
+            guard let delegate = core.delegate else { return send(.ok(id: request.id)) }
+            let session = ServerThreadBound(self)
+            let mailbox = core.mailbox
+            delegate.stopRecording(
+                StopRecordingRequest(client: client, id: request.id) {
+                    mailbox.post { session.value.answer(.ok(id: request.id)) }
+                })
         }
     }
 
@@ -386,6 +416,13 @@ final class ClientSession {
             core.logger.error("cannot encode a status message, not sent")
         }
         pump()
+    }
+
+    /// The daemon's answer to a request of this connection, if it is still open.
+    private func answer(_ message: ServerMessage) {
+        guard isOpen else { return }
+        send(message)
+        flushIfNeeded()
     }
 
     /// Hands an admitted `define` to the engine; it is pending until the engine answers.

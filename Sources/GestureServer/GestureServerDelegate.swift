@@ -45,11 +45,27 @@ public protocol GestureServerDelegate: AnyObject, Sendable {
     /// from any thread, with what the daemon knows of itself (the server adds its clients). The
     /// reply is encoded off the server thread. The default answers `unavailable`.
     func status(_ request: StatusRequest)
+
+    /// A connection asks to record a panel (docs/PROTOCOL.md, "record"): decide whether its user
+    /// may read the panel, then publish ``Publication/recording(_:client:)`` `started` and the
+    /// panel's raw events, or ``RecordRequest/refuse(_:)``. The default refuses (`unavailable`).
+    func record(_ request: RecordRequest)
+
+    /// A connection asks to stop its recording: publish its `recording` `stopped` message with
+    /// the request's `id`, or ``StopRecordingRequest/nothingRecorded()``. The default says
+    /// nothing was recorded.
+    func stopRecording(_ request: StopRecordingRequest)
 }
 
 extension GestureServerDelegate {
     public func ping(_ request: PingRequest) { request.reply() }
     public func status(_ request: StatusRequest) { request.unavailable() }
+
+    public func record(_ request: RecordRequest) {
+        request.refuse(ErrorMessage(code: .unavailable, message: "this daemon records no panel"))
+    }
+
+    public func stopRecording(_ request: StopRecordingRequest) { request.nothingRecorded() }
 }
 
 /// A `status` waiting for the daemon's part of the answer.

@@ -49,7 +49,7 @@ public struct Interest: Sendable {
             case .contact(let contact, _):
                 return subscription.explain && (subscription.devices?.contains(contact.device) ?? true)
                     ? .asPublished : nil
-            case .device, .announcement, .recognizers:
+            case .device, .announcement, .recognizers, .recording, .raw:
                 return nil
             }
         }
@@ -139,8 +139,9 @@ public struct Interest: Sendable {
     }
 
     /// `publication` with its audience decided on this interest; nil when no connection takes it.
-    /// `device` messages and announcements go to every connection and the recognizer list to none
-    /// (it is for `hello`): they come back as they are.
+    /// `device` messages and announcements go to every connection, a recording's messages to the
+    /// connection that records, and the recognizer list to none (it is for `hello`): they come
+    /// back as they are.
     public func decided(_ publication: Publication) -> Publication? {
         let audience = audience(of: publication)
         switch publication {
@@ -152,7 +153,7 @@ public struct Interest: Sendable {
             return audience.isEmpty ? nil : .explain(explanation, owner: owner, audience: audience)
         case .contact(let contact, _):
             return audience.isEmpty ? nil : .contact(contact, audience: audience)
-        case .device, .announcement, .recognizers:
+        case .device, .announcement, .recognizers, .recording, .raw:
             return publication
         }
     }

@@ -25,6 +25,11 @@ public enum Publication: Sendable {
     /// What the stage before a panel's arena did to a contact (`contact`), to subscribers with
     /// `explain: true` whose `devices` filter takes its device. Not numbered.
     case contact(ContactMessage, audience: Audience = .undecided)
+    /// A recording started or stopped, to the connection that records (``RecordRequest``).
+    case recording(RecordingMessage, client: ClientID)
+    /// Raw events of a panel being recorded, to a connection that records it. Never coalesced:
+    /// a recorder that cannot keep up overflows and is disconnected, like any client.
+    case raw(RawMessage, client: ClientID)
     /// The recognizers running from now on (the configuration was loaded or reloaded, a client
     /// defined or went away): kept for later `hello`s, sent to no one.
     case recognizers([RecognizerSummary])
@@ -39,6 +44,8 @@ public enum Publication: Sendable {
         case .device(let device): .device(device)
         case .announcement(let message): message
         case .contact(let contact, _): .contact(contact)
+        case .recording(let recording, _): .recording(recording)
+        case .raw(let raw, _): .raw(raw)
         case .recognizers: nil
         }
     }

@@ -267,11 +267,23 @@ final class ServerCore {
                     }
                     session.deliver(line!, stream: nil, isUpdate: false)
                 }
+            case .recording(let message, let client):
+                deliver(.recording(message), to: client)
+            case .raw(let message, let client):
+                deliver(.raw(message), to: client)
             case .recognizers(let list):
                 recognizers = list
             }
         }
         for session in sessions { session.flushIfNeeded() }
+    }
+
+    /// Sends `message` to connection `client` alone, if it is still open.
+    private func deliver(_ message: ServerMessage, to client: ClientID) {
+        guard let session = sessions.first(where: { $0.id == client }), session.isOpen,
+            let line = encode(message)
+        else { return }
+        session.deliver(line, stream: nil, isUpdate: false)
     }
 
     /// Sends `publication` to the readers of `audience` as it says, without deciding again —

@@ -451,6 +451,20 @@ final class UnixConnection: SessionLink {
     /// A line is skipped up to its newline; the connection goes on.
     func refusedMessageAnswered() {}
 
+    /// Its uid and gid (SO_PEERCRED) and supplementary groups (SO_PEERGROUPS), as they were at
+    /// connect; nil when the kernel will not say.
+    var peerCredentials: PeerCredentials? {
+        guard let credentials, !isClosed else { return nil }
+        var groups = [gid_t](repeating: 0, count: 64)
+        var count = gestured_peer_groups(fd, &groups, Int32(groups.count))
+        if count > groups.count {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            count = gestured_peer_groups(fd, &groups, Int32(groups.count))
+        }
+        guard count >= 0, count <= groups.count else { return nil }
+        return PeerCredentials(uid: credentials.uid, gid: credentials.gid, groups: Array(groups.prefix(Int(count))))
+    }
+
     func nextFrame() -> LineFrame? {
         frames.popFirst()
     }

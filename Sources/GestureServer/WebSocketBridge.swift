@@ -157,6 +157,9 @@ final class WebSocketLink: SessionLink {
         logger.info("client connected", metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"])
     }
 
+    /// A page has no credentials the kernel vouches for.
+    var peerCredentials: PeerCredentials? { nil }
+
     /// What a read brought (``WebSocketBridge``), for the session to take.
     func arrived(_ new: [LineFrame]) {
         readRequested = false

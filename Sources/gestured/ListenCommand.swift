@@ -173,6 +173,11 @@ struct MessagePrinter {
             return "\(seconds(a.time.microseconds))  active: touch \(a.touch.rawValue)  \(a.device)"
         case .contact(let c):
             return "\(seconds(c.time.microseconds))  \(c.text)  \(c.device)"
+        case .recording(let r):
+            return "recording \(r.event.rawValue): \(r.device)" + (r.events.map { ", \($0) events" } ?? "")
+                + (r.reason.map { " (\($0.rawValue))" } ?? "")
+        case .raw(let r):
+            return "raw \(r.device): \(r.events.count) events"
         case .ok, .pong:
             return message.type
         case .status(let status):

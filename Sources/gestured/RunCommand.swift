@@ -84,7 +84,7 @@ struct RunCommand: ParsableCommand {
             let recording = try loadRecording(replay, device: device)
             replayOptions = ReplayOptions(
                 recording: recording, label: URL(fileURLWithPath: replay).lastPathComponent,
-                speed: (speed ?? .factor(1)).factor, loops: loop)
+                speed: (speed ?? .factor(1)).factor, loops: loop, file: URL(fileURLWithPath: replay).path)
         }
         do {
             try Daemon.run(

@@ -31,6 +31,7 @@ import Testing
         var reading = true
         func nextFrame() -> LineFrame? { requests.popFirst() }
         func setReading(_ reading: Bool) { self.reading = reading }
+        var peerCredentials: PeerCredentials? { nil }
     }
 
     /// A connection of the model: what it sent last, as the protocol reads it (the oracle is
@@ -89,7 +90,7 @@ import Testing
                 // What the stage before an arena did to a contact: an explanation of no recognizer.
                 guard explain, passes(devices, c.device) else { return nil }
                 message = .contact(c)
-            case .device, .announcement, .recognizers:
+            case .device, .announcement, .recognizers, .recording, .raw:
                 return nil
             }
             return String(decoding: try encoder.encode(message), as: UTF8.self)

@@ -76,6 +76,10 @@ typedef struct {
 /// SOL_SOCKET and SO_PEERCRED, the level and name to read a `gestured_ucred` with.
 extern const int GESTURED_SOL_SOCKET;
 extern const int GESTURED_SO_PEERCRED;
+/// The supplementary groups of a Unix socket's peer, as they were at connect (SO_PEERGROUPS,
+/// Linux 4.13): writes at most `capacity` into `groups` and returns how many the peer has (more
+/// than `capacity`: call again with room for them all), or -1 with errno.
+int gestured_peer_groups(int fd, gid_t *groups, int capacity);
 
 /// Routes SIGTERM, SIGINT and SIGHUP into a pipe (the self-pipe trick): a handler, whichever
 /// thread the kernel picks, writes the signal's number as one byte. Returns the read end

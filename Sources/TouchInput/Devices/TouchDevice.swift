@@ -27,6 +27,9 @@ public final class TouchDevice {
 
     private var handle: EvdevHandle
     private var assembler: FrameAssembler
+    /// The events read since the last ``takeCaptured()``, while someone records the panel; nil
+    /// (and nothing kept) otherwise.
+    private var captured: [InputEvent]?
     private let logger: Logger
     /// The fd, kept after close so the caller can still unregister it by number.
     public let fileDescriptor: Int32
@@ -133,6 +136,7 @@ public final class TouchDevice {
         while true {
             switch handle.next(syncing: syncing) {
             case .event(let event):
+                captured?.append(event)
                 assembler.handle(event, into: &frames)
             case .sync(let event):
                 if !syncing {
@@ -144,9 +148,9 @@ public final class TouchDevice {
             case .drained:
                 guard syncing else { return outcome }
                 syncing = false
-                assembler.handle(
-                    InputEvent(time: droppedAt, type: EventCode.evSyn, code: EventCode.synDropped, value: 0),
-                    into: &frames)
+                let dropped = InputEvent(time: droppedAt, type: EventCode.evSyn, code: EventCode.synDropped, value: 0)
+                captured?.append(dropped)
+                assembler.handle(dropped, into: &frames)
                 Self.synchronize(&assembler, from: handle, model: model)
                 logger.warning("events lost (SYN_DROPPED): live touches cancelled, state re-synchronised")
                 outcome = .resynced(at: droppedAt)
@@ -162,6 +166,27 @@ public final class TouchDevice {
                 return .removed(at: time, reason: error)
             }
         }
+    }
+
+    /// Whether the events read are kept for a recording (``capture(_:)``).
+    public var isCapturing: Bool { captured != nil }
+
+    /// Starts or stops keeping the events read, as they come from the kernel (before they are
+    /// assembled into frames; after a SYN_DROPPED, the SYN_DROPPED itself), for a recording of
+    /// the panel: ``takeCaptured()`` hands them over after each ``read(into:)``.
+    public func capture(_ on: Bool) {
+        if on {
+            if captured == nil { captured = [] }
+        } else {
+            captured = nil
+        }
+    }
+
+    /// The events read since the last call (none when not capturing).
+    public func takeCaptured() -> [InputEvent] {
+        guard let events = captured, !events.isEmpty else { return [] }
+        captured = []
+        return events
     }
 
     /// Grabs (EVIOCGRAB) the device so no other reader sees its events, or releases it.

@@ -18,6 +18,9 @@ public struct ReplaySource {
     /// The time of the last event read.
     public private(set) var lastTime: Timestamp?
     private var reader: Recording.EventReader
+    /// The events read since the last ``takeCaptured()``, while someone records the replay
+    /// device (`gestured record` of `run --replay`); nil otherwise.
+    private var captured: [InputEvent]?
 
     /// A replay of `recording` as device `id`, labelled `label` (usually the file name).
     /// Throws the ``SkipReason`` when the recorded device is not a touchscreen this module supports.
@@ -66,7 +69,28 @@ public struct ReplaySource {
         }
         lastTime = event.time
         eventCount += 1
+        captured?.append(event)
         assembler.handle(event, into: &frames)
+    }
+
+    /// Starts or stops keeping the events read (as the assembler gets them: a time that went
+    /// backwards is held at the last one), for a recording of the replay device.
+    public mutating func capture(_ on: Bool) {
+        if on {
+            if captured == nil { captured = [] }
+        } else {
+            captured = nil
+        }
+    }
+
+    /// Whether the events read are kept (``capture(_:)``).
+    public var isCapturing: Bool { captured != nil }
+
+    /// The events read since the last call (none when not capturing).
+    public mutating func takeCaptured() -> [InputEvent] {
+        guard let events = captured, !events.isEmpty else { return [] }
+        captured = []
+        return events
     }
 
     /// What the recording holds that no kernel would have sent, as a sentence; nil when nothing.
