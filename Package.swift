@@ -247,7 +247,8 @@ let package = Package(
         .testTarget(
             name: "GestureServerTests",
             dependencies: [
-                "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine", "GestureMetrics", "TestSupport",
+                "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine", "GestureMetrics", "EvdevValues",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -10,7 +10,7 @@ struct Gestured: ParsableCommand {
         version: gesturedVersion,
         subcommands: [
             RunCommand.self, ReplayCommand.self, ListenCommand.self, DevicesCommand.self, SimulateCommand.self,
-            CheckConfigCommand.self, ConfigCommand.self, ActionsCommand.self, StatusCommand.self,
+            CheckConfigCommand.self, ConfigCommand.self, ActionsCommand.self, StatusCommand.self, RecordCommand.self,
         ]
     )
 }

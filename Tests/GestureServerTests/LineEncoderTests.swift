@@ -1,10 +1,11 @@
 import Foundation
+import EvdevValues
 import GestureEngine
 import GestureProtocol
 import TestSupport
 import Testing
 
-/// The hand-written lines of `gesture` and `touch` are the bytes `JSONEncoder` gives: compared on
+/// The hand-written lines of `gesture`, `touch` and `raw` are the bytes `JSONEncoder` gives: compared on
 /// random messages whose strings need every kind of escaping and whose numbers take every form
 /// Swift prints (integral, exponent, negative zero, subnormal, the extremes).
 @Suite struct LineEncoderTests {
@@ -139,6 +140,50 @@ import Testing
                     "\(String(decoding: line, as: UTF8.self)) is not \(String(decoding: expected, as: UTF8.self))")
                 return
             }
+        }
+    }
+
+    @Test func `raw lines are JSONEncoder's bytes, and decode to the events sent`() throws {
+        var random = Random(rng: SplitMix64(seed: 0x7261_7721))
+        var encoder = LineEncoder()
+        for _ in 0..<2000 {
+            let events = (0..<Int.random(in: 1...40, using: &random.rng)).map { _ in
+                InputEvent(
+                    time: Timestamp(microseconds: Int64(bitPattern: random.rng.next())),
+                    type: UInt16.random(in: .min ... .max, using: &random.rng),
+                    code: UInt16.random(in: .min ... .max, using: &random.rng),
+                    value: Int32.random(in: .min ... .max, using: &random.rng))
+            }
+            let message = ServerMessage.raw(RawMessage(device: random.string(), events: events))
+            let line = try encoder.encode(message)
+            let expected = try Self.reference(message)
+            guard line == expected else {
+                Issue.record(
+                    "\(String(decoding: line, as: UTF8.self)) is not \(String(decoding: expected, as: UTF8.self))")
+                return
+            }
+            #expect(try JSONDecoder().decode(ServerMessage.self, from: Data(line)) == message)
+        }
+    }
+
+    @Test func `a recording's description survives the wire whole`() throws {
+        var description = DeviceCapabilities(
+            name: "ILITEK \"Multi\" Touch", id: InputID(bustype: 3, vendor: 0x222a, product: 0x1, version: 0x110),
+            properties: [1])
+        description.addCode(1, 330)
+        description.addAxis(0, AbsInfo(minimum: 0, maximum: 16383, fuzz: 4, flat: 0, resolution: 40))
+        description.addAxis(0x35, AbsInfo(minimum: -5, maximum: 16383, resolution: 40))
+        description.addAxis(0x39, AbsInfo(minimum: 0, maximum: 65535))
+        for message in [
+            RecordingMessage.started(device: "event5", description: description, id: .number(1)),
+            .stopped(device: "event5", events: 5812, reason: .deviceRemoved, id: nil),
+        ] {
+            var encoder = LineEncoder()
+            let line = try encoder.encode(.recording(message))
+            #expect(try JSONDecoder().decode(ServerMessage.self, from: Data(line)) == .recording(message))
+            try SchemaValidator.validate(
+                sent: [], received: [String(decoding: line.dropLast(), as: UTF8.self)], invalid: [],
+                sourceLocation: #_sourceLocation)
         }
     }
 

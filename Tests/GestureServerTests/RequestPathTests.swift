@@ -302,7 +302,9 @@ import Testing
 /// numbers, nested values that hold `type` and `id` keys of their own), whitespace, and now and
 /// then a byte changed, dropped or added anywhere.
 enum RandomRequestLine {
-    static let types = ["ping", "unsubscribe", "subscribe", "define", "dance", "p\\u0069ng", ""]
+    static let types = [
+        "ping", "unsubscribe", "subscribe", "define", "record", "stop-recording", "dance", "p\\u0069ng", "",
+    ]
     static let ids = [
         "1", "0", "-0", "-17", "01", "1.5", "1e3", "9223372036854775807", "-9223372036854775808",
         "9223372036854775808", "\"x\"", "\"\"", "\"é\"", "\"a\\\"b\"", "\"\\u0041\"", "null", "true", "[1]", "{}",
@@ -311,6 +313,7 @@ enum RandomRequestLine {
         #""kinds":["tap"]"#, #""touches":true"#, #""gestures":[]"#, #""recognizers":[]"#,
         #""regions":[{"name":"a","type":"ping","id":9}]"#, #""colour":"red""#, #""x":{"type":"define"}"#,
         #""t\u0079pe":"ping""#, #""\u0069d":5"#, #""recognizers":[{"name":"t","kind":"tap"}]"#,
+        #""device":"event5""#, #""duration_ms":1000"#, #""duration_ms":0"#,
     ]
 
     static func make(_ rng: inout SplitMix64) -> [UInt8] {

@@ -2,8 +2,9 @@ import EvdevValues
 import TouchValues
 
 /// Writes evemu 1.3 text (`N:/I:/P:/B:/A:` then `E:` lines), the form `evemu-record` writes and
-/// ``EvemuRecording`` reads: used to generate fixtures and benchmark recordings and to save
-/// simulated sessions.
+/// ``EvemuRecording`` reads: used to generate fixtures and benchmark recordings, to save
+/// simulated sessions, and by `gestured record` (its header, then ``line(_:)`` for each event
+/// as it comes).
 public struct EvemuWriter {
     public private(set) var text: String
 
@@ -32,10 +33,15 @@ public struct EvemuWriter {
 
     /// Appends one event line.
     public mutating func append(_ event: InputEvent) {
+        text += Self.line(event)
+    }
+
+    /// The `E:` line of `event`, newline included.
+    public static func line(_ event: InputEvent) -> String {
         let us = event.time.microseconds
         let fraction = String(us % 1_000_000)
-        text += "E: \(us / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction) "
-        text += "\(Self.hex4(event.type)) \(Self.hex4(event.code)) \(event.value)\n"
+        return "E: \(us / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction) "
+            + "\(Self.hex4(event.type)) \(Self.hex4(event.code)) \(event.value)\n"
     }
 
     static func hex2(_ v: UInt8) -> String { v < 16 ? "0" + String(v, radix: 16) : String(v, radix: 16) }
