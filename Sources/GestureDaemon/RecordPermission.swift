@@ -32,7 +32,7 @@ enum RecordPermission {
     /// in a daemon running as `daemonUser` whose configuration names `recordGroup`.
     static func decide(peer: PeerCredentials?, daemonUser: UInt32, node: Node?, recordGroup: UInt32?) -> Verdict {
         guard let peer else {
-            return .refused("the kernel does not say who this client is, and only who may read the panel may record it")
+            return .refused("a client the kernel does not name may not record: only who may read the panel may")
         }
         if peer.uid == 0 { return .allowed("root") }
         if peer.uid == daemonUser { return .allowed("the daemon's own user") }
@@ -47,13 +47,15 @@ enum RecordPermission {
         // else the others'; the first class that applies decides, even when it grants less.
         if peer.uid == node.uid {
             if node.mode & 0o400 != 0 { return .allowed("the owner of the panel's node") }
-            return .refused("user \(peer.uid) owns the panel's node but its mode (\(octal(node.mode))) lets the owner not read it")
+            return .refused(
+                "user \(peer.uid) may not read the panel (it owns the node, whose mode \(octal(node.mode)) gives its owner "
+                    + "no read), so it may not record it")
         }
         if groups.contains(node.gid) {
             if node.mode & 0o040 != 0 { return .allowed("a member of the node's group (gid \(node.gid))") }
             return .refused(
-                "user \(peer.uid) is in the node's group (gid \(node.gid)) but its mode (\(octal(node.mode))) "
-                    + "lets the group not read it")
+                "user \(peer.uid) may not read the panel (it is in the node's group, gid \(node.gid), whose mode "
+                    + "\(octal(node.mode)) gives that group no read), so it may not record it")
         }
         if node.mode & 0o004 != 0 { return .allowed("anyone may read the panel's node") }
         return .refused(

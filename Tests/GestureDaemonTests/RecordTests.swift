@@ -1,0 +1,181 @@
+import Foundation
+import GestureProtocol
+import Glibc
+import TestSupport
+import Testing
+
+/// `gestured record` through the real daemon, on a replayed panel (`run --replay --loop`): the
+/// file it writes replays to the gestures the daemon published while it recorded, and a user
+/// who may not read the panel is refused. (The same through the kernel, with a grabbed uinput
+/// panel, is EndToEndTests' "gestured record through a grabbed panel".)
+@Suite("gestured record", .timeLimit(.minutes(4)))
+struct RecordTests {
+    static let fieldScript = DaemonProcessTests.repository.appendingPathComponent(
+        "Tests/TouchInputTests/Fixtures/field.script")
+
+    /// A session to replay: a lead tap, five seconds of nothing, then a gesture of each common
+    /// kind (field.script), made offline by `gestured simulate --record`.
+    static func session(in directory: String) async throws -> String {
+        let gestures = try String(contentsOf: fieldScript, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        let script = directory + "/session.script"
+        try (["tap at=0.1,0.1", "wait 5s"] + gestures).joined(separator: "\n").write(
+            toFile: script, atomically: true, encoding: .utf8)
+        let file = directory + "/session.evemu"
+        let simulate = try ChildProcess([
+            try DaemonProcessTests.gestured(), "simulate", "--profile", "kiosk-10", "--seed", "39", "--record", file,
+            "--script", script,
+        ])
+        #expect(try await simulate.waitForExit() == 0, "\(simulate.lines)")
+        return file
+    }
+
+    /// The times (µs) of an evemu file's events.
+    static func eventTimes(_ path: String) throws -> [Int64] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("E: "), let stamp = line.split(separator: " ").dropFirst().first else { return nil }
+            let parts = stamp.split(separator: ".")
+            guard parts.count == 2, let seconds = Int64(parts[0]), let micros = Int64(parts[1]) else { return nil }
+            return seconds * 1_000_000 + micros
+        }
+    }
+
+    /// The type, code and value of an evemu file's events, as written.
+    static func eventCodes(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("E: ") }
+            .map { $0.split(separator: " ").dropFirst(2).prefix(3).joined(separator: " ") }
+    }
+
+    /// A gesture line as it compares between the daemon and a replay: without what numbers it
+    /// within one process (`seq`, the touch ids) and the device's label (the file's name), its
+    /// keys sorted; and when its first touch landed.
+    static func comparable(_ line: Substring) throws -> (line: String, start: Int64) {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        for key in ["seq", "touches", "device"] { object[key] = nil }
+        let start = try #require(object["start_time_us"] as? NSNumber).int64Value
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return (String(decoding: data, as: UTF8.self), start)
+    }
+
+    @Test("a recording made through the daemon replays to the gestures the daemon published while it recorded")
+    func recordThenReplay() async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let session = try await Self.session(in: directory)
+        let sessionTimes = try Self.eventTimes(session)
+        // The lead tap's events: those before the five quiet seconds.
+        let lead = try #require(sessionTimes.indices.dropLast().first { sessionTimes[$0 + 1] - sessionTimes[$0] > 2_000_000 }) + 1
+        let socket = directory + "/g.sock"
+        let daemon = try await DaemonProcessTests.startDaemon([
+            "--socket", socket, "--replay", session, "--loop", "--speed", "1",
+        ])
+        defer { daemon.send(SIGKILL) }
+
+        // A recording ends with its pass (the replay device goes); one that began before the
+        // gestures after the quiet seconds holds all of them. The first may begin anywhere in a
+        // pass; the next ones begin at the start of the next pass, or in its quiet seconds
+        // (unless the host is slower than that: then the next pass is tried).
+        let output = directory + "/recorded.evemu"
+        var recorded: [Int64] = []
+        var attempts = 0
+        var record: ChildProcess?
+        while recorded.count < sessionTimes.count - lead && attempts < 6 {
+            attempts += 1
+            let run = try ChildProcess([gestured, "record", "--socket", socket, "--explain", "-o", output])
+            #expect(try await run.waitForExit(within: .seconds(60)) == 0, "\(run.lines)")
+            recorded = try Self.eventTimes(output)
+            record = run
+        }
+        guard recorded.count >= sessionTimes.count - lead else {
+            Issue.record("no recording in \(attempts) passes began before the session's gestures")
+            return
+        }
+        let summary = try #require(record?.lines.last)
+        #expect(summary.contains("\(recorded.count) events of session.evemu written to \(output)"), "\(summary)")
+        #expect(summary.contains("the panel went away"), "\(summary)")
+        let count = recorded.count
+        try await daemon.output.wait(for: "the daemon to log the recording's end") { o in
+            o.lines.contains {
+                $0.contains("recording stopped") && $0.contains("events=\(count) ")
+                    && $0.contains("reason=device-removed")
+            }
+        }
+        #expect(daemon.lines.contains { $0.contains("recording started") && $0.contains("allowed=root") })
+
+        // What the daemon published while it recorded, kept in the file (--explain)...
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        let first = try #require(recorded.first)
+        let live = try text.split(separator: "\n").filter { $0.hasPrefix("# gestured: ") }
+            .map { $0.dropFirst("# gestured: ".count) }
+            .filter { $0.contains(#""type":"gesture""#) }
+            .map(Self.comparable)
+            .filter { $0.start >= first }.map(\.line)
+        // ...is what `gestured replay` makes of the file, in the same order and at the same times.
+        let replay = try ChildProcess([gestured, "replay", output])
+        #expect(try await replay.waitForExit() == 0)
+        let replayed = try replay.lines.filter { $0.hasPrefix("{") }.map { try Self.comparable($0[...]).line }
+        #expect(live.count >= 7, "the session's gestures were published: \(live.count)")
+        let difference = replayed.indices.first { $0 < live.count && replayed[$0] != live[$0] }
+        #expect(
+            replayed.count == live.count && difference == nil,
+            """
+            replayed \(replayed.count) gestures, the daemon published \(live.count); first difference at \
+            \(difference.map { "\($0): \(replayed[$0]) against \(live[$0])" } ?? "none")
+            """)
+        // The same events (type, code, value), and their times: a pass after the first plays on
+        // the session's clock moved on by whole passes, one shift for all.
+        #expect(try Self.eventCodes(output) == Array(try Self.eventCodes(session).suffix(recorded.count)))
+        let shifts = Set(zip(recorded, sessionTimes.suffix(recorded.count)).map { $0 - $1 })
+        #expect(shifts.count == 1, "the file holds the session's last events, at their times, in order: \(shifts.sorted().prefix(3))")
+    }
+
+    /// Runs `arguments` as user and group `nobody` (65534) without supplementary groups: a user
+    /// who may not read the test's panel (a replayed recording readable by root only).
+    static func asNobody(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments)
+    }
+
+    @Test(
+        "a user who may not read the panel is refused, and the daemon says so; record-group lets them in",
+        .enabled(if: getuid() == 0, "switching the client to another user needs root"))
+    func refusedThenAllowedByRecordGroup() async throws {
+        let gestured = try DaemonProcessTests.gestured()
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Others may reach the socket (mode 0666 in a searchable directory), not read the panel.
+        chmod(directory, 0o755)
+        let session = try await Self.session(in: directory)
+        chmod(session, 0o600)
+        let socket = directory + "/g.sock"
+        let config = directory + "/gestured.yaml"
+        try "socket:\n  mode: \"0666\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await DaemonProcessTests.startDaemon([
+            "--config", config, "--socket", socket, "--replay", session, "--loop", "--speed", "1",
+        ])
+        defer { daemon.send(SIGKILL) }
+
+        let refused = try Self.asNobody([gestured, "record", "--socket", socket, "-o", "/dev/null"])
+        #expect(try await refused.waitForExit() == 1)
+        #expect(
+            refused.lines.contains { $0.contains("permission-denied") && $0.contains("user 65534 may not read the panel") },
+            "\(refused.lines)")
+        try await daemon.output.wait(for: "the daemon to log the refusal") { o in
+            o.lines.contains { $0.contains("recording refused") && $0.contains("uid=65534") }
+        }
+        #expect(!daemon.lines.contains { $0.contains("recording started") })
+
+        // The configuration names nobody's group: after a reload, the same user records.
+        try "socket:\n  mode: \"0666\"\nrecord-group: \"65534\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        try await daemon.output.wait(for: "the reload") { o in o.lines.contains { $0.contains("configuration reloaded") } }
+        let allowed = try Self.asNobody([gestured, "record", "--socket", socket, "--duration", "300ms", "-o", "/dev/null"])
+        #expect(try await allowed.waitForExit(within: .seconds(60)) == 0, "\(allowed.lines)")
+        #expect(allowed.lines.last?.contains("its duration ran out") == true, "\(allowed.lines)")
+        try await daemon.output.wait(for: "the daemon to log who recorded") { o in
+            o.lines.contains {
+                $0.contains("recording started") && $0.contains("uid=65534") && $0.contains("record-group")
+            } && o.lines.contains { $0.contains("recording stopped") && $0.contains("reason=duration") }
+        }
+    }
+}
