@@ -81,6 +81,17 @@ struct BadInput: Sendable, CustomTestStringConvertible {
             "too many filter entries", #"{"type":"subscribe","gestures":[\#(manyNames)]}"#, .invalidFilter,
             path: "/gestures"),
         BadInput(
+            "a record of an empty device", #"{"type":"record","id":3,"device":""}"#, .invalidMessage, id: .number(3),
+            path: "/device", says: "'device' must be a device label or node"),
+        BadInput(
+            "a record of no time", #"{"type":"record","duration_ms":0}"#, .invalidMessage, path: "/duration_ms",
+            says: "'duration_ms' must be a whole number of milliseconds from 1 to 86400000"),
+        BadInput(
+            "a record longer than a day", #"{"type":"record","duration_ms":86400001}"#, .invalidMessage,
+            path: "/duration_ms"),
+        BadInput("a record of a fraction of a millisecond", #"{"type":"record","duration_ms":1.5}"#, .invalidMessage, path: "/duration_ms"),
+        BadInput("a stop-recording with a key", #"{"type":"stop-recording","device":"event5"}"#, .invalidMessage, path: "/device"),
+        BadInput(
             "unknown recognizer kind", #"{"type":"define","id":"d","recognizers":[{"name":"x","kind":"wave"}]}"#,
             .invalidDefinition, id: .string("d"), path: "/recognizers/0/kind",
             says: "recognizers[0].kind: unknown kind 'wave' (expected one of: tap, long-press, pan,"),

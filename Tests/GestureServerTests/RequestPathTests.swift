@@ -259,6 +259,33 @@ import Testing
         }
     }
 
+    /// Raw touches can be a PIN: a page, whose user the kernel does not name, may not record.
+    @Test func `a WebSocket record is refused on its head`() async throws {
+        try await WebSocketTests.with { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.sendFrame(opcode: WebSocketClient.Opcode.text, Array(#"{"type":"record","id":"r"}"#.utf8))
+            guard case .error(let error) = try await page.next() else { throw Unexpected("no error") }
+            #expect(error.code == .unavailable, "\(error)")
+            #expect(error.id == .string("r"))
+            try await page.roundTrip()
+        }
+    }
+
+    /// A server without a daemon behind it has no panel: `record` is unavailable, and there is
+    /// no recording to stop.
+    @Test func `a server without an engine records nothing`() async throws {
+        try await ServerFixture.with(delegate: nil) { f in
+            let client = try await f.connect()
+            _ = try await client.next(ofType: "hello")
+            try await client.sendRaw(Array(#"{"type":"record","id":1,"device":"event5"}"#.utf8) + [10])
+            guard case .error(let error) = try await client.next() else { throw Unexpected("no error") }
+            #expect(error.code == .unavailable && error.id == .number(1), "\(error)")
+            try await client.sendRaw(Array(#"{"type":"stop-recording","id":2}"#.utf8) + [10])
+            guard case .ok(.number(2)?) = try await client.next() else { throw Unexpected("no ok") }
+        }
+    }
+
     /// A `define` read while the connection's previous one was pending was decoded whole before
     /// it got `busy` (most of the defines of 60 connections churning them). Now `busy` is
     /// decided on the head: a body the decoder would refuse still gets `busy` — before,
