@@ -112,10 +112,11 @@ else
   fi
   cp scripts/vm/guest-e2e-tests.sh "$STAGE/test/"
   # Passthrough cases (Tests/EndToEndTests/PassthroughTests.swift): libinput reads the mirror device
-  # as a compositor would. The tool, its helper and its quirks files go to the same paths in the
+  # as a compositor would; record cases (RecordTests.swift): `libinput record` and evemu-record
+  # record a panel. The tools, libinput's helpers and its quirks files go to the same paths in the
   # guest (their libraries follow through ldd); without them those cases are skipped.
   LIBINPUT=()
-  for f in /usr/bin/libinput /usr/libexec/libinput/libinput-debug-events /usr/share/libinput; do
+  for f in /usr/bin/libinput /usr/libexec/libinput /usr/share/libinput /usr/bin/evemu-record; do
     if [ -e "$f" ]; then LIBINPUT+=(--extra "$f"); fi
   done
   for boot in udev capabilities; do
