@@ -29,8 +29,12 @@ struct PanelRecordings {
     /// The recording of `client`, if it has one.
     func recording(of client: ClientID) -> Recording? { active.first { $0.client == client } }
 
-    /// The earliest duration to run out (monotonic µs); nil when none is set.
-    var nextDeadline: Int64? { active.compactMap(\.deadline).min() }
+    /// The earliest duration to run out (monotonic µs); nil when none is set. Asked on every
+    /// turn of the input loop: nothing but an emptiness test while nobody records.
+    var nextDeadline: Int64? {
+        guard !active.isEmpty else { return nil }
+        return active.compactMap(\.deadline).min()
+    }
 
     mutating func start(_ recording: Recording) { active.append(recording) }
 

@@ -59,7 +59,7 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Stop after this long (e.g. 500ms, 30s, 5m, 1h; at most 24h); default: until Ctrl-C.",
+            "Stop after this long (e.g. 500ms, 30s, 5m, 1h; at most 24h); default: until Ctrl-C (a second Ctrl-C quits at once).",
             valueName: "duration"))
     var duration: String?
 
@@ -160,11 +160,14 @@ struct RecordCommand: AsyncParsableCommand {
             "gestured record: recording \(started.device) (\"\(description.name)\") into \(output ?? "standard output"); "
                 + (options.durationMS.map { "stops after \($0) ms or " } ?? "") + "Ctrl-C stops")
         // Ctrl-C (or SIGTERM) asks the daemon to stop; what it sent until then still comes,
-        // and the `stopped` message after the last of it ends the loop below.
+        // and the `stopped` message after the last of it ends the loop below. A second one ends
+        // the command at once (every line written so far is whole: each is one write).
         let stopper = Task {
+            var asked = false
             for await _ in signals {
-                try? await client.stopRecording()
-                return
+                if asked { Glibc.exit(130) }
+                asked = true
+                Task { try? await client.stopRecording() }
             }
         }
         defer { stopper.cancel() }
