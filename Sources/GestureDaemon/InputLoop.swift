@@ -261,7 +261,7 @@ final class InputLoop {
                 record(request, wallNow: wallNow)
             case .stopRecording(let request):
                 let ended = path.stopRecordings(where: { $0.client == request.client }, reason: .requested, id: request.id)
-                if ended.isEmpty { request.nothingRecorded() }
+                if ended.isEmpty { request.nothingRecorded() } else { request.stopped() }
                 stopCapturing(ended)
             }
         }
@@ -301,6 +301,7 @@ final class InputLoop {
             let deadline = request.options.durationMS.map { wallNow + Int64($0) * 1000 }
             path.startRecording(request, panel: panel, deadline: deadline, allowedAs: reason)
             source.capture(panel.descriptor.id, true)
+            request.started()
         }
     }
 

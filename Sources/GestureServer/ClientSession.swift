@@ -95,7 +95,8 @@ final class ClientSession {
     private var definePending = false
     /// A request of it is with the ``RequestDecoder``.
     private var decoding = false
-    /// Its `ping`s and `status` requests with the daemon, not yet answered.
+    /// Its `ping`s, `status` requests, `record`s and `stop-recording`s with the daemon, not yet
+    /// answered.
     private var requestsInFlight = 0
     /// The server thread's turn in which it last took a request, and how many it took then.
     private var turn: UInt64 = 0
@@ -357,19 +358,21 @@ final class ClientSession {
             guard let delegate = core.delegate else {
                 return send(.error(ErrorMessage(code: .unavailable, message: "this daemon records no panel", id: request.id)))
             }
+            requestsInFlight += 1
             let session = ServerThreadBound(self)
             let mailbox = core.mailbox
             delegate.record(
                 RecordRequest(
                     client: client, options: options, id: request.id, peer: link?.peerCredentials,
-                    refusal: { error in mailbox.post { session.value.answer(.error(error)) } }))
+                    completion: { error in mailbox.post { session.value.answered(error.map { .error($0) }) } }))
         case .stopRecording:
             guard let delegate = core.delegate else { return send(.ok(id: request.id)) }
+            requestsInFlight += 1
             let session = ServerThreadBound(self)
             let mailbox = core.mailbox
             delegate.stopRecording(
-                StopRecordingRequest(client: client, id: request.id) {
-                    mailbox.post { session.value.answer(.ok(id: request.id)) }
+                StopRecordingRequest(client: client, id: request.id) { stopped in
+                    mailbox.post { session.value.answered(stopped ? nil : .ok(id: request.id)) }
                 })
         }
     }
@@ -418,11 +421,13 @@ final class ClientSession {
         pump()
     }
 
-    /// The daemon's answer to a request of this connection, if it is still open.
-    private func answer(_ message: ServerMessage) {
+    /// The daemon has answered a request of this connection that waited for it (`record`,
+    /// `stop-recording`): with `message`, or with what it published (nil).
+    private func answered(_ message: ServerMessage?) {
         guard isOpen else { return }
-        send(message)
-        flushIfNeeded()
+        requestsInFlight -= 1
+        if let message { send(message) }
+        pump()
     }
 
     /// Hands an admitted `define` to the engine; it is pending until the engine answers.

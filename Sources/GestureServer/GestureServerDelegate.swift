@@ -47,13 +47,14 @@ public protocol GestureServerDelegate: AnyObject, Sendable {
     func status(_ request: StatusRequest)
 
     /// A connection asks to record a panel (docs/PROTOCOL.md, "record"): decide whether its user
-    /// may read the panel, then publish ``Publication/recording(_:client:)`` `started` and the
-    /// panel's raw events, or ``RecordRequest/refuse(_:)``. The default refuses (`unavailable`).
+    /// may read the panel, then publish ``Publication/recording(_:client:)`` `started`, call
+    /// ``RecordRequest/started()`` and publish the panel's raw events, or
+    /// ``RecordRequest/refuse(_:)``. The default refuses (`unavailable`).
     func record(_ request: RecordRequest)
 
     /// A connection asks to stop its recording: publish its `recording` `stopped` message with
-    /// the request's `id`, or ``StopRecordingRequest/nothingRecorded()``. The default says
-    /// nothing was recorded.
+    /// the request's `id` and call ``StopRecordingRequest/stopped()``, or
+    /// ``StopRecordingRequest/nothingRecorded()``. The default says nothing was recorded.
     func stopRecording(_ request: StopRecordingRequest)
 }
 

@@ -19,8 +19,10 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A connection's `record`, on its way to the daemon, which decides (the panel, the permission)
-/// and starts the recording: it publishes ``Publication/recording(_:client:)`` `started` and then
-/// the panel's ``Publication/raw(_:client:)`` messages, or calls ``refuse(_:)``.
+/// and starts the recording — it publishes ``Publication/recording(_:client:)`` `started`, then
+/// calls ``started()``, and from then on publishes the panel's ``Publication/raw(_:client:)``
+/// messages — or calls ``refuse(_:)``. One of the two, once: until then the request counts
+/// among the connection's requests waiting for the daemon.
 public struct RecordRequest: Sendable {
     public let client: ClientID
     public let options: RecordOptions
@@ -29,24 +31,33 @@ public struct RecordRequest: Sendable {
     /// The client's credentials; nil when the kernel would not say (then only what the
     /// configuration allows everyone may be recorded: nothing).
     public let peer: PeerCredentials?
-    let refusal: @Sendable (ErrorMessage) -> Void
+    /// Called once with nil (started) or the refusal.
+    let completion: @Sendable (ErrorMessage?) -> Void
+
+    /// The recording started: its `started` message is published. Callable from any thread.
+    public func started() { completion(nil) }
 
     /// Refuses the request with `error` (its `id` set to the request's). Callable from any
     /// thread; dropped if the connection has closed.
     public func refuse(_ error: ErrorMessage) {
         var error = error
         error.id = id
-        refusal(error)
+        completion(error)
     }
 }
 
 /// A connection's `stop-recording`: the daemon publishes the `recording` `stopped` message with
-/// this `id`, or calls ``nothingRecorded()`` when the connection records nothing.
+/// this `id` and calls ``stopped()``, or calls ``nothingRecorded()`` when the connection records
+/// nothing. One of the two, once.
 public struct StopRecordingRequest: Sendable {
     public let client: ClientID
     public let id: RequestID?
-    let ok: @Sendable () -> Void
+    /// Called once: whether a recording was stopped.
+    let completion: @Sendable (_ stopped: Bool) -> Void
+
+    /// The recording stopped: its `stopped` message is published. Callable from any thread.
+    public func stopped() { completion(true) }
 
     /// Answers `ok`: there was no recording to stop. Callable from any thread.
-    public func nothingRecorded() { ok() }
+    public func nothingRecorded() { completion(false) }
 }
