@@ -280,8 +280,8 @@ let package = Package(
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: [
-                "GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "TouchInput", "TestSupport",
-                "GestureMetrics",
+                "GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "GestureServer", "TouchInput",
+                "TestSupport", "GestureMetrics",
             ],
             exclude: ["Fixtures", "Golden"],
             swiftSettings: swiftSettings),
