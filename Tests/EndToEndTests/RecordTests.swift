@@ -4,6 +4,7 @@ import GestureProtocol
 import Glibc
 import TestSupport
 import Testing
+import TouchInput
 
 /// The recorders the field-recording cases need besides gestured: libinput's (libinput-tools,
 /// `/usr/libexec/libinput/libinput-record`, which `libinput record` runs) and evemu's
@@ -24,7 +25,8 @@ enum Recorders {
 extension EndToEndTests {
     /// Field recordings through the kernel (docs/RECORDING.md): `gestured record` of a panel the
     /// daemon holds grabbed, and libinput's and evemu's recorders of a panel nothing grabs. Each
-    /// file is checked by what `gestured replay` makes of it.
+    /// file is checked by what `gestured replay` makes of it: the same gestures, in the same
+    /// order, at the same times (from each file's first event, where the tools' clocks differ).
     @Suite("record", .timeLimit(.minutes(3)))
     struct Record {
         /// A gesture of each common kind (Tests/TouchInputTests/Fixtures/field.script).
@@ -34,18 +36,25 @@ extension EndToEndTests {
         ]
 
         /// A gesture as it compares between a daemon and a replay: without what numbers it within
-        /// one process (`seq`, the touch ids) and the device's label, its keys sorted.
-        static func comparable(_ json: some Collection<UInt8>) throws -> String {
+        /// one process (`seq`, the touch ids) and the device's label, its keys sorted, its times
+        /// less `origin`.
+        static func comparable(_ json: some Collection<UInt8>, origin: Int64 = 0) throws -> String {
             var object = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
             for key in ["seq", "touches", "device"] { object[key] = nil }
+            for key in ["time_us", "start_time_us"] {
+                if let time = object[key] as? Int64 { object[key] = time - origin }
+            }
             return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
         }
 
-        /// What `gestured replay FILE` prints, each gesture comparable.
-        static func replayed(_ file: String, fixture: EndToEndFixture) async throws -> [String] {
+        /// What `gestured replay FILE` prints, each gesture comparable; with `relative`, its times
+        /// from the file's first event (libinput record writes them so, evemu-record and gestured
+        /// record the kernel's clock).
+        static func replayed(_ file: String, relative: Bool = false, fixture: EndToEndFixture) async throws -> [String] {
+            let origin = relative ? try #require(try RecordingFile.recording(at: file).allEvents().first).time.microseconds : 0
             let replay = try ChildProcess([fixture.gestured, "replay", file])
             #expect(try await replay.waitForExit(within: EndToEndFixture.patience) == 0, "\(replay.lines.suffix(5))")
-            return try replay.lines.filter { $0.hasPrefix("{") }.map { try comparable(Array($0.utf8)) }
+            return try replay.lines.filter { $0.hasPrefix("{") }.map { try comparable(Array($0.utf8), origin: origin) }
         }
 
         /// Waits until process `pid` has `devnode` open (a recorder has opened the panel).
@@ -134,8 +143,8 @@ extension EndToEndTests {
                 try await panel.unplug()
                 _ = try await evemuRecord.waitForExit(within: EndToEndFixture.patience)
 
-                let fromLibinput = try await Self.replayed(yml, fixture: fixture)
-                let fromEvemu = try await Self.replayed(evemu, fixture: fixture)
+                let fromLibinput = try await Self.replayed(yml, relative: true, fixture: fixture)
+                let fromEvemu = try await Self.replayed(evemu, relative: true, fixture: fixture)
                 #expect(fromLibinput.count >= 7, "\(fromLibinput.count) gestures from libinput record")
                 #expect(fromLibinput == fromEvemu, "libinput: \(fromLibinput.count), evemu: \(fromEvemu.count)")
             }
