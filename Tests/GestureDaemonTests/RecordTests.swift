@@ -8,18 +8,19 @@ import Testing
 /// file it writes replays to the gestures the daemon published while it recorded, and a user
 /// who may not read the panel is refused. (The same through the kernel, with a grabbed uinput
 /// panel, is EndToEndTests' "gestured record through a grabbed panel".)
-@Suite("gestured record", .timeLimit(.minutes(4)))
+@Suite("gestured record", .timeLimit(.minutes(10)))
 struct RecordTests {
     static let fieldScript = DaemonProcessTests.repository.appendingPathComponent(
         "Tests/TouchInputTests/Fixtures/field.script")
 
-    /// A session to replay: a lead tap, five seconds of nothing, then a gesture of each common
-    /// kind (field.script), made offline by `gestured simulate --record`.
+    /// A session to replay: a lead tap, fifteen seconds of nothing (room for a recorder to start
+    /// on a host at load 40), then a gesture of each common kind (field.script), made offline by
+    /// `gestured simulate --record`.
     static func session(in directory: String) async throws -> String {
         let gestures = try String(contentsOf: fieldScript, encoding: .utf8).split(separator: "\n")
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
         let script = directory + "/session.script"
-        try (["tap at=0.1,0.1", "wait 5s"] + gestures).joined(separator: "\n").write(
+        try (["tap at=0.1,0.1", "wait 15s"] + gestures).joined(separator: "\n").write(
             toFile: script, atomically: true, encoding: .utf8)
         let file = directory + "/session.evemu"
         let simulate = try ChildProcess([
@@ -64,7 +65,7 @@ struct RecordTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let session = try await Self.session(in: directory)
         let sessionTimes = try Self.eventTimes(session)
-        // The lead tap's events: those before the five quiet seconds.
+        // The lead tap's events: those before the quiet seconds.
         let lead = try #require(sessionTimes.indices.dropLast().first { sessionTimes[$0 + 1] - sessionTimes[$0] > 2_000_000 }) + 1
         let socket = directory + "/g.sock"
         let daemon = try await DaemonProcessTests.startDaemon([
@@ -73,9 +74,9 @@ struct RecordTests {
         defer { daemon.send(SIGKILL) }
 
         // A recording ends with its pass (the replay device goes); one that began before the
-        // gestures after the quiet seconds holds all of them. The first may begin anywhere in a
-        // pass; the next ones begin at the start of the next pass, or in its quiet seconds
-        // (unless the host is slower than that: then the next pass is tried).
+        // gestures after the quiet seconds holds all of them. The first begins in the first
+        // pass's quiet seconds unless the host takes longer than that to start it; the next ones
+        // at the start of the next pass, or in its quiet seconds.
         let output = directory + "/recorded.evemu"
         var recorded: [Int64] = []
         var attempts = 0
