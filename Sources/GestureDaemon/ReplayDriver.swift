@@ -190,12 +190,12 @@ final class ReplayDriver {
     }
 
     /// Starts or stops keeping the events this pass reads, for a recording of the replay device.
-    mutating func capture(_ on: Bool) { source.capture(on) }
+    func capture(_ on: Bool) { source.capture(on) }
 
     var isCapturing: Bool { source.isCapturing }
 
     /// The events read since the last call, on the engine's clock (the pass's offset added).
-    mutating func takeCaptured() -> [InputEvent] {
+    func takeCaptured() -> [InputEvent] {
         var events = source.takeCaptured()
         guard offset != 0 else { return events }
         for i in events.indices { events[i].time = Timestamp(microseconds: Self.adding(events[i].time.microseconds, offset)) }
