@@ -145,6 +145,14 @@ final class RunnerFixture: Sendable {
         try await log.waitFor("info connected", count: count)
     }
 
+    /// A server with the configuration's recognizers, the runner started and connected to it.
+    func connected() async throws -> GestureServer {
+        let server = try await startServer()
+        startRunner()
+        try await waitForConnection()
+        return server
+    }
+
     func stop() async {
         let running = task.withLock { $0 }
         running?.cancel()
@@ -197,9 +205,7 @@ struct ActionsRunnerTests {
     @Test("a swipe down from the daemon taps the shortcut; a long press right-clicks where it is")
     func shortcutAndClick() async throws {
         try await RunnerFixture.with(Self.shortcut) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([
                 swipe(1, direction: .up), swipe(2),
                 .gesture(
@@ -221,9 +227,7 @@ struct ActionsRunnerTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(7, direction: .left)])
             try await f.log.waitFor("debug command finished")
             let written = try String(contentsOfFile: f.directory + "/env.txt", encoding: .utf8)
@@ -246,9 +250,7 @@ struct ActionsRunnerTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([
                 .announcement(.idle(IdleMessage(device: "event5", time: Timestamp(microseconds: 5_000_000), afterMS: 1000))),
                 .announcement(
@@ -285,9 +287,7 @@ struct ActionsRunnerTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(1)])
             try await f.log.waitFor("command could not start")
             #expect(f.log.lines.value.contains { $0.contains("command=/nonexistent/reload-kiosk --now") })
@@ -308,9 +308,7 @@ struct ActionsRunnerTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(1)])
             try await f.log.waitFor("info started")
             server.publish([tap(2)])
@@ -332,9 +330,7 @@ struct ActionsRunnerTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(1), swipe(2), swipe(3)])
             try await f.log.waitFor("command not started: 2 commands are running (commands.max-running)")
             try await f.log.waitFor("info started", count: 2)
@@ -397,9 +393,7 @@ struct ActionsRunnerTests {
     @Test("SIGHUP's reload: the new rules act, on the names they subscribe to; a refused reload keeps the old")
     func reload() async throws {
         try await RunnerFixture.with(Self.shortcut) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             try f.runner.reload(
                 try parse("actions:\n  - on: tap\n    keys: [KEY_ENTER]\n  - on: missing\n    keys: [KEY_A]\n"))
             try await f.log.waitFor("info actions reloaded")

@@ -64,9 +64,7 @@ struct CommandBoundsTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(1)])
             try await f.log.waitFor("info started")
             let group = try #require(
@@ -96,9 +94,7 @@ struct CommandBoundsTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(1)])
             try await f.log.waitFor("info started")
             server.publish([swipe(2)])
@@ -120,9 +116,7 @@ struct CommandBoundsTests {
 
             """
         let f = try RunnerFixture(text)
-        let server = try await f.startServer()
-        f.startRunner()
-        try await f.waitForConnection()
+        let server = try await f.connected()
         server.publish([swipe(1)])
         try await f.log.waitFor("info started")
         let job = try #require(
@@ -148,9 +142,7 @@ struct CommandBoundsTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(1)])
             try await f.log.waitFor("info command finished")
             let lines = f.log.lines.value
@@ -174,9 +166,7 @@ struct CommandBoundsTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             server.publish([swipe(1)])
             try await f.log.waitFor("command finished")
             let lines = f.log.lines.value
@@ -247,9 +237,7 @@ struct CommandBoundsTests {
 
             """
         try await RunnerFixture.with(text) { f in
-            let server = try await f.startServer()
-            f.startRunner()
-            try await f.waitForConnection()
+            let server = try await f.connected()
             var report = Report.gesture("tap", .tap, .recognized)
             report.device = "event5\nLD_PRELOAD=/tmp/evil.so"
             server.publish([.gesture(report, owner: .configuration)])
