@@ -11,7 +11,13 @@
 #              `define` and an undefine as fast as the socket takes them (reading the replies);
 #   reload     SIGHUP every 2 s of a configuration of the largest size allowed (1 MiB: the
 #              loader's limit), valid — shape templates of 1000 points, on a region no touch
-#              reaches — so that each reload is read, validated and compiled in full.
+#              reaches — so that each reload is read and validated in full; it is the running
+#              configuration, so nothing is installed (a reload that changes nothing for the
+#              engine cancels nothing);
+#   reload-changed  the same, alternating with a file of the same size whose corner region is
+#              another size, so that each reload is also compiled and installed — cancelling the
+#              gestures in progress by rule R9 (docs/ARBITRATION.md), which lengthens the gap by
+#              design: the stall shows in the pongs and the latest `changed` update.
 # For each: the longest gap between two of the subscriber's gestures, and that against the run
 # without load; the latest `changed` gesture (its delivery after its frame's time, less the
 # earliest such in the run: the reports of continuous gestures are sent at their frame, so this
@@ -23,13 +29,13 @@
 #
 # usage: scripts/measure-stall.sh [BINARY] [SECONDS]  (default .build/release/gestured, 20)
 # Environment: RECORDING (default examples/recordings/demo.evemu), PAGES (default 8: the endpoint's
-# limit per peer), PHASES (default "none websocket churn reload").
+# limit per peer), PHASES (default "none websocket churn reload reload-changed").
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-$here/.build/release/gestured}
 seconds=${2:-20}
 recording=${RECORDING:-$here/examples/recordings/demo.evemu}
-exec python3 - "$binary" "$seconds" "$recording" "${PAGES:-8}" "${PHASES:-none websocket churn reload}" <<'EOF'
+exec python3 - "$binary" "$seconds" "$recording" "${PAGES:-8}" "${PHASES:-none websocket churn reload reload-changed}" <<'EOF'
 import json, os, signal, socket, subprocess, sys, tempfile, threading, time
 
 binary, seconds, recording, pages, phases = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5].split()
@@ -262,7 +268,7 @@ def with_port(configuration, port):
     return text
 
 
-def run(phase, configuration, reload_configuration=None):
+def run(phase, configuration, reload_configurations=()):
     with tempfile.TemporaryDirectory(prefix="gestured-stall-") as directory:
         port = free_port()
         daemon = Daemon(directory, with_port(configuration, port))
@@ -280,11 +286,13 @@ def run(phase, configuration, reload_configuration=None):
         start = now_us()
         for t in threads:
             t.start()
-        if phase == "reload":
-            with open(daemon.config, "w") as f:
-                f.write(with_port(reload_configuration, port))
+        if phase.startswith("reload"):
             reloads = 0
             while now_us() - start < seconds * 1e6:
+                # Written whole, then renamed: a reload never reads half a file.
+                with open(daemon.config + ".new", "w") as f:
+                    f.write(with_port(reload_configurations[reloads % len(reload_configurations)], port))
+                os.rename(daemon.config + ".new", daemon.config)
                 os.kill(daemon.pid, signal.SIGHUP)
                 reloads += 1
                 time.sleep(2)
@@ -338,20 +346,24 @@ assert "\nrecognizers:\n- " in large, "the default configuration's recognizers a
 large = large.replace("\nrecognizers:\n", "\nrecognizers:\n" + shapes, 1)
 large += "#" * (1048576 - len(large.encode()) - 1) + "\n"
 assert len(large.encode()) == 1048576
+# The same, its corner region another size: the engine's configuration differs.
+other = large.replace("width: 0.001, height: 0.001", "width: 0.002, height: 0.002", 1)
+assert other != large and len(other.encode()) == 1048576
 
 print(f"measure-stall: {binary}, {seconds:g} s a phase, recording {os.path.basename(recording)}, "
       f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; reload file {len(large.encode())} bytes, {k} filler shapes", flush=True)
 results = {}
 for phase in phases:
-    base = large if phase == "reload" else configuration
-    results[phase] = run(phase, base, reload_configuration=large)
+    base = large if phase.startswith("reload") else configuration
+    reloads = {"reload": (large,), "reload-changed": (other, large)}.get(phase, ())
+    results[phase] = run(phase, base, reload_configurations=reloads)
     print(json.dumps(results[phase]), flush=True)
 unloaded = results.get("none")
 if unloaded:
-    print("\nphase      longest gap (vs none)   latest changed   slowest pong   RSS before → end (peak)   SIGTERM→exit   input thread CPU")
+    print("\nphase          longest gap (vs none)   latest changed   slowest pong   RSS before → end (peak)   SIGTERM→exit   input thread CPU")
     for phase, r in results.items():
         delta = r["longest gap ms"] - unloaded["longest gap ms"]
-        print(f"{phase:10} {r['longest gap ms']:7.1f} ms ({delta:+6.1f})   {r['latest changed ms']:7.1f} ms   "
+        print(f"{phase:14} {r['longest gap ms']:7.1f} ms ({delta:+6.1f})   {r['latest changed ms']:7.1f} ms   "
               f"{r['slowest pong ms']:7.1f} ms   {r['RSS before MB']:6.1f} → {r['RSS at end MB']:6.1f} ({r['RSS peak MB']:.1f}) MB   "
               f"{r['SIGTERM to exit ms']:6.0f} ms{' (killed)' if r['killed after 30 s'] else ''}   {r['input thread CPU s']:.2f} s")
 EOF

@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -229,4 +231,15 @@ int gestured_uinput_set_phys(int fd, const char *phys) {
 
 int gestured_release_free_memory(void) {
     return malloc_trim(0);
+}
+
+int gestured_lower_thread_priority(int by) {
+    static __thread int lowered;
+    if (lowered) return 0;
+    lowered = 1;
+    id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, tid);
+    if (nice == -1 && errno != 0) return -1;
+    return setpriority(PRIO_PROCESS, tid, nice + by > 19 ? 19 : nice + by);
 }

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import GestureEngine
 import GestureServer
 import NIOPosix
@@ -19,9 +20,10 @@ struct CompiledChange: Sendable {
         case changed(DefinitionSet?)
         /// A `define` the rules refuse.
         case refused(SpecError)
-        /// A reload: the configuration as loaded (with the files read), its set, and what it took
+        /// A reload: the configuration as loaded (with the files read), its set (nil: the engine's
+        /// part is the running one's, which stays, its gestures in progress too), and what it took
         /// from the clients.
-        case reloaded(LoadedConfiguration, DefinitionSet, dropped: [DroppedDefinitions])
+        case reloaded(LoadedConfiguration, DefinitionSet?, dropped: [DroppedDefinitions])
         /// A configuration file that does not load or validate (the running one stays).
         case reloadFailed(String)
     }
@@ -38,27 +40,41 @@ struct CompiledChange: Sendable {
 ///
 /// The thread is NIO's ``NIOThreadPool`` with one thread, started at the first change: a daemon
 /// no client defines anything for runs no such thread, and the thread sleeps on a condition
-/// variable (no timer, no wake-ups) while there is nothing to compile.
+/// variable (no timer, no wake-ups) while there is nothing to compile. It runs ``niceness``
+/// below the daemon's priority: on a small machine a reload of the largest configuration (~0.5 s
+/// of a core) yields the cores to the input thread whenever that has a frame to handle.
 final class DefinitionCompiler: Sendable {
+    /// How much higher the compiler thread's nice value is than the daemon's (up to 19).
+    static let niceness: Int32 = 10
+
     private let pool = NIOThreadPool(numberOfThreads: 1)
     private let results: RequestQueue
+    /// Runs on the compiler's thread between reading a change's input and compiling it (tests
+    /// hold a reload there).
+    private let midway: (@Sendable (DefinitionChange) -> Void)?
 
-    init(results: RequestQueue) {
+    init(results: RequestQueue, midway: (@Sendable (DefinitionChange) -> Void)? = nil) {
         self.results = results
+        self.midway = midway
     }
 
     /// Makes the set `change` asks for from `basis` on the compiler's thread; the result comes
     /// back as ``ClientRequest/compiled(_:)``.
     func compile(_ change: DefinitionChange, from basis: DefinitionSet) {
         pool.start()
-        pool.submit { [results] _ in
-            results.compiled(CompiledChange(change: change, basis: basis.generation, outcome: Self.make(change, basis)))
+        pool.submit { [results, midway] _ in
+            _ = gestured_lower_thread_priority(Self.niceness)
+            results.compiled(
+                CompiledChange(change: change, basis: basis.generation, outcome: Self.make(change, basis, midway)))
         }
     }
 
-    private static func make(_ change: DefinitionChange, _ basis: DefinitionSet) -> CompiledChange.Outcome {
+    private static func make(
+        _ change: DefinitionChange, _ basis: DefinitionSet, _ midway: (@Sendable (DefinitionChange) -> Void)?
+    ) -> CompiledChange.Outcome {
         switch change {
         case .define(let request):
+            midway?(change)
             do {
                 return .changed(
                     try basis.defining(
@@ -68,6 +84,7 @@ final class DefinitionCompiler: Sendable {
                 return .refused(error)
             }
         case .remove(let client):
+            midway?(change)
             return .changed(basis.removing(client.owner))
         case .reload(let path):
             // The file and its drop-ins as they are now: a drop-in added or removed since counts.
@@ -77,8 +94,13 @@ final class DefinitionCompiler: Sendable {
             } catch {
                 return .reloadFailed("\(error)")
             }
+            midway?(change)
+            let engine = fresh.configuration.engineConfiguration
+            // Nothing the engine runs changed (a reload for the daemon's own settings, or none):
+            // the running set stays, and with it every gesture in progress.
+            if engine == basis.configuration { return .reloaded(fresh, nil, dropped: []) }
             do {
-                let (next, dropped) = try basis.reloading(fresh.configuration.engineConfiguration)
+                let (next, dropped) = try basis.reloading(engine)
                 return .reloaded(fresh, next, dropped: dropped)
             } catch {
                 return .reloadFailed("\(path): \(error)")

@@ -40,8 +40,8 @@ final class InputLoop {
     private var stopping = false
     /// How many iterations woken by touchscreens alone may go without reading the clock.
     private static let iterationsPerClockRead = 9
-    /// Definition changes waiting for the compiler, and the pings behind them.
-    private var definitionQueue = DefinitionQueue<DefinitionChange, PingRequest>()
+    /// Definition changes waiting for the compiler, and the pings behind their own connection's.
+    private var definitionQueue = DefinitionQueue<DefinitionChange, PingRequest, ClientID>()
     private let compiler: DefinitionCompiler
     /// What it counts for the metrics beside the frame path's counters.
     private var counters: LoopCounters
@@ -240,12 +240,12 @@ final class InputLoop {
                 path.connectedClients += 1
             case .disconnected(let client):
                 path.connectedClients -= 1
-                definitionQueue.append(.remove(client))
+                definitionQueue.append(.remove(client), from: client)
                 stopCapturing(path.stopRecordings(where: { $0.client == client }, reason: nil))
             case .ping(let request):
-                definitionQueue.ping(request)?.reply()
+                definitionQueue.ping(request, from: request.client)?.reply()
             case .define(let request):
-                definitionQueue.append(.define(request))
+                definitionQueue.append(.define(request), from: request.client)
             case .compiled(let compiled):
                 install(compiled, wallNow: wallNow)
             case .snapshot(let request):
@@ -334,9 +334,9 @@ final class InputLoop {
     // MARK: - Definitions
 
     /// The first waiting change is done (installed, refused, or nothing to do): the `ping`s
-    /// that came behind it and no later change get their `pong`.
+    /// that waited for it (their connection's `define`) get their `pong`.
     private func changeDone() {
-        var actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action] = []
+        var actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action] = []
         definitionQueue.finishFirst(into: &actions)
         perform(actions)
     }
@@ -345,7 +345,7 @@ final class InputLoop {
     /// unless one is being compiled. A connection that closed without definitions changes
     /// nothing and needs no compiling.
     private func compileNext() {
-        var actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action] = []
+        var actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action] = []
         definitionQueue.next(
             skipping: { change in
                 guard case .remove(let client) = change else { return false }
@@ -354,7 +354,7 @@ final class InputLoop {
         perform(actions)
     }
 
-    private func perform(_ actions: [DefinitionQueue<DefinitionChange, PingRequest>.Action]) {
+    private func perform(_ actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action]) {
         for action in actions {
             switch action {
             case .compile(let change): compiler.compile(change, from: path.definitions)
@@ -389,7 +389,7 @@ final class InputLoop {
                 if next != nil { _ = gestured_release_free_memory() }
             }
         case .reloaded(let fresh, let next, let dropped):
-            path.install(next, at: engineNow(wallNow: wallNow))
+            if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
             reloaded(fresh, dropped: dropped, wallNow: wallNow)
         case .reloadFailed(let reason):
             counters.reloadsFailed += 1
@@ -417,15 +417,16 @@ final class InputLoop {
     /// SIGHUP: the configuration file is read again, and validated and compiled with the
     /// clients' definitions, on the compiler's thread, behind the definition changes queued
     /// before it. A file that does not load keeps the running configuration (and says why);
-    /// one that loads replaces it (R9: gestures in progress are cancelled), reopening the devices
-    /// when their settings changed (``reloaded(_:dropped:wallNow:)``).
+    /// one that loads replaces it (R9: gestures in progress are cancelled, unless the engine's
+    /// part is the running one's), reopening the devices when their settings changed
+    /// (``reloaded(_:dropped:wallNow:)``). `ping`s do not wait for it.
     private func reload() {
         guard let configPath else {
             logger.notice("SIGHUP ignored: running on the built-in configuration (no --config)")
             return
         }
         notifier.reloading()
-        definitionQueue.append(.reload(configPath))
+        definitionQueue.append(.reload(configPath), from: nil)
         compileNext()
     }
 

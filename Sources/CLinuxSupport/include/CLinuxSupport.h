@@ -107,4 +107,9 @@ int gestured_uinput_set_phys(int fd, const char *phys);
 /// a client's definitions go (shape templates are the big ones). 1 if memory was released.
 int gestured_release_free_memory(void);
 
+/// Raises the calling thread's nice value (on Linux a thread's own: setpriority of its tid) by
+/// `by`, up to 19, the first time a thread calls it; later calls change nothing. For work that
+/// must yield the cores to the input thread. 0 on success.
+int gestured_lower_thread_priority(int by);
+
 #endif
