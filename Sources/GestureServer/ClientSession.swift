@@ -55,8 +55,10 @@ protocol SessionLink: AnyObject {
 /// What one connection may cost the server thread is bounded (docs/PROTOCOL.md §9): it takes
 /// at most ``linesPerTurn`` requests a turn of that thread, and its transport reads at most
 /// ``readBudgetBytes`` a turn; and it is not read at all while it cannot take a request — while
-/// what it was sent waits to be written (its socket is full), while ``maxRequestsInFlight`` of
-/// its requests wait for the daemon, or while its `define` is being applied.
+/// ``maxRepliesWaiting`` replies to its requests wait to be written (its socket is full), while
+/// ``maxRequestsInFlight`` of its requests wait for the daemon, or while its `define` is being
+/// applied. What is published to it and waits (it reads, but is behind) does not stop its
+/// reading: its `ping` is still taken, and its `pong` comes behind what waits.
 final class ClientSession {
     /// How the connection reached the server: the little that differs between transports.
     enum Transport {
@@ -193,12 +195,15 @@ final class ClientSession {
     /// Requests of one connection waiting for the daemon (`ping`, `status`) at once, at most; with that
     /// many, the connection is not read until one is answered.
     static let maxRequestsInFlight = 16
+    /// Replies to one connection's requests waiting to be written (its socket full), at most; with
+    /// that many, the connection is not read until they are written.
+    static let maxRepliesWaiting = 16
 
-    /// Whether it takes a request now: open, its replies can be written at once, none of its
-    /// requests is being decoded, and not too many wait for the daemon.
+    /// Whether it takes a request now: open, fewer than ``maxRepliesWaiting`` of its replies wait
+    /// to be written, none of its requests is being decoded, and not too many wait for the daemon.
     private var takesRequests: Bool {
-        guard isOpen, let link else { return false }
-        return !decoding && link.isWritable && queue.isEmpty && requestsInFlight < Self.maxRequestsInFlight
+        guard isOpen, link != nil else { return false }
+        return !decoding && queue.replies < Self.maxRepliesWaiting && requestsInFlight < Self.maxRequestsInFlight
     }
 
     /// Takes the requests its transport has read, as many as this turn's budget and its
@@ -414,7 +419,7 @@ final class ClientSession {
         guard isOpen else { return }
         requestsInFlight -= 1
         if let line {
-            deliver(line, stream: nil, isUpdate: false)
+            deliver(line, stream: nil, isUpdate: false, isReply: true)
         } else {
             core.logger.error("cannot encode a status message, not sent")
         }
@@ -470,33 +475,36 @@ final class ClientSession {
     /// (they no longer count: ``ServerCore/dropped(_:client:)``).
     func dropped(_ message: DroppedMessage) {
         guard isOpen else { return }
-        send(.dropped(message))
+        send(.dropped(message), isReply: false)
         flushIfNeeded()
     }
 
     // MARK: Sending
 
-    private func send(_ message: ServerMessage) {
+    /// Sends a message of the connection's own: a reply to its request (or its `hello`), unless
+    /// `isReply` is false.
+    private func send(_ message: ServerMessage, isReply: Bool = true) {
         guard let line = core.encode(message) else { return }
-        deliver(line, stream: nil, isUpdate: false)
+        deliver(line, stream: nil, isUpdate: false, isReply: isReply)
     }
 
     /// Writes `line` at once when the socket can take it and nothing is waiting, else queues it
     /// (coalescing updates); a queue that overflows ends the connection with `overflow`.
-    func deliver(_ line: ByteBuffer, stream: OutboundQueue<ByteBuffer>.StreamKey?, isUpdate: Bool) {
+    func deliver(
+        _ line: ByteBuffer, stream: OutboundQueue<ByteBuffer>.StreamKey?, isUpdate: Bool, isReply: Bool = false
+    ) {
         guard isOpen, let link else { return }
         if queue.isEmpty && link.isWritable {
             link.write(line)
             needsFlush = true
             return
         }
-        switch queue.enqueue(line, stream: stream, isUpdate: isUpdate) {
+        switch queue.enqueue(line, stream: stream, isUpdate: isUpdate, isReply: isReply) {
         case .queued:
-            // What it is sent waits: it is not read until that is written (read back-pressure).
-            link.setReading(false)
+            // Its replies wait: it is not read until they are written (read back-pressure).
+            if queue.replies >= Self.maxRepliesWaiting { link.setReading(false) }
         case .coalesced:
             core.countDropped(transport, overflowed: false)
-            link.setReading(false)
         case .overflow:
             core.countDropped(transport, overflowed: true)
             core.logger.warning(

@@ -5,7 +5,8 @@
 /// (`changed` gesture, `moved` touch) replaces the previous update of the same stream that is
 /// still waiting — removed from its place and the newest appended, so `seq` stays increasing —
 /// and any other message of that stream ends the run of updates that may merge. A client whose
-/// queue still exceeds ``limit`` overflows.
+/// queue still exceeds ``limit`` overflows. It counts the replies among its messages
+/// (``replies``): what the connection's own requests made, which decides whether it is read.
 ///
 /// A plain value with no I/O, so its rules are tested on their own (SwiftNIO's style).
 struct OutboundQueue<Line> {
@@ -27,14 +28,22 @@ struct OutboundQueue<Line> {
 
     /// Messages that may wait at once.
     let limit: Int
+    /// A message and whether it is a reply to one of the connection's requests.
+    private struct Entry {
+        var line: Line
+        var isReply: Bool
+    }
+
     /// Slots in order; `nil` marks a message that was coalesced away.
-    private var slots: [Line?] = []
+    private var slots: [Entry?] = []
     /// The first slot not yet taken.
     private var head = 0
     /// The slot of the waiting update of each stream that may still merge.
     private var latestUpdate: [StreamKey: Int] = [:]
     /// Messages waiting (slots that are not `nil`).
     private(set) var count = 0
+    /// Of those, replies.
+    private(set) var replies = 0
 
     init(limit: Int) {
         precondition(limit > 0, "a queue must hold at least one message")
@@ -47,8 +56,9 @@ struct OutboundQueue<Line> {
     var storage: Int { slots.count - head }
 
     /// Adds `line`; `stream` names its stream, `isUpdate` says whether it may replace (and be
-    /// replaced by) another update of that stream.
-    mutating func enqueue(_ line: Line, stream: StreamKey?, isUpdate: Bool) -> EnqueueResult {
+    /// replaced by) another update of that stream; `isReply` whether it answers a request (a
+    /// reply has no stream).
+    mutating func enqueue(_ line: Line, stream: StreamKey?, isUpdate: Bool, isReply: Bool = false) -> EnqueueResult {
         var result = EnqueueResult.queued
         if let stream {
             if isUpdate, let old = latestUpdate[stream] {
@@ -62,8 +72,9 @@ struct OutboundQueue<Line> {
             return .overflow
         }
         if let stream, isUpdate { latestUpdate[stream] = slots.count }
-        slots.append(line)
+        slots.append(Entry(line: line, isReply: isReply))
         count += 1
+        if isReply { replies += 1 }
         compactIfWasteful()
         return result
     }
@@ -71,13 +82,14 @@ struct OutboundQueue<Line> {
     /// Takes the oldest waiting message.
     mutating func dequeue() -> Line? {
         while head < slots.count {
-            let line = slots[head]
+            let entry = slots[head]
             slots[head] = nil
             head += 1
-            if let line {
+            if let entry {
                 count -= 1
+                if entry.isReply { replies -= 1 }
                 if count == 0 { removeAll() }
-                return line
+                return entry.line
             }
         }
         return nil
@@ -88,6 +100,7 @@ struct OutboundQueue<Line> {
         slots.removeAll(keepingCapacity: true)
         head = 0
         count = 0
+        replies = 0
         latestUpdate.removeAll()
     }
 
@@ -97,13 +110,13 @@ struct OutboundQueue<Line> {
     private mutating func compactIfWasteful() {
         let used = slots.count
         guard used > 64, used > 2 * count + 16 else { return }
-        var moved: [Line?] = []
+        var moved: [Entry?] = []
         moved.reserveCapacity(max(count * 2, 64))
         var newIndex: [Int: Int] = [:]
         for i in head..<used {
-            if let line = slots[i] {
+            if let entry = slots[i] {
                 newIndex[i] = moved.count
-                moved.append(line)
+                moved.append(entry)
             }
         }
         latestUpdate = latestUpdate.compactMapValues { newIndex[$0] }
