@@ -101,7 +101,8 @@ struct WebSocketFrameRules {
 
 /// Applies ``WebSocketFrameRules`` between SwiftNIO's frame decoder and its aggregator: a frame
 /// that breaks a rule is raised as its ``WebSocketFrameRules/Violation`` (the codec closes the
-/// connection with it), and nothing after it is passed on.
+/// connection with it), and nothing after it is passed on but the page's close frames — its
+/// answer to the server's, which ends the connection.
 final class WebSocketFrameChecker: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketFrame
@@ -109,7 +110,10 @@ final class WebSocketFrameChecker: ChannelInboundHandler, RemovableChannelHandle
     private var failed = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !failed else { return }
+        guard !failed else {
+            if unwrapInboundIn(data).opcode == .connectionClose { context.fireChannelRead(data) }
+            return
+        }
         if let violation = WebSocketFrameRules.check(unwrapInboundIn(data)) {
             failed = true
             context.fireErrorCaught(violation)

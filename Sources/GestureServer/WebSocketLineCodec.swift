@@ -212,6 +212,10 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
             channel.close(mode: answering ? .all : .output, promise: nil)
         }
         context.eventLoop.scheduleTask(in: closeTimeout) { channel.close(promise: nil) }
+        // Reads are on demand (`autoRead` off), and the session asks for none once closing: read
+        // the page's answer, or the end of its side, from here (``channelReadComplete(context:)``
+        // goes on reading).
+        context.read()
     }
 
     private func closeFrame(_ code: WebSocketErrorCode, reason: String) -> WebSocketFrame {

@@ -15,7 +15,9 @@ import NIOWebSocket
 /// counts connections as they are accepted (the endpoint's limits). After the handshake a
 /// connection's pipeline is
 ///
-///     WebSocketFrameEncoder / WebSocketFrameDecoder   (NIOWebSocket)
+///     WebSocketFrameEncoder                           (NIOWebSocket)
+///     WebSocketFrameReader                            (NIOWebSocket's decoder, going on past a
+///                                                      frame it refuses)
 ///     WebSocketFrameChecker                           (RFC 6455's rules on each frame)
 ///     NIOWebSocketFrameAggregator                     (fragments → one message)
 ///     WebSocketLineCodec                              (message ↔ line; ping, pong, close)
@@ -77,6 +79,14 @@ enum WebSocketListener {
                                 // From now on the session's demand reads (``WebSocketBridge``).
                                 try channel.syncOptions?.setOption(.autoRead, value: false)
                                 let pipeline = channel.pipeline.syncOperations
+                                // The upgrader's frame decoder stops at the first frame it refuses;
+                                // its replacement goes on, so the page's answer to the close is read.
+                                let refusing = try pipeline.handler(
+                                    type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+                                try pipeline.addHandler(
+                                    ByteToMessageHandler(WebSocketFrameReader(maxFrameSize: maxMessageBytes)),
+                                    position: .after(refusing))
+                                pipeline.removeHandler(refusing, promise: nil)
                                 try addMessageHandlers(
                                     to: pipeline, maxMessageBytes: maxMessageBytes,
                                     pingInterval: endpoint.pingInterval.map(WebSocketEndpoint.timeAmount),

@@ -212,6 +212,62 @@ import Testing
         }
     }
 
+    /// A connection the server closed held its per-peer slot until the close timeout, even once
+    /// the page had answered the close: with reads on demand nothing read the answer (nor the end
+    /// of the page's side), so Autobahn's next case found the peer's eight slots still closing.
+    /// The server now reads a closing connection to its end: the page's answer closes it, and
+    /// the slot is free at once. (The close timeout here is longer than the test may wait.)
+    @Test(arguments: ["not UTF-8", "over the limit", "unmasked"])
+    func `a page the server closed can connect again at once at its per-peer limit, once it answered the close`(
+        how: String
+    ) async throws {
+        try await Self.with(
+            limits: ServerLimits(maxLineBytes: 1024),
+            endpoint: Self.endpoint(maxClientsPerPeer: 2), closeTimeout: .seconds(600)
+        ) { f in
+            let port = try #require(f.server.webSocketPort)
+            let closed = try await WebSocketClient.open(port: port, log: f.log, allowsHalfClosure: true)
+            _ = try await closed.next(ofType: "hello")
+            let other = try await f.connectWebSocket()
+            _ = try await other.next(ofType: "hello")
+            switch how {
+            case "not UTF-8": try await closed.sendFrame(opcode: WebSocketClient.Opcode.text, [0x7B, 0xFF, 0x7D])
+            case "unmasked": try await closed.sendFrame(opcode: WebSocketClient.Opcode.text, [0x7B, 0x7D], masked: false)
+            default:
+                // A frame over the limit, and the rest of it after the server's answer.
+                try await closed.sendFrame(opcode: WebSocketClient.Opcode.text, Array(repeating: 0x20, count: 2000))
+            }
+            try await closed.received.wait(for: "the server's close frame", within: .seconds(60)) { r in
+                r.frames.contains { $0.opcode == WebSocketClient.Opcode.close } || r.closed
+            }
+            #expect(!closed.received.value.closed, "the server waits for the page's answer")
+            // The page answers the close and keeps its side open, waiting for the server to end
+            // the connection (RFC 6455 7.1.1: the server closes the TCP connection first).
+            try await closed.sendFrame(opcode: WebSocketClient.Opcode.close, [0x03, 0xE8])
+            let id = try #require(closed.received.value.lines.first.flatMap { Self.client(inHello: $0) })
+            try await f.delegate!.log.wait(for: "the server to end the session", within: .seconds(60)) {
+                $0.disconnected.contains(ClientID(id))
+            }
+            // Its slot is free: a page of the same peer gets in beside the other. (The slot goes
+            // back on SwiftNIO's thread as the session ends on the server's: a page that comes
+            // in between is refused, and tries again.)
+            let deadline = ContinuousClock.now + .seconds(60)
+            var again: WebSocketClient?
+            while again == nil, ContinuousClock.now < deadline {
+                again = try? await f.connectWebSocket()
+            }
+            _ = try await #require(again, "refused for a minute: the slot was not released").next(ofType: "hello")
+        }
+    }
+
+    /// The `client` of a `hello` line.
+    static func client(inHello line: String) -> UInt64? {
+        guard case .hello(let hello)? = try? JSONDecoder().decode(ServerMessage.self, from: Data(line.utf8)) else {
+            return nil
+        }
+        return hello.client
+    }
+
     @Test func `a message of exactly the limit is read`() async throws {
         try await Self.with(limits: ServerLimits(maxLineBytes: 1024)) { f in
             let page = try await f.connectWebSocket()
