@@ -341,7 +341,7 @@ final class ReplyRouter: ChannelInboundHandler {
             // A newer server may send types this client does not know: skip those. Anything
             // else that does not decode is a broken peer.
             if let probe = try? decoder.decode(TypeProbe.self, from: Data(line.readableBytesView)),
-                !TypeProbe.known.contains(probe.type)
+                !ServerMessage.types.contains(probe.type)
             {
                 return
             }
@@ -396,10 +396,6 @@ final class ReplyRouter: ChannelInboundHandler {
     }
 
     private struct TypeProbe: Decodable {
-        static let known: Set<String> = [
-            "hello", "gesture", "touch", "device", "error", "ok", "pong", "explain", "status", "wake", "idle", "active",
-            "contact", "recording", "raw",
-        ]
         var type: String
     }
 }

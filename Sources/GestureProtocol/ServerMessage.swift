@@ -65,32 +65,41 @@ public enum ServerMessage: Hashable, Sendable {
 extension ServerMessage: Codable {
     enum CodingKeys: String, CodingKey { case type, id }
 
+    /// Every `type` the server sends and how a message of it is read: the one list decoding goes
+    /// by, and so what a client knows (``types``).
+    private static let readers: [String: @Sendable (any Decoder) throws -> ServerMessage] = [
+        HelloMessage.type: { .hello(try HelloMessage(from: $0)) },
+        GestureMessage.type: { .gesture(try GestureMessage(from: $0)) },
+        TouchMessage.type: { .touch(try TouchMessage(from: $0)) },
+        DeviceMessage.type: { .device(try DeviceMessage(from: $0)) },
+        ErrorMessage.type: { .error(try ErrorMessage(from: $0)) },
+        DroppedMessage.type: { .dropped(try DroppedMessage(from: $0)) },
+        ExplainMessage.type: { .explain(try ExplainMessage(from: $0)) },
+        RecordingMessage.type: { .recording(try RecordingMessage(from: $0)) },
+        RawMessage.type: { .raw(try RawMessage(from: $0)) },
+        "ok": { .ok(id: try $0.container(keyedBy: CodingKeys.self).decodeIfPresent(RequestID.self, forKey: .id)) },
+        "pong": { .pong(id: try $0.container(keyedBy: CodingKeys.self).decodeIfPresent(RequestID.self, forKey: .id)) },
+        StatusMessage.type: { .status(try StatusMessage(from: $0)) },
+        WakeMessage.type: { .wake(try WakeMessage(from: $0)) },
+        IdleMessage.type: { .idle(try IdleMessage(from: $0)) },
+        ActiveMessage.type: { .active(try ActiveMessage(from: $0)) },
+        ContactMessage.type: { .contact(try ContactMessage(from: $0)) },
+    ]
+
+    /// Every message type of this protocol version. A line of another type comes from a newer
+    /// server (a client may skip it); a line of one of these that does not decode is broken.
+    public static let types: Set<String> = Set(readers.keys)
+
     /// Lenient where the server is strict: unknown keys are ignored, so a client keeps working
     /// when a newer server adds some. An unknown `type` is a decoding error the caller may skip.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let type = try c.decode(String.self, forKey: .type)
-        switch type {
-        case HelloMessage.type: self = .hello(try HelloMessage(from: decoder))
-        case GestureMessage.type: self = .gesture(try GestureMessage(from: decoder))
-        case TouchMessage.type: self = .touch(try TouchMessage(from: decoder))
-        case DeviceMessage.type: self = .device(try DeviceMessage(from: decoder))
-        case ErrorMessage.type: self = .error(try ErrorMessage(from: decoder))
-        case DroppedMessage.type: self = .dropped(try DroppedMessage(from: decoder))
-        case ExplainMessage.type: self = .explain(try ExplainMessage(from: decoder))
-        case RecordingMessage.type: self = .recording(try RecordingMessage(from: decoder))
-        case RawMessage.type: self = .raw(try RawMessage(from: decoder))
-        case "ok": self = .ok(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
-        case "pong": self = .pong(id: try c.decodeIfPresent(RequestID.self, forKey: .id))
-        case StatusMessage.type: self = .status(try StatusMessage(from: decoder))
-        case WakeMessage.type: self = .wake(try WakeMessage(from: decoder))
-        case IdleMessage.type: self = .idle(try IdleMessage(from: decoder))
-        case ActiveMessage.type: self = .active(try ActiveMessage(from: decoder))
-        case ContactMessage.type: self = .contact(try ContactMessage(from: decoder))
-        default:
+        guard let read = Self.readers[type] else {
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: c, debugDescription: "unknown server message type '\(type)'")
         }
+        self = try read(decoder)
     }
 
     public func encode(to encoder: any Encoder) throws {
