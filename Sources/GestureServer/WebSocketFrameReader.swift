@@ -10,6 +10,11 @@ import NIOWebSocket
 /// the decoder takes it, raises the refusal as SwiftNIO's own error (``WebSocketLineCodec``
 /// answers it and closes), skips that frame's bytes as they arrive, and goes on decoding the
 /// frames after it.
+///
+/// Once the server has sent its close frame (``closing``), only the page's close frames are
+/// decoded: every other frame is skipped on its header, so a page that goes on sending (the rest
+/// of a message of megabytes, in fragments of 64 bytes) is read to its answer at the cost of a
+/// header a frame, and the connection and its per-peer slot go soon after.
 final class WebSocketFrameReader: ByteToMessageDecoder {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = WebSocketFrame
@@ -20,6 +25,8 @@ final class WebSocketFrameReader: ByteToMessageDecoder {
     private var inFrame: Int?
     /// Bytes of a refused frame still to skip.
     private var skipping = 0
+    /// The server's close frame is out (``WebSocketLineCodec``): frames but close frames are skipped.
+    var closing = false
 
     init(maxFrameSize: Int) {
         decoder = WebSocketFrameDecoder(maxFrameSize: maxFrameSize)
@@ -40,6 +47,10 @@ final class WebSocketFrameReader: ByteToMessageDecoder {
                 context.fireErrorCaught(refusal)
                 return .continue
             }
+            if closing && header.opcode != Header.close {
+                skipping = header.frameBytes
+                return .continue
+            }
             inFrame = header.frameBytes
         }
         let start = buffer.readerIndex
@@ -57,6 +68,8 @@ final class WebSocketFrameReader: ByteToMessageDecoder {
 
     /// A frame's header (RFC 6455 5.2), read without taking it from the buffer.
     struct Header {
+        static let close: UInt8 = 0x8
+
         var fin: Bool
         var opcode: UInt8
         /// Of the payload, as the header says.

@@ -32,11 +32,15 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let pingInterval: TimeAmount?
+    /// The connection's frame reader, told when the server's close frame is out.
+    private let reader: WebSocketFrameReader
     /// How long a close frame may wait for a peer that does not read before the connection is
     /// closed anyway.
     private let closeTimeout: TimeAmount
     private let logger: Logger
     private var closeSent = false
+    /// What one read of a closing connection takes, at most (16 such reads a turn of the loop).
+    static let closingReadBytes = 256 * 1024
     /// A message was refused (too long, not UTF-8): the connection closes with this once the
     /// session has told why, and nothing more is read.
     private var owedClose: WebSocketFrameRules.Violation?
@@ -46,8 +50,9 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     private var heardFrom = true
     private var pingTimer: RepeatedTask?
 
-    init(pingInterval: TimeAmount?, closeTimeout: TimeAmount, logger: Logger) {
+    init(pingInterval: TimeAmount?, closeTimeout: TimeAmount, reader: WebSocketFrameReader, logger: Logger) {
         self.pingInterval = pingInterval
+        self.reader = reader
         self.closeTimeout = closeTimeout
         self.logger = logger
     }
@@ -207,6 +212,7 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
     ) {
         guard !closeSent else { return }
         closeSent = true
+        reader.closing = true
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(closeFrame(code, reason: reason))).whenComplete { _ in
             channel.close(mode: answering ? .all : .output, promise: nil)
@@ -214,7 +220,14 @@ final class WebSocketLineCodec: ChannelDuplexHandler, RemovableChannelHandler {
         context.eventLoop.scheduleTask(in: closeTimeout) { channel.close(promise: nil) }
         // Reads are on demand (`autoRead` off), and the session asks for none once closing: read
         // the page's answer, or the end of its side, from here (``channelReadComplete(context:)``
-        // goes on reading).
+        // goes on reading). Nothing read now reaches the session, and the reader skips all but
+        // close frames on their headers: read in large pieces, so that the answer behind the rest
+        // of a message of megabytes is reached soon (this is SwiftNIO's thread, not the input
+        // thread), and the connection's per-peer slot goes back with it.
+        if let options = channel.syncOptions {
+            try? options.setOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.closingReadBytes))
+            try? options.setOption(.maxMessagesPerRead, value: 16)
+        }
         context.read()
     }
 

@@ -83,12 +83,11 @@ enum WebSocketListener {
                                 // its replacement goes on, so the page's answer to the close is read.
                                 let refusing = try pipeline.handler(
                                     type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
-                                try pipeline.addHandler(
-                                    ByteToMessageHandler(WebSocketFrameReader(maxFrameSize: maxMessageBytes)),
-                                    position: .after(refusing))
+                                let reader = WebSocketFrameReader(maxFrameSize: maxMessageBytes)
+                                try pipeline.addHandler(ByteToMessageHandler(reader), position: .after(refusing))
                                 pipeline.removeHandler(refusing, promise: nil)
                                 try addMessageHandlers(
-                                    to: pipeline, maxMessageBytes: maxMessageBytes,
+                                    to: pipeline, reader: reader, maxMessageBytes: maxMessageBytes,
                                     pingInterval: endpoint.pingInterval.map(WebSocketEndpoint.timeAmount),
                                     closeTimeout: closeTimeout, logger: logger)
                                 let link = WebSocketLink(
@@ -153,8 +152,8 @@ enum WebSocketListener {
     /// The handlers between SwiftNIO's frame decoder and the bridge to the session: the RFC's
     /// rules on each frame, fragments joined into messages, messages as lines.
     static func addMessageHandlers(
-        to pipeline: ChannelPipeline.SynchronousOperations, maxMessageBytes: Int, pingInterval: TimeAmount?,
-        closeTimeout: TimeAmount, logger: Logger
+        to pipeline: ChannelPipeline.SynchronousOperations, reader: WebSocketFrameReader, maxMessageBytes: Int,
+        pingInterval: TimeAmount?, closeTimeout: TimeAmount, logger: Logger
     ) throws {
         try pipeline.addHandler(WebSocketFrameChecker())
         // Empty fragments are allowed (RFC 6455 5.4); how many a message may have is bounded.
@@ -163,7 +162,7 @@ enum WebSocketListener {
                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: maxFragments,
                 maxAccumulatedFrameSize: maxMessageBytes))
         try pipeline.addHandler(
-            WebSocketLineCodec(pingInterval: pingInterval, closeTimeout: closeTimeout, logger: logger))
+            WebSocketLineCodec(pingInterval: pingInterval, closeTimeout: closeTimeout, reader: reader, logger: logger))
     }
 
     /// Adopts systemd's socket once it proves to be a listening TCP socket on the endpoint's

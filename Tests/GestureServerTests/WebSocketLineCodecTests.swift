@@ -21,9 +21,45 @@ import Testing
     static func channel(limit: Int = 1024) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try WebSocketListener.addMessageHandlers(
-            to: channel.pipeline.syncOperations, maxMessageBytes: limit, pingInterval: nil, closeTimeout: .seconds(5),
-            logger: ServerFixture.logger)
+            to: channel.pipeline.syncOperations, reader: WebSocketFrameReader(maxFrameSize: limit),
+            maxMessageBytes: limit, pingInterval: nil, closeTimeout: .seconds(5), logger: ServerFixture.logger)
         return channel
+    }
+
+    /// Bytes of a masked frame, its length as the header says it (the payload may follow later).
+    static func wire(_ opcode: UInt8, fin: Bool = true, length: Int, payload: [UInt8] = []) -> ByteBuffer {
+        var bytes: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        switch length {
+        case ..<126: bytes.append(0x80 | UInt8(length))
+        case ..<65_536: bytes += [0x80 | 126, UInt8(length >> 8), UInt8(length & 0xFF)]
+        default: bytes += [0x80 | 127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
+        }
+        return ByteBuffer(bytes: bytes + [0, 0, 0, 0] + payload)
+    }
+
+    /// SwiftNIO's decoder read nothing after a frame over the limit, so the page's answer to the
+    /// close behind it was never seen. The reader refuses the frame with SwiftNIO's error, skips
+    /// it, and decodes what follows; once closing, only close frames.
+    @Test func `the frame reader skips a refused frame and the frames after it once closing, and reads the close`()
+        throws
+    {
+        let reader = WebSocketFrameReader(maxFrameSize: 1024)
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(reader))
+        #expect(throws: NIOWebSocketError.invalidFrameLength) {
+            try channel.writeInbound(Self.wire(0x1, length: 2000, payload: Array(repeating: 0, count: 1000)))
+        }
+        // The rest of it, then a text frame: read again.
+        try channel.writeInbound(ByteBuffer(bytes: Array(repeating: 0, count: 1000)))
+        try channel.writeInbound(Self.wire(0x1, length: 2, payload: [0, 0]))
+        #expect(try channel.readInbound(as: WebSocketFrame.self)?.opcode == .text)
+        #expect(throws: NIOWebSocketError.fragmentedControlFrame) {
+            try channel.writeInbound(Self.wire(0x9, fin: false, length: 1, payload: [0]))
+        }
+        reader.closing = true
+        for _ in 0..<100 { try channel.writeInbound(Self.wire(0x0, fin: false, length: 64, payload: Array(repeating: 0, count: 64))) }
+        try channel.writeInbound(Self.wire(0x8, length: 2, payload: [0, 0]))
+        #expect(try channel.readInbound(as: WebSocketFrame.self)?.opcode == .connectionClose, "only the close")
+        #expect(try channel.readInbound(as: WebSocketFrame.self) == nil)
     }
 
     static let mask = WebSocketMaskingKey([0x37, 0xFA, 0x21, 0x3D] as [UInt8])!
