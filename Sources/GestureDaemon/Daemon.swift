@@ -125,7 +125,8 @@ extension WebSocketEndpoint {
     init(_ configuration: WebSocketConfiguration, inheritedSocket: Int32?) {
         self.init(
             host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins,
-            allowsDefine: configuration.allowDefine, maxClients: configuration.maxClients,
+            allowsDefine: configuration.allowDefine, allowsStatus: configuration.allowStatus,
+            maxClients: configuration.maxClients,
             maxClientsPerPeer: configuration.maxClientsPerPeer,
             pingInterval: .milliseconds(configuration.pingIntervalMS), inheritedSocket: inheritedSocket)
     }

@@ -120,6 +120,8 @@ public struct WebSocketConfiguration: Hashable, Sendable {
     public var allowedOrigins: [String]
     /// Whether pages may `define` their own recognizers.
     public var allowDefine: Bool
+    /// Whether pages are answered `status` (it names local users).
+    public var allowStatus: Bool
     /// How often the daemon pings each connection (a silent one is closed at the next ping).
     public var pingIntervalMS: Int
     /// Connections through the endpoint at once, handshakes in progress included.
@@ -129,12 +131,13 @@ public struct WebSocketConfiguration: Hashable, Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowDefine: Bool = false,
-        pingIntervalMS: Int = 30_000, maxClients: Int = 32, maxClientsPerPeer: Int = 8
+        allowStatus: Bool = false, pingIntervalMS: Int = 30_000, maxClients: Int = 32, maxClientsPerPeer: Int = 8
     ) {
         self.host = host
         self.port = port
         self.allowedOrigins = allowedOrigins
         self.allowDefine = allowDefine
+        self.allowStatus = allowStatus
         self.pingIntervalMS = pingIntervalMS
         self.maxClients = maxClients
         self.maxClientsPerPeer = maxClientsPerPeer

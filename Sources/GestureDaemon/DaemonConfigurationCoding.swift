@@ -200,6 +200,7 @@ extension WebSocketConfiguration: Codable {
         case listen
         case allowedOrigins = "allowed-origins"
         case allowDefine = "allow-define"
+        case allowStatus = "allow-status"
         case pingIntervalMS = "ping-interval-ms"
         case maxClients = "max-clients"
         case maxClientsPerPeer = "max-clients-per-peer"
@@ -227,6 +228,7 @@ extension WebSocketConfiguration: Codable {
             expect: "a list of 1 to 64 origins, each scheme://host[:port] with no path, such as \"http://localhost:8080\" or \"file://\""
         ) { origins in (1...64).contains(origins.count) && origins.allSatisfy(Self.isOrigin) }
         allowDefine = try c.decode(.allowDefine, default: allowDefine)
+        allowStatus = try c.decode(.allowStatus, default: allowStatus)
         pingIntervalMS = try c.decode(.pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000") {
             (1000...3_600_000).contains($0)
         }
@@ -243,6 +245,7 @@ extension WebSocketConfiguration: Codable {
         try c.encode(listen, forKey: .listen)
         try c.encode(allowedOrigins, forKey: .allowedOrigins)
         try c.encode(allowDefine, forKey: .allowDefine)
+        try c.encode(allowStatus, forKey: .allowStatus)
         try c.encode(pingIntervalMS, forKey: .pingIntervalMS)
         try c.encode(maxClients, forKey: .maxClients)
         try c.encode(maxClientsPerPeer, forKey: .maxClientsPerPeer)

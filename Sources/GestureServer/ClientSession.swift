@@ -65,7 +65,7 @@ final class ClientSession {
         /// The Unix socket, from `user` (its peer credentials; nil if the kernel would not say).
         case unixSocket(user: uid_t?)
         /// The WebSocket endpoint, from a page of `origin` (allowed, as the handshake checked).
-        case webSocket(origin: String, peer: String, allowsDefine: Bool)
+        case webSocket(origin: String, peer: String, allowsDefine: Bool, allowsStatus: Bool)
     }
 
     private enum State {
@@ -285,8 +285,9 @@ final class ClientSession {
     }
 
     /// What the server answers a request of this head without decoding it: a `define` this
-    /// connection may not make (`unavailable`), or may not make now (`busy`: one is pending).
-    /// A request type with such rules says them here.
+    /// connection may not make (`unavailable`), or may not make now (`busy`: one is pending); a
+    /// page's `record`, and its `status` unless the endpoint allows it (`unavailable`). A request
+    /// type with such rules says them here.
     private func refusalBeforeDecoding(_ head: RequestHead) -> ErrorMessage? {
         switch head.type {
         case "define":
@@ -301,6 +302,12 @@ final class ClientSession {
                     id: head.id)
             }
             return nil
+        case "status":
+            // It names the local users of the Unix socket's clients, and any page may ask.
+            guard case .webSocket(_, _, _, allowsStatus: false) = transport else { return nil }
+            return ErrorMessage(
+                code: .unavailable,
+                message: "the WebSocket endpoint does not answer status (websocket.allow-status is false)", id: head.id)
         default:
             return nil
         }

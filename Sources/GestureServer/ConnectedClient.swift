@@ -48,7 +48,7 @@ extension ClientSession.Transport {
     var described: ConnectedClient.Transport {
         switch self {
         case .unixSocket(let user): .unixSocket(user: user)
-        case .webSocket(let origin, _, _): .webSocket(origin: origin)
+        case .webSocket(let origin, _, _, _): .webSocket(origin: origin)
         }
     }
 }

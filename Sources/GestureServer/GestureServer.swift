@@ -200,10 +200,12 @@ public final class GestureServer: Sendable {
         let core = ServerThreadBound(loop.core!)
         return WebSocketListener.bind(
             endpoint, group: group, mailbox: mailbox,
-            session: { link, allowsDefine in
+            session: { link, endpoint in
                 link.session = ClientSession(
                     core: core.value, link: link,
-                    transport: .webSocket(origin: link.origin, peer: link.peer, allowsDefine: allowsDefine))
+                    transport: .webSocket(
+                        origin: link.origin, peer: link.peer, allowsDefine: endpoint.allowsDefine,
+                        allowsStatus: endpoint.allowsStatus))
             },
             limits: configuration.limits, closeTimeout: configuration.closeTimeout, logger: logger, throttle: throttle,
             refused: refusedByGate)

@@ -94,7 +94,7 @@ extension RequestDecoder.DefineRules {
     /// WebSocket endpoint without `allow-define`).
     static func unavailable(transport: ClientSession.Transport, hasDelegate: Bool) -> String? {
         guard hasDelegate else { return "this server does not accept definitions" }
-        if case .webSocket(_, _, allowsDefine: false) = transport {
+        if case .webSocket(_, _, allowsDefine: false, _) = transport {
             return "the WebSocket endpoint does not accept definitions (websocket.allow-define is false)"
         }
         return nil

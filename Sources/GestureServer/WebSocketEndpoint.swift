@@ -7,7 +7,8 @@ import NIOHTTP1
 /// Nothing here authenticates a local user: any process on the machine that can reach the
 /// address may connect (the `Origin` check keeps out *web pages* of other sites, which is what a
 /// browser lets a page do; a local program can send any header). So `define` is refused unless
-/// ``allowsDefine``, and the address should stay a loopback one (the server warns otherwise).
+/// ``allowsDefine``, `status` (which names the local users of the Unix socket's clients) unless
+/// ``allowsStatus``, and the address should stay a loopback one (the server warns otherwise).
 public struct WebSocketEndpoint: Sendable, Hashable {
     /// An IP address literal (`127.0.0.1`, `::1`); not a name, so binding never waits on DNS.
     public var host: String
@@ -19,6 +20,8 @@ public struct WebSocketEndpoint: Sendable, Hashable {
     public var allowedOrigins: [String]
     /// Whether connections of this endpoint may `define` (else `unavailable`).
     public var allowsDefine: Bool
+    /// Whether connections of this endpoint are answered `status` (else `unavailable`).
+    public var allowsStatus: Bool
     /// Connections at once through the endpoint, handshakes in progress included; one beyond is
     /// closed as soon as it is accepted. Apart from the Unix socket's ``ServerLimits/maxClients``.
     public var maxClients: Int
@@ -37,7 +40,7 @@ public struct WebSocketEndpoint: Sendable, Hashable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowsDefine: Bool = false,
-        maxClients: Int = 32, maxClientsPerPeer: Int = 8, pingInterval: Duration? = .seconds(30),
+        allowsStatus: Bool = false, maxClients: Int = 32, maxClientsPerPeer: Int = 8, pingInterval: Duration? = .seconds(30),
         handshakeTimeout: Duration = .seconds(10), inheritedSocket: Int32? = nil
     ) {
         precondition(maxClients > 0 && maxClientsPerPeer > 0, "an endpoint admits at least one connection")
@@ -46,6 +49,7 @@ public struct WebSocketEndpoint: Sendable, Hashable {
         self.inheritedSocket = inheritedSocket
         self.allowedOrigins = allowedOrigins
         self.allowsDefine = allowsDefine
+        self.allowsStatus = allowsStatus
         self.maxClients = maxClients
         self.maxClientsPerPeer = maxClientsPerPeer
         self.pingInterval = pingInterval

@@ -34,7 +34,7 @@ enum WebSocketListener {
     /// core, only build the session for the mailbox to start).
     static func bind(
         _ endpoint: WebSocketEndpoint, group: any EventLoopGroup, mailbox: Mailbox,
-        session: @escaping @Sendable (WebSocketLink, _ allowsDefine: Bool) -> Void,
+        session: @escaping @Sendable (WebSocketLink, WebSocketEndpoint) -> Void,
         limits: ServerLimits, closeTimeout: TimeAmount, logger: Logger, throttle: LogThrottle,
         refused: RefusedConnections
     ) -> EventLoopFuture<any Channel> {
@@ -93,7 +93,7 @@ enum WebSocketListener {
                                 let link = WebSocketLink(
                                     channel: channel, origin: origin, peer: channel.remoteAddress?.description ?? "?",
                                     logger: logger)
-                                session(link, endpoint.allowsDefine)
+                                session(link, endpoint)
                                 try pipeline.addHandler(WebSocketBridge(link: link, mailbox: mailbox))
                             }
                         })

@@ -25,7 +25,7 @@ import Testing
             try channel.connect(to: try SocketAddress(unixDomainSocketPath: "/unused")).wait()
             let link = WebSocketLink(channel: channel, origin: "o", peer: "p", logger: ServerFixture.logger)
             let session = ClientSession(
-                core: core, link: link, transport: .webSocket(origin: "o", peer: "p", allowsDefine: false))
+                core: core, link: link, transport: .webSocket(origin: "o", peer: "p", allowsDefine: false, allowsStatus: false))
             link.session = session
             released = session
             try channel.pipeline.syncOperations.addHandler(WebSocketBridge(link: link, mailbox: mailbox))

@@ -152,7 +152,7 @@ import Testing
         let counted = HeldDecoder()
         counted.letGo()
         let core = Self.core(counted.decoder(onCallingThread: true))
-        let page = try Self.connect(core, .webSocket(origin: "o", peer: "p", allowsDefine: false))
+        let page = try Self.connect(core, .webSocket(origin: "o", peer: "p", allowsDefine: false, allowsStatus: false))
         let big = Self.attackDefine(id: "big")
         Self.give([big, big, big], to: page, core: core)
         #expect(Self.replies(page).count == 3)

@@ -40,11 +40,32 @@ import Testing
                     StatusMessage.Client(client: third.client, transport: .websocket, origin: WebSocketTests.origin),
                 ])
 
-            // A page may ask as well.
+            // A page is refused it: the endpoint does not allow it.
             try await page.send(#"{"type":"status","id":2}"#)
-            guard case .status(let fromPage) = try await page.next() else { throw Unexpected("no status on the page") }
-            #expect(fromPage.id == .number(2))
-            #expect(fromPage.clients.count == 3)
+            guard case .error(let refused) = try await page.next() else { throw Unexpected("a page got a status") }
+            #expect(refused.code == .unavailable && refused.id == .number(2))
+            #expect(refused.message.contains("websocket.allow-status"))
+        }
+    }
+
+    /// `status` names the local users of the Unix socket's clients, and any local program can
+    /// reach the WebSocket endpoint claiming an allowed origin: a page is answered only where the
+    /// endpoint allows it, and refused on the request's head otherwise.
+    @Test(arguments: [false, true])
+    func `a page is answered status only where the endpoint allows it`(allowed: Bool) async throws {
+        try await WebSocketTests.with(endpoint: WebSocketTests.endpoint(allowsStatus: allowed)) { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.send(#"{"type":"status","id":2}"#)
+            switch try await page.next() {
+            case .status(let status):
+                #expect(allowed)
+                #expect(status.id == .number(2) && status.clients.count == 1)
+            case .error(let error):
+                #expect(!allowed)
+                #expect(error.code == .unavailable && error.id == .number(2))
+            default: Issue.record("neither a status nor an error")
+            }
         }
     }
 

@@ -15,12 +15,12 @@ import Testing
 
     static func endpoint(
         // A long handshake timeout: a loaded machine running every suite at once is slow.
-        allowsDefine: Bool = false, maxClients: Int = 32, maxClientsPerPeer: Int = 8, pingInterval: Duration? = nil,
-        handshakeTimeout: Duration = .seconds(120)
+        allowsDefine: Bool = false, allowsStatus: Bool = false, maxClients: Int = 32, maxClientsPerPeer: Int = 8,
+        pingInterval: Duration? = nil, handshakeTimeout: Duration = .seconds(120)
     ) -> WebSocketEndpoint {
         WebSocketEndpoint(
             host: "127.0.0.1", port: 0, allowedOrigins: [origin, "file://"], allowsDefine: allowsDefine,
-            maxClients: maxClients, maxClientsPerPeer: maxClientsPerPeer, pingInterval: pingInterval,
+            allowsStatus: allowsStatus, maxClients: maxClients, maxClientsPerPeer: maxClientsPerPeer, pingInterval: pingInterval,
             handshakeTimeout: handshakeTimeout)
     }
 
