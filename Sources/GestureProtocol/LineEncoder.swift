@@ -72,40 +72,47 @@ struct JSONWriter {
     }
 
     mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            // Names, labels and states need no escape: quoted and copied in one piece.
-            guard utf8.contains(where: Self.needsEscape) else {
-                let n = utf8.count + 2
-                let p = bytes.reserve(n)
-                p[0] = UInt8(ascii: "\"")
-                LineBytes.copy(utf8, to: p + 1)
-                p[n - 1] = UInt8(ascii: "\"")
-                bytes.commit(n)
-                return
+        // Names, labels and states need no escape: quoted and copied in one pass, which gives up
+        // at the first byte that needs one (the reserved room is then written over).
+        let plain = value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            let n = utf8.count + 2
+            let p = bytes.reserve(n)
+            p[0] = UInt8(ascii: "\"")
+            for i in 0..<utf8.count {
+                let byte = utf8[i]
+                if Self.needsEscape(byte) { return false }
+                p[i + 1] = byte
             }
-            bytes.append(UInt8(ascii: "\""))
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape(byte)
-                case 0x08: escape(UInt8(ascii: "b"))
-                case 0x09: escape(UInt8(ascii: "t"))
-                case 0x0A: escape(UInt8(ascii: "n"))
-                case 0x0C: escape(UInt8(ascii: "f"))
-                case 0x0D: escape(UInt8(ascii: "r"))
-                case 0..<0x20:
-                    // `\u00XX`, lower-case hex digits.
-                    escape(UInt8(ascii: "u"))
-                    bytes.append(UInt8(ascii: "0"))
-                    bytes.append(UInt8(ascii: "0"))
-                    for nibble in [byte >> 4, byte & 0xF] {
-                        bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
-                    }
-                default: bytes.append(byte)
-                }
-            }
-            bytes.append(UInt8(ascii: "\""))
+            p[n - 1] = UInt8(ascii: "\"")
+            bytes.commit(n)
+            return true
         }
+        if plain != true { escaped(value) }
+    }
+
+    /// `value` quoted, with the escapes it needs.
+    private mutating func escaped(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape(byte)
+            case 0x08: escape(UInt8(ascii: "b"))
+            case 0x09: escape(UInt8(ascii: "t"))
+            case 0x0A: escape(UInt8(ascii: "n"))
+            case 0x0C: escape(UInt8(ascii: "f"))
+            case 0x0D: escape(UInt8(ascii: "r"))
+            case 0..<0x20:
+                // `\u00XX`, lower-case hex digits.
+                escape(UInt8(ascii: "u"))
+                bytes.append(UInt8(ascii: "0"))
+                bytes.append(UInt8(ascii: "0"))
+                for nibble in [byte >> 4, byte & 0xF] {
+                    bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+                }
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
@@ -128,21 +135,54 @@ struct JSONWriter {
 
     mutating func integer(_ value: UInt64) { unsigned(value) }
 
-    /// The digits of `value`, counted first and then written from the last one back, in place.
+    /// The digits of `value`, counted first and then written two at a time from the last ones
+    /// back, in place.
     private mutating func unsigned(_ value: UInt64) {
+        let width = Self.digitCount(value)
+        Self.writeDigits(value, width, to: bytes.reserve(width))
+        bytes.commit(width)
+    }
+
+    /// How many decimal digits `value` has (one for zero).
+    @inline(__always)
+    static func digitCount(_ value: UInt64) -> Int {
         var width = 1
         var rest = value
-        while rest >= 10 {
-            rest /= 10
+        while rest >= 10_000 {
+            rest /= 10_000
+            width += 4
+        }
+        if rest >= 100 {
+            width += rest >= 1000 ? 3 : 2
+        } else if rest >= 10 {
             width += 1
         }
-        let p = bytes.reserve(width)
-        rest = value
-        for i in stride(from: width - 1, through: 0, by: -1) {
-            p[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
+        return width
+    }
+
+    /// Writes the `width` digits of `value` at `target`, a pair of them a step, the last pair
+    /// first.
+    @inline(__always)
+    static func writeDigits(_ value: UInt64, _ width: Int, to target: UnsafeMutablePointer<UInt8>) {
+        var rest = value
+        var end = width
+        while end >= 2 {
+            let pair = rest % 100
+            rest /= 100
+            end -= 2
+            UnsafeMutableRawPointer(target + end).storeBytes(of: digitPair(pair), as: UInt16.self)
         }
-        bytes.commit(width)
+        if end == 1 { target[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest) }
+    }
+
+    /// The two ASCII digits of `pair` (0...99) as they lie in memory, the tens first: computed,
+    /// not looked up (a table is one more data page a line touches, which a guest under TCG pays
+    /// for). `pair * 103 >> 10` is `pair / 10` for every pair.
+    @inline(__always)
+    static func digitPair(_ pair: UInt64) -> UInt16 {
+        let tens = (pair &* 103) >> 10
+        let ones = pair &- tens &* 10
+        return UInt16(truncatingIfNeeded: 0x3030 | tens | ones << 8).littleEndian
     }
 
     /// Swift's shortest round-tripping spelling, as `JSONEncoder` writes it: `1` for `1.0`,
@@ -165,9 +205,10 @@ struct JSONWriter {
     /// Writes `value` with integer arithmetic when it has at most six decimals and is below 1e9
     /// in magnitude — every number of a `gesture` or `touch` message the daemon makes
     /// (``WireNumber``) — and returns true; false, writing nothing, otherwise. The characters
-    /// are `description`'s (checked on 16 million such values): the digits without trailing
-    /// zeros, and Swift's exponent below 1e-4 (`6.1e-05`). Swift's shortest round-trip formatting
-    /// costs ~1 200 instructions a number; this, ~100 (docs/PERFORMANCE.md, "Frame path").
+    /// are `description`'s (a property test compares them on random values of every magnitude):
+    /// the digits without trailing zeros, and Swift's exponent below 1e-4 (`6.1e-05`). Swift's
+    /// shortest round-trip formatting costs ~1 200 instructions a number; this, ~50
+    /// (docs/PERFORMANCE.md, "Before and after: per-line cost").
     private mutating func decimal(_ value: Double) -> Bool {
         let magnitude = value.magnitude
         guard magnitude < 1e9 else { return false }
@@ -190,22 +231,28 @@ struct JSONWriter {
             }
             return true
         }
-        integer(millionths / 1_000_000)
-        var fraction = millionths % 1_000_000
-        guard fraction != 0 else { return true }
-        var digits = 6
-        while fraction % 10 == 0 {
-            fraction /= 10
-            digits -= 1
+        let whole = millionths / 1_000_000
+        let fraction = millionths &- whole &* 1_000_000
+        let width = Self.digitCount(whole)
+        // The whole part, then `.` and the six digits of the fraction as one word, stored whole;
+        // only the bytes up to the last digit that is not zero are counted.
+        let p = bytes.reserve(width + 8)
+        Self.writeDigits(whole, width, to: p)
+        guard fraction != 0 else {
+            bytes.commit(width)
+            return true
         }
-        // The point and the fraction's digits, leading zeros included, the last one first.
-        let p = bytes.reserve(digits + 1)
-        p[0] = UInt8(ascii: ".")
-        for i in stride(from: digits, through: 1, by: -1) {
-            p[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction % 10)
-            fraction /= 10
-        }
-        bytes.commit(digits + 1)
+        let high = fraction / 10_000
+        let middle = fraction / 100 &- high &* 100
+        let low = fraction &- fraction / 100 &* 100
+        let word =
+            UInt64(UInt8(ascii: ".")) | UInt64(Self.digitPair(high).littleEndian) << 8
+            | UInt64(Self.digitPair(middle).littleEndian) << 24 | UInt64(Self.digitPair(low).littleEndian) << 40
+        UnsafeMutableRawPointer(p + width).storeBytes(of: word.littleEndian, as: UInt64.self)
+        // The digits' values: the trailing zeros (and the unused eighth byte) are the zero bytes
+        // at the top, the fraction not being zero.
+        let values = word ^ 0x0030_3030_3030_302E
+        bytes.commit(width + 8 - values.leadingZeroBitCount / 8)
         return true
     }
 
@@ -238,9 +285,12 @@ struct JSONWriter {
     /// written as `,"key":value`, then the first comma turned into the opening brace.
     mutating func write<Message: WireMessage>(_ message: Message) throws {
         let start = bytes.count
-        var visitor = WireLineWriter(message, into: self)
-        Message.fields(&visitor)
-        if let error = visitor.error { throw error }
+        let error = withUnsafePointer(to: message) { message in
+            var visitor = WireLineWriter(message, into: self)
+            Message.fields(&visitor)
+            return visitor.error
+        }
+        if let error { throw error }
         if bytes.count == start { raw("{") } else { bytes[start] = UInt8(ascii: "{") }
         raw("}")
     }

@@ -260,13 +260,17 @@ extension PhysicalVector: XYWireValue {
 
 /// Writes a message into a line (``LineEncoder``): each field as `,"key":value`, the first comma
 /// then turned into the opening brace, so that no field asks whether it is the first.
+///
+/// It reads the message where it lies, for the call of ``JSONWriter/write(_:)``: a copy of the
+/// message in the visitor would retain and release its strings, and destroying such a visitor
+/// looks its type's metadata up in the runtime (a conformance check) on every line.
 struct WireLineWriter<Message: WireMessage>: WireFieldVisitor {
-    let message: Message
+    let message: UnsafePointer<Message>
     var writer: JSONWriter
     /// The first value JSON cannot carry (the line is not sent).
     var error: (any Error)?
 
-    init(_ message: Message, into writer: JSONWriter) {
+    init(_ message: UnsafePointer<Message>, into writer: JSONWriter) {
         self.message = message
         self.writer = writer
     }
@@ -282,7 +286,7 @@ struct WireLineWriter<Message: WireMessage>: WireFieldVisitor {
         _ key: StaticString, _ value: WritableKeyPath<Message, Value>, _ rounding: WireRounding
     ) {
         writer.key(key)
-        write(message[keyPath: value])
+        write(message.pointee[keyPath: value])
     }
 
     @inline(__always)
@@ -290,7 +294,7 @@ struct WireLineWriter<Message: WireMessage>: WireFieldVisitor {
         _ key: StaticString, _ value: WritableKeyPath<Message, Value?>, _ rounding: WireRounding,
         absent: WireAbsence
     ) {
-        if let present = message[keyPath: value] {
+        if let present = message.pointee[keyPath: value] {
             writer.key(key)
             write(present)
         } else if absent == .null {

@@ -1,7 +1,7 @@
 import Foundation
 import EvdevValues
 import GestureEngine
-import GestureProtocol
+@testable import GestureProtocol
 import TestSupport
 import Testing
 
@@ -203,6 +203,67 @@ import Testing
         #expect(line.contains(#""position":{"x":0.37608,"y":-6.1e-05}"#), "\(line)")
         #expect(line.contains(#""position_mm":{"x":192,"y":3e-06}"#), "\(line)")
         #expect(try encoder.encode(.touch(touch)) == Self.reference(.touch(touch)))
+    }
+
+    /// The integer paths (the six-decimal numbers, written with digit pairs and the fraction as
+    /// one word; the integers, two digits a step) against `JSONEncoder`, on random values of
+    /// every digit count: a property, its seed printed on failure
+    /// (`GESTURED_NUMBER_SEED=<n> swift test --filter LineEncoderTests` replays it).
+    @Test func `the fast number and integer writers write JSONEncoder's characters`() throws {
+        let seed =
+            ProcessInfo.processInfo.environment["GESTURED_NUMBER_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 0...UInt64.max)
+        var rng = SplitMix64(seed: seed)
+        /// A value with `digits` digits at most (1...20), every count as likely.
+        func digits(_ digits: Int) -> UInt64 {
+            let limit = digits >= 20 ? UInt64.max : (0..<digits).reduce(UInt64(1)) { n, _ in n * 10 }
+            return digits >= 20 ? rng.next() : rng.next() % limit
+        }
+        var numbers: [Double] = []
+        var integers: [Int64] = []
+        var unsigned: [UInt64] = []
+        for _ in 0..<20_000 {
+            // Millionths of every width below 1e15 (the whole part below 1e9), with and without
+            // trailing zeros, either sign; and the rounding of any value of those magnitudes.
+            var millionths = digits(Int.random(in: 1...15, using: &rng))
+            for _ in 0..<Int.random(in: 0...6, using: &rng) { millionths /= 10 }
+            var value = Double(millionths) / 1e6
+            if Bool.random(using: &rng) {
+                value = WireNumber.rounded(Double(bitPattern: 0x3FF0_0000_0000_0000 | rng.next() >> 12) * value)
+            }
+            numbers.append(Bool.random(using: &rng) ? -value : value)
+            let width = Int.random(in: 1...20, using: &rng)
+            unsigned.append(digits(width))
+            integers.append(Int64(bitPattern: digits(width)) * (Bool.random(using: &rng) ? -1 : 1))
+        }
+        numbers += [0, -0.0, 1e-6, 5e-6, 1e-5, 0.0001, 0.1, 0.5, 1, 999_999_999.999999, 0.000061, 123.4]
+        unsigned += [0, 9, 10, 99, 100, 999, 1000, 9999, 10_000, .max]
+        integers += [0, -1, .min, .max]
+        var writer = JSONWriter()
+        func written(_ body: (inout JSONWriter) throws -> Void) rethrows -> String {
+            writer.reset()
+            try body(&writer)
+            return String(decoding: writer.bytes.contents, as: UTF8.self)
+        }
+        let json = GestureProtocol.makeEncoder()
+        func reference(_ value: some Encodable) throws -> String {
+            String(String(decoding: try json.encode([value]), as: UTF8.self).dropFirst().dropLast())
+        }
+        var failures: [String] = []
+        for value in numbers {
+            let line = try written { try $0.number(value) }
+            let expected = try reference(value)
+            if line != expected { failures.append("\(value.bitPattern): \(line), not \(expected)") }
+        }
+        for value in unsigned {
+            let line = written { $0.integer(value) }
+            if line != (try reference(value)) { failures.append("\(value): \(line)") }
+        }
+        for value in integers {
+            let line = written { $0.integer(value) }
+            if line != (try reference(value)) { failures.append("\(value): \(line)") }
+        }
+        #expect(failures.isEmpty, "seed \(seed) (GESTURED_NUMBER_SEED): \(failures.prefix(5))")
     }
 
     @Test func `other messages go through JSONEncoder`() throws {
