@@ -42,16 +42,20 @@ struct Publisher {
     /// does not pay for the pinch's messages).
     mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
         let known = descriptors
-        // Each event read in place (a `for` over the array copies each one out: a gesture's
-        // report is ~300 bytes and three strings), most of them to be ruled out at a glance.
-        events.withUnsafeBufferPointer { events in
-            for i in events.indices {
-                // The device is looked up only for a kind of event someone takes.
-                if let publication = mapping.publication(
-                    of: events[i], device: Self.descriptor(events[i].device, in: known), for: interest)
-                {
-                    batch.append(publication)
-                }
+        // By index: a `for` over the array copies each event out (a gesture's report is ~300
+        // bytes and three strings), most of them to be ruled out at a glance; `events[i]` lends it.
+        for i in events.indices {
+            // Raw touches and explanations nobody takes are passed over on the event's case
+            // alone, before its payload is read.
+            switch events[i] {
+            case .touch where !interest.takesTouches, .explanation where !interest.takesExplanations: continue
+            default: break
+            }
+            // The device is looked up only for a kind of event someone takes.
+            if let publication = mapping.publication(
+                of: events[i], deviceOf: { Self.descriptor($0, in: known) }, for: interest)
+            {
+                batch.append(publication)
             }
         }
     }
@@ -92,17 +96,5 @@ struct Publisher {
             case .singleTouch: 1
             }
         return DeviceInfo(descriptor, vendor: vendor.map(Int.init), product: product.map(Int.init), slots: contacts)
-    }
-}
-
-extension EngineEvent {
-    /// The device the event happened on.
-    fileprivate var device: DeviceID {
-        switch self {
-        case .gesture(let g): g.device
-        case .touch(let t): t.device
-        case .explanation(let e): e.device
-        case .panel(let p): p.device
-        }
     }
 }

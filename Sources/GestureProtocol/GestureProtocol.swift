@@ -63,8 +63,18 @@ public struct XY: Codable, Hashable, Sendable {
 public enum WireNumber {
     public static func rounded(_ value: Double) -> Double {
         guard value.magnitude < 1e9 else { return value }
+        // `(value * 1e6).rounded()` (half away from zero) without its libm call: below 1e15 the
+        // truncation is exact, and so is the fraction it leaves.
+        let scaled = value * 1e6
+        var millionths = Int64(scaled)
+        let fraction = scaled - Double(millionths)
+        if fraction >= 0.5 {
+            millionths += 1
+        } else if fraction <= -0.5 {
+            millionths -= 1
+        }
         // `+ 0` turns a negative zero (a tiny negative value rounded) into zero.
-        return (value * 1e6).rounded() / 1e6 + 0
+        return Double(millionths) / 1e6 + 0
     }
 
     public static func rounded(_ value: Double?) -> Double? { value.map(rounded) }

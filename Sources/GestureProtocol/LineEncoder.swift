@@ -43,6 +43,17 @@ public struct LineEncoder {
         writer.bytes.append(UInt8(ascii: "\n"))
         return try body(writer.bytes.contents)
     }
+
+    /// Hands `body` the line of `gesture`, as ``encode(_:_:)`` does for `.gesture(gesture)`,
+    /// without copying the message into a ``ServerMessage`` first.
+    public mutating func encode<Result>(
+        _ gesture: GestureMessage, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) throws -> Result {
+        writer.reset()
+        try writer.write(gesture)
+        writer.bytes.append(UInt8(ascii: "\n"))
+        return try body(writer.bytes.contents)
+    }
 }
 
 /// Appends JSON to a byte array the way `JSONEncoder` with `.sortedKeys` and
@@ -214,8 +225,10 @@ struct JSONWriter {
         guard magnitude < 1e9 else { return false }
         // Adding ½ and truncating rounds without a libm call; below 1e15 the sum is exact enough
         // that the check below holds only for the nearest millionth.
-        let millionths = UInt64(magnitude * 1e6 + 0.5)
-        guard Double(millionths) / 1e6 == magnitude else { return false }
+        // (Signed: the conversions both ways are one instruction each.)
+        let signed = Int64(magnitude * 1e6 + 0.5)
+        guard Double(signed) / 1e6 == magnitude else { return false }
+        let millionths = UInt64(truncatingIfNeeded: signed)
         if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
         if millionths != 0 && millionths < 100 {
             if millionths < 10 {
@@ -252,7 +265,7 @@ struct JSONWriter {
         // The digits' values: the trailing zeros (and the unused eighth byte) are the zero bytes
         // at the top, the fraction not being zero.
         let values = word ^ 0x0030_3030_3030_302E
-        bytes.commit(width + 8 - values.leadingZeroBitCount / 8)
+        bytes.commit(width &+ 8 &- values.leadingZeroBitCount / 8)
         return true
     }
 

@@ -107,17 +107,34 @@ final class ServerCore {
     /// number from a faulty publisher) is logged and yields nil.
     func encode(_ message: ServerMessage) -> ByteBuffer? {
         do {
-            return try encoder.encode(message) { line in
-                // The last line's storage, unless a slow client's queue still holds it (then
-                // `clear()` gives fresh storage): a line written straight out allocates nothing.
-                lineStorage.clear()
-                lineStorage.writeBytes(line)
-                return lineStorage
-            }
+            return try encoder.encode(message) { stored($0) }
         } catch {
             logger.error("cannot encode a \(message.type) message, not sent", metadata: ["error": "\(error)"])
             return nil
         }
+    }
+
+    /// The publication's message as published (a touch in the region it landed in among the
+    /// configuration's); a `gesture` straight from where it lies, not copied into a
+    /// ``ServerMessage`` first.
+    private func encode(published publication: Publication) -> ByteBuffer? {
+        guard case .gesture(let gesture, _, _) = publication else {
+            return publication.message.flatMap { encode($0) }
+        }
+        do {
+            return try encoder.encode(gesture) { stored($0) }
+        } catch {
+            logger.error("cannot encode a gesture message, not sent", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// `line` in the last line's storage, unless a slow client's queue still holds it (then
+    /// `clear()` gives fresh storage): a line written straight out allocates nothing.
+    private func stored(_ line: UnsafeBufferPointer<UInt8>) -> ByteBuffer {
+        lineStorage.clear()
+        lineStorage.writeBytes(line)
+        return lineStorage
     }
 
     // MARK: Connections
@@ -232,50 +249,54 @@ final class ServerCore {
 
     /// Sends each publication to its audience (``Audience``), in order, and flushes.
     func publish(_ batch: [Publication]) {
-        for publication in batch {
-            switch publication {
-            case .gesture(let gesture, _, let audience):
-                fanOut(
-                    publication, to: audience, stream: .gesture(name: gesture.name, device: gesture.device),
-                    isUpdate: gesture.state == .changed)
-            case .touch(let touch, _, let audience):
-                fanOut(
-                    publication, to: audience, stream: .touch(device: touch.device, touch: touch.touch.id.rawValue),
-                    isUpdate: touch.phase == .moved)
-            case .explain(_, _, let audience), .contact(_, let audience):
-                fanOut(publication, to: audience, stream: nil, isUpdate: false)
-            case .announcement(let message):
-                var line: ByteBuffer?
-                for session in sessions where session.isOpen {
-                    if line == nil {
-                        line = encode(message)
-                        if line == nil { break }
-                    }
-                    session.deliver(line!, stream: nil, isUpdate: false)
-                }
-            case .device(let message):
-                devices.removeAll { $0.label == message.device.label }
-                switch message.event {
-                case .added: devices.append(message.device)
-                case .removed: break
-                }
-                var line: ByteBuffer?
-                for session in sessions where session.isOpen {
-                    if line == nil {
-                        line = encode(.device(message))
-                        if line == nil { break }
-                    }
-                    session.deliver(line!, stream: nil, isUpdate: false)
-                }
-            case .recording(let message, let client):
-                deliver(.recording(message), to: client)
-            case .raw(let message, let client):
-                deliver(.raw(message), to: client)
-            case .recognizers(let list):
-                recognizers = list
-            }
-        }
+        // By index: a `for` over the array copies each publication out (a `gesture`'s is a few
+        // hundred bytes: a `memcpy` and its strings' retains); `batch[i]` lends it.
+        for i in batch.indices { publish(batch[i]) }
         for session in sessions { session.flushIfNeeded() }
+    }
+
+    private func publish(_ publication: Publication) {
+        switch publication {
+        case .gesture(let gesture, _, let audience):
+            fanOut(
+                publication, to: audience, stream: .gesture(name: gesture.name, device: gesture.device),
+                isUpdate: gesture.state == .changed)
+        case .touch(let touch, _, let audience):
+            fanOut(
+                publication, to: audience, stream: .touch(device: touch.device, touch: touch.touch.id.rawValue),
+                isUpdate: touch.phase == .moved)
+        case .explain(_, _, let audience), .contact(_, let audience):
+            fanOut(publication, to: audience, stream: nil, isUpdate: false)
+        case .announcement(let message):
+            var line: ByteBuffer?
+            for session in sessions where session.isOpen {
+                if line == nil {
+                    line = encode(message)
+                    if line == nil { break }
+                }
+                session.deliver(line!, stream: nil, isUpdate: false)
+            }
+        case .device(let message):
+            devices.removeAll { $0.label == message.device.label }
+            switch message.event {
+            case .added: devices.append(message.device)
+            case .removed: break
+            }
+            var line: ByteBuffer?
+            for session in sessions where session.isOpen {
+                if line == nil {
+                    line = encode(.device(message))
+                    if line == nil { break }
+                }
+                session.deliver(line!, stream: nil, isUpdate: false)
+            }
+        case .recording(let message, let client):
+            deliver(.recording(message), to: client)
+        case .raw(let message, let client):
+            deliver(.raw(message), to: client)
+        case .recognizers(let list):
+            recognizers = list
+        }
     }
 
     /// Sends `message` to connection `client` alone, if it is still open.
@@ -301,7 +322,7 @@ final class ServerCore {
         func encoded(_ view: Interest.Reader.View) -> ByteBuffer? {
             switch view {
             case .asPublished:
-                if published == nil, let message = publication.message { published = encode(message) }
+                if published == nil { published = encode(published: publication) }
                 return published
             case .landedIn(let region):
                 if let line = own.first(where: { $0.region == region })?.line { return line }

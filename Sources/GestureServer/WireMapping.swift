@@ -26,17 +26,26 @@ public struct WireMapping {
     public mutating func publication(
         of event: EngineEvent, device: @autoclosure () -> DeviceDescriptor, for interest: Interest
     ) -> Publication? {
+        publication(of: event, deviceOf: { _ in device() }, for: interest)
+    }
+
+    /// The publication of `event`, with the readers of `interest` that take it; nil when none
+    /// does. `deviceOf` gives the descriptor of the event's device, asked only for a kind of
+    /// event some reader takes (the publisher looks it up among those it knows).
+    public mutating func publication(
+        of event: EngineEvent, deviceOf descriptor: (DeviceID) -> DeviceDescriptor, for interest: Interest
+    ) -> Publication? {
         switch event {
         case .gesture(let g):
             guard interest.mayTake(gestureOf: g.report.kind) else { return nil }
-            let device = device()
+            let device = descriptor(g.device)
             let audience = interest.audience(of: g, device: device.label)
             guard !audience.isEmpty else { return nil }
             seq += 1
             return .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner, audience: audience)
         case .touch(let t):
             guard interest.takesTouches else { return nil }
-            let device = device()
+            let device = descriptor(t.device)
             let publication = Publication.touch(
                 TouchMessage(t, device: device, seq: seq + 1), clientRegions: t.clientRegions)
             guard let decided = interest.decided(publication) else { return nil }
@@ -44,14 +53,15 @@ public struct WireMapping {
             return decided
         case .explanation(let e):
             guard interest.takesExplanations else { return nil }
-            let device = device()
+            let device = descriptor(e.device)
             return interest.decided(.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience))
         case .panel(let e):
             // Wake, idle and active go to everyone; what happened to a contact is an explanation.
-            if let announcement = WakeMessage.announcement(e, deviceLabel: device().label) {
+            if let announcement = WakeMessage.announcement(e, deviceLabel: descriptor(e.device).label) {
                 return .announcement(announcement)
             }
-            guard interest.takesExplanations, let contact = ContactMessage(e, deviceLabel: device().label) else {
+            guard interest.takesExplanations, let contact = ContactMessage(e, deviceLabel: descriptor(e.device).label)
+            else {
                 return nil
             }
             return interest.decided(.contact(contact))

@@ -1,9 +1,10 @@
-import Foundation
 import EvdevValues
+import Foundation
 import GestureEngine
-@testable import GestureProtocol
 import TestSupport
 import Testing
+
+@testable import GestureProtocol
 
 /// The hand-written lines of `gesture`, `touch` and `raw` are the bytes `JSONEncoder` gives: compared on
 /// random messages whose strings need every kind of escaping and whose numbers take every form
@@ -206,8 +207,9 @@ import Testing
     }
 
     /// The integer paths (the six-decimal numbers, written with digit pairs and the fraction as
-    /// one word; the integers, two digits a step) against `JSONEncoder`, on random values of
-    /// every digit count: a property, its seed printed on failure
+    /// one word; the integers, two digits a step; the rounding without libm) against
+    /// `JSONEncoder` and `rounded()`, on random values of every digit count: a property, its seed
+    /// printed on failure
     /// (`GESTURED_NUMBER_SEED=<n> swift test --filter LineEncoderTests` replays it).
     @Test func `the fast number and integer writers write JSONEncoder's characters`() throws {
         let seed =
@@ -250,6 +252,17 @@ import Testing
             String(String(decoding: try json.encode([value]), as: UTF8.self).dropFirst().dropLast())
         }
         var failures: [String] = []
+        // The rounding on the way to the wire is `(value * 1e6).rounded() / 1e6` to the bit (a
+        // negative zero made zero), below 1e9 in magnitude, for any value there.
+        for _ in 0..<20_000 {
+            let value =
+                Double(bitPattern: 0x3FF0_0000_0000_0000 | rng.next() >> 12) * 1e9
+                / Double(digits(Int.random(in: 1...18, using: &rng)) | 1) * (Bool.random(using: &rng) ? -1 : 1)
+            let reference = value.magnitude < 1e9 ? (value * 1e6).rounded() / 1e6 + 0 : value
+            if WireNumber.rounded(value).bitPattern != reference.bitPattern {
+                failures.append("rounded(\(value.bitPattern)): \(WireNumber.rounded(value)), not \(reference)")
+            }
+        }
         for value in numbers {
             let line = try written { try $0.number(value) }
             let expected = try reference(value)
