@@ -99,6 +99,26 @@ import Testing
         #expect(dropped.isEmpty)
     }
 
+    /// SIGTERM during a reload: the daemon does not wait for the compile (at its low priority on
+    /// a busy machine it held the exit for 1.6 s once).
+    @Test func `shutting the compiler down does not wait for a compile under way`() throws {
+        let path = try Self.configurationFile("recognizers:\n  - {name: tap, kind: tap}\n")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let running = try GestureEngine(configuration: EngineConfiguration()).definitions
+        let requests = try RequestQueue()
+        let held = HeldCompiler()
+        let compiler = held.compiler(results: requests)
+        compiler.compile(.reload(path), from: running)
+        #expect(held.entered.wait(timeout: .now() + 60) == .success)
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            compiler.shutDown()
+            stopped.signal()
+        }
+        #expect(stopped.wait(timeout: .now() + 60) == .success, "shutDown returned while the reload was held")
+        held.letGo()
+    }
+
     /// SIGHUP with nothing changed for the engine (the same file, or only the daemon's own
     /// settings) keeps the running set: nothing in progress is cancelled.
     @Test func `a reload that changes nothing the engine runs keeps the running set`() throws {
