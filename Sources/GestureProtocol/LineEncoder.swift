@@ -218,7 +218,7 @@ struct JSONWriter {
     /// (``WireNumber``) — and returns true; false, writing nothing, otherwise. The characters
     /// are `description`'s (a property test compares them on random values of every magnitude):
     /// the digits without trailing zeros, and Swift's exponent below 1e-4 (`6.1e-05`). Swift's
-    /// shortest round-trip formatting costs ~1 200 instructions a number; this, ~50
+    /// shortest round-trip formatting costs ~1 200 instructions a number; this, ~150 with its checks
     /// (docs/PERFORMANCE.md, "Before and after: per-line cost").
     private mutating func decimal(_ value: Double) -> Bool {
         let magnitude = value.magnitude
