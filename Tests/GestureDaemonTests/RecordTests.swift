@@ -13,14 +13,14 @@ struct RecordTests {
     static let fieldScript = DaemonProcessTests.repository.appendingPathComponent(
         "Tests/TouchInputTests/Fixtures/field.script")
 
-    /// A session to replay: a lead tap, fifteen seconds of nothing (room for a recorder to start
-    /// on a host at load 40), then a gesture of each common kind (field.script), made offline by
-    /// `gestured simulate --record`.
-    static func session(in directory: String) async throws -> String {
+    /// A session to replay: a lead tap, `quiet` of nothing (room for a recorder to start on a host
+    /// at load 40; seconds, as simulate's `wait` takes them), then a gesture of each common kind
+    /// (field.script), made offline by `gestured simulate --record`.
+    static func session(in directory: String, quiet: Int = 15) async throws -> String {
         let gestures = try String(contentsOf: fieldScript, encoding: .utf8).split(separator: "\n")
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
         let script = directory + "/session.script"
-        try (["tap at=0.1,0.1", "wait 15s"] + gestures).joined(separator: "\n").write(
+        try (["tap at=0.1,0.1", "wait \(quiet)s"] + gestures).joined(separator: "\n").write(
             toFile: script, atomically: true, encoding: .utf8)
         let file = directory + "/session.evemu"
         let simulate = try ChildProcess([
@@ -146,7 +146,10 @@ struct RecordTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Others may reach the socket (mode 0666 in a searchable directory), not read the panel.
         chmod(directory, 0o755)
-        let session = try await Self.session(in: directory)
+        // A pass longer than this suite's time limit: the allowed recording, 300 ms long, ends by
+        // its duration however long the steps before it take, never at a pass boundary (where
+        // the replayed panel goes away and comes back, which ends a recording too).
+        let session = try await Self.session(in: directory, quiet: 600)
         chmod(session, 0o600)
         let socket = directory + "/g.sock"
         let config = directory + "/gestured.yaml"
