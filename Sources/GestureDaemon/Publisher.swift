@@ -42,22 +42,7 @@ struct Publisher {
     /// does not pay for the pinch's messages).
     mutating func add(_ events: [EngineEvent], wanted interest: Interest) {
         let known = descriptors
-        // By index: a `for` over the array copies each event out (a gesture's report is ~300
-        // bytes and three strings), most of them to be ruled out at a glance; `events[i]` lends it.
-        for i in events.indices {
-            // Raw touches and explanations nobody takes are passed over on the event's case
-            // alone, before its payload is read.
-            switch events[i] {
-            case .touch where !interest.takesTouches, .explanation where !interest.takesExplanations: continue
-            default: break
-            }
-            // The device is looked up only for a kind of event someone takes.
-            if let publication = mapping.publication(
-                of: events[i], deviceOf: { Self.descriptor($0, in: known) }, for: interest)
-            {
-                batch.append(publication)
-            }
-        }
+        mapping.publications(of: events, deviceOf: { Self.descriptor($0, in: known) }, for: interest, into: &batch)
     }
 
     /// Adds a publication that is no engine event (a recording's messages), in order.

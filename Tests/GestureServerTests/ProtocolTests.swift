@@ -1,5 +1,6 @@
 import Foundation
 import GestureProtocol
+import TestSupport
 import Testing
 
 @testable import GestureEngine
@@ -241,6 +242,62 @@ import Testing
         #expect(numbers == [1, 2], "a connection alone sees consecutive numbers")
         #expect(mapping.publication(of: touch, device: device, for: Interest())?.message == nil)
         #expect(mapping.seq == 2)
+    }
+
+    /// The publisher maps a frame's events in one call (`publications(of:deviceOf:for:into:)`),
+    /// which decides some cases where the event lies in the array: over random events and
+    /// readers it must give what mapping each event alone gives, in order and numbered the same.
+    @Test(arguments: 0..<20)
+    func `a batch of events maps as its events one by one`(run: Int) {
+        let seed = 0x6261_7463_68 &+ UInt64(run)
+        var rng = SplitMix64(seed: seed)
+        let device = DeviceDescriptor(
+            id: DeviceID(4), label: "event4", name: "panel", geometry: SurfaceGeometry(unknownSizeWithAspect: 0.6))
+        let kinds: [GestureKind] = [.tap, .swipe, .pan, .pinch]
+        let states: [GestureState] = [.began, .changed, .ended, .recognized]
+        func event() -> EngineEvent {
+            let id = TouchID(UInt32.random(in: 1...3, using: &rng))
+            let time = Timestamp(microseconds: Int64.random(in: 0...1_000_000, using: &rng))
+            let position = SurfacePoint(x: Double.random(in: 0...1, using: &rng), y: Double.random(in: 0...1, using: &rng))
+            if Bool.random(using: &rng) {
+                return .touch(
+                    ViewTouchEvent(
+                        device: DeviceID(4), region: "root",
+                        touch: Touch(id: id, phase: .moved, position: position), time: time))
+            }
+            let kind = kinds.randomElement(using: &rng)!
+            return .gesture(
+                GestureEvent(
+                    owner: Bool.random(using: &rng) ? .configuration : .client(1), device: DeviceID(4),
+                    report: GestureReport(
+                        name: kind.rawValue, kind: kind, state: states.randomElement(using: &rng)!, region: "root",
+                        fingers: 1, touches: TouchIDList([id]), time: time, startTime: time,
+                        position: position, translation: .zero, velocity: .zero)))
+        }
+        func reader(_ client: UInt64, slot: Int) -> Interest.Reader {
+            let subscription =
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: Subscription(kinds: [.swipe])
+                case 1: Subscription(kinds: [.swipe, .pan], states: [.changed, .ended])
+                case 2: Subscription(gestures: [], touches: true)
+                default: Subscription(touches: true, explain: true)
+                }
+            return Interest.Reader(client: ClientID(client), subscription: subscription, slot: slot, version: 1)
+        }
+        let interest = Interest(
+            readers: (0..<Int.random(in: 0...2, using: &rng)).map { reader(UInt64($0 + 1), slot: $0) }, version: 1)
+        var batchMapping = WireMapping()
+        var oneByOne = WireMapping()
+        for frame in 0..<30 {
+            let events = (0..<Int.random(in: 0...6, using: &rng)).map { _ in event() }
+            var batch: [Publication] = []
+            batchMapping.publications(of: events, deviceOf: { _ in device }, for: interest, into: &batch)
+            let expected = events.compactMap { oneByOne.publication(of: $0, device: device, for: interest) }
+            #expect(
+                batch.map(\Publication.message) == expected.map(\Publication.message),
+                "seed 0x\(String(seed, radix: 16)), frame \(frame)")
+        }
+        #expect(batchMapping.seq == oneByOne.seq, "seed 0x\(String(seed, radix: 16))")
     }
 
     @Test(arguments: [
