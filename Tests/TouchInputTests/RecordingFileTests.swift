@@ -79,4 +79,30 @@ import Testing
         #expect(try RecordingFile.read(path, limit: 4) == bytes)
         #expect(Self.failure(path, limit: 3) == .tooLarge(size: 4, limit: 3))
     }
+
+    /// Lines are measured as the blocks come in: a line that starts in one block and ends in the
+    /// next counts all its bytes.
+    @Test("a line of the limit across two blocks is read; one byte longer is refused at its line")
+    func lineLimitAcrossBlocks() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let limit = EvemuRecording.maximumLineLength
+        let short = "# " + String(repeating: "x", count: 97) + "\n"
+        // The long line starts 50 to 149 bytes before the first block ends.
+        let before = (RecordingFile.blockSize - 149) / short.utf8.count
+        for extra in [0, 1] {
+            let text =
+                String(repeating: short, count: before) + "# " + String(repeating: "y", count: limit - 2 + extra)
+                + "\n" + short
+            let path = directory + "/long\(extra).evemu"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            if extra == 0 {
+                #expect(try RecordingFile.read(path) == Array(text.utf8))
+            } else {
+                #expect(
+                    Self.failure(path, limit: RecordingFile.maximumFileSize)
+                        == .line(LineError(line: before + 1, "line longer than \(limit) bytes")))
+            }
+        }
+    }
 }

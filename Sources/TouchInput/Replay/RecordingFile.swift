@@ -97,44 +97,48 @@ public enum RecordingFile {
         var info = stat()
         if fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
             guard Int(info.st_size) <= limit else { throw .tooLarge(size: Int(info.st_size), limit: limit) }
-            bytes.reserveCapacity(Int(info.st_size) + blockSize)
+            bytes.reserveCapacity(Int(info.st_size))
         }
+        // Each block is read into a buffer of its own and appended to the bytes (a copy): read
+        // straight into the array, its new bytes would first have to be zeroed.
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { block.deallocate() }
+        let base = block.baseAddress!
         var line = 1
         var lineLength = 0
         var lineLimit: Int?
         while true {
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: blockSize))
-            let count = bytes.withUnsafeMutableBufferPointer { buffer in
-                Glibc.read(fd, buffer.baseAddress! + start, blockSize)
-            }
+            let count = Glibc.read(fd, base, blockSize)
             if count < 0 {
-                if errno == EINTR {
-                    bytes.removeLast(blockSize)
-                    continue
-                }
+                if errno == EINTR { continue }
                 throw .unreadable(String(cString: strerror(errno)))
             }
-            bytes.removeLast(blockSize - count)
             if count == 0 { return bytes }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
             guard bytes.count <= limit else { throw .tooLarge(size: nil, limit: limit) }
             let maximum =
                 lineLimit
                 ?? (LibinputRecording.looksLikeLibinput(bytes)
                     ? LibinputRecording.maximumLineLength : EvemuRecording.maximumLineLength)
             lineLimit = maximum
-            for i in start..<bytes.count {
-                if bytes[i] == 0x0A {
+            // Line by line through memchr: a few instructions a line rather than several a byte.
+            var offset = 0
+            while offset < count {
+                let rest = count - offset
+                let length = memchr(base + offset, 0x0A, rest).map { (base + offset).distance(to: $0) } ?? rest
+                lineLength += length
+                if lineLength > maximum {
+                    let message = "line longer than \(maximum) bytes"
+                    throw maximum == EvemuRecording.maximumLineLength
+                        ? .line(LineError(line: line, message))
+                        : .yaml(YAMLError(message, at: YAMLMark(line: line, column: maximum + 1)))
+                }
+                offset += length
+                if offset < count {
+                    // The newline.
                     line += 1
                     lineLength = 0
-                } else {
-                    lineLength += 1
-                    if lineLength > maximum {
-                        let message = "line longer than \(maximum) bytes"
-                        throw maximum == EvemuRecording.maximumLineLength
-                            ? .line(LineError(line: line, message))
-                            : .yaml(YAMLError(message, at: YAMLMark(line: line, column: maximum + 1)))
-                    }
+                    offset += 1
                 }
             }
         }
