@@ -425,23 +425,25 @@ public struct FrameAssembler {
     private mutating func flush(at time: Timestamp, into frames: inout TouchFrameBuffer) {
         guard dirty else { return }
         dirty = false
-        frames.startFrame(device: device, time: time)
-        for t in pendingEnds { frames.appendTouch(t) }
         let units = units
-        // One borrow of the slots for the whole frame, not an access (and a uniqueness check)
-        // for each read and write of each slot.
-        slots.withUnsafeMutableBufferPointer { slots in
-            for i in slots.indices {
-                guard case .live(let id, let reported) = slots[i].contact else { continue }
-                let phase: TouchPhase = !reported ? .began : (slots[i].changed ? .moved : .stationary)
-                frames.appendTouch(units.touch(in: slots[i], id: id, phase: phase))
-                if phase != .stationary {
-                    slots[i].contact = .live(id, reported: true)
-                    slots[i].changed = false
+        // One access to the frame's touches for all of them, and one borrow of the slots for the
+        // whole frame: not an access (and a uniqueness check) for each touch, nor for each read
+        // and write of a slot.
+        frames.appendFrame(device: device, time: time) { touches in
+            if !pendingEnds.isEmpty { touches.append(contentsOf: pendingEnds) }
+            slots.withUnsafeMutableBufferPointer { slots in
+                for i in slots.indices {
+                    guard case .live(let id, let reported) = slots[i].contact else { continue }
+                    let phase: TouchPhase = !reported ? .began : (slots[i].changed ? .moved : .stationary)
+                    touches.append(units.touch(in: slots[i], id: id, phase: phase))
+                    if phase != .stationary {
+                        slots[i].contact = .live(id, reported: true)
+                        slots[i].changed = false
+                    }
                 }
             }
+            if !instantContacts.isEmpty { touches.append(contentsOf: instantContacts) }
         }
-        for t in instantContacts { frames.appendTouch(t) }
         if !instantContacts.isEmpty {
             // The second frame: the instant contacts end, everything else holds still.
             frames.startFrame(device: device, time: time)

@@ -26,7 +26,7 @@ public struct TouchFrameBuffer: RandomAccessCollection, Sendable {
     /// Appends a copy of `frame` (used by tests and by sources that build frames themselves).
     public mutating func append(_ frame: TouchFrame) {
         startFrame(device: frame.device, time: frame.time)
-        for touch in frame.touches { appendTouch(touch) }
+        storage[count - 1].touches.append(contentsOf: frame.touches)
     }
 
     /// Starts a new, empty frame at the end, reusing old storage when there is some.
@@ -46,5 +46,13 @@ public struct TouchFrameBuffer: RandomAccessCollection, Sendable {
     /// Adds a touch to the frame started last.
     mutating func appendTouch(_ touch: Touch) {
         storage[count - 1].touches.append(touch)
+    }
+
+    /// Starts a new frame at the end and hands `fill` its touch list, empty, to append to: one
+    /// access to the frames for all the touches, not one for each.
+    mutating func appendFrame(device: DeviceID, time: Timestamp, _ fill: (inout [Touch]) -> Void) {
+        startFrame(device: device, time: time)
+        let last = count - 1
+        storage.withUnsafeMutableBufferPointer { fill(&$0[last].touches) }
     }
 }
