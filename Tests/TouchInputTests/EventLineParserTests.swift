@@ -91,4 +91,37 @@ import Testing
             #expect(Self.recorded(line) != nil, "\(line.debugDescription)")
         }
     }
+
+    /// Every byte value in every place of a field the short path reads a word at a time (the
+    /// seconds, the fraction, the type, the code, the value): wherever it takes the line, it reads
+    /// what the general path reads; a digit where a decimal digit was, it still takes.
+    @Test func `the short path reads fields a word at a time as the general path reads them a byte at a time`() {
+        let line = "E: 1234.567890 0003 0035 -1234567\nE: 1.000000 0000 0000 0\n"
+        let fields = [3...6, 8...13, 15...18, 20...23, 26...32]
+        let decimal = [true, true, false, false, true]
+        for (field, isDecimal) in zip(fields, decimal) {
+            for place in field {
+                for byte in 0...255 {
+                    var bytes = Array(line.utf8)
+                    bytes[place] = UInt8(byte)
+                    let general = bytes.withUnsafeBufferPointer { EventLineParser.parseAny($0, from: 0) }
+                    let recorded = bytes.withUnsafeBufferPointer {
+                        EventLineParser.parseRecorded($0, from: 0).map { EventLineParser.Result.event($0.0, next: $0.next) }
+                    }
+                    let text = String(decoding: bytes.prefix(34), as: UTF8.self).debugDescription
+                    if case .event(let event, let next)? = recorded {
+                        guard case .event(let expected, let expectedNext) = general, expected == event,
+                            expectedNext == next
+                        else {
+                            Issue.record("\(text): short path \(event) next \(next), general \(general)")
+                            return
+                        }
+                    } else if isDecimal && (0x30...0x39).contains(byte) {
+                        Issue.record("\(text): a digit where a digit was, but the short path left the line")
+                        return
+                    }
+                }
+            }
+        }
+    }
 }
