@@ -94,6 +94,7 @@ public struct EvemuRecording: Sendable {
         var offset: Int
         /// The line number of the next line to read.
         public private(set) var line: Int
+        var repeats = EventLineParser.Repeats()
 
         init(bytes: [UInt8], offset: Int, line: Int) {
             self.bytes = bytes
@@ -105,7 +106,9 @@ public struct EvemuRecording: Sendable {
         public mutating func next() throws(LineError) -> InputEvent? {
             let count = bytes.count
             while offset < count {
-                let result = bytes.withUnsafeBufferPointer { EventLineParser.parse($0, from: offset) }
+                let result = bytes.withUnsafeBufferPointer {
+                    EventLineParser.parse($0, from: offset, repeats: &repeats)
+                }
                 switch result {
                 case .event(let event, let next):
                     offset = next
@@ -146,40 +149,112 @@ enum EventLineParser {
     /// (``parseRecorded(_:from:)``), anything else — other spacing, comments, errors — by the
     /// general one.
     @inline(__always)
-    static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Result {
-        if let (event, next) = parseRecorded(b, from: start) { return .event(event, next: next) }
+    static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int, repeats: inout Repeats) -> Result {
+        if let (event, next) = parseRecorded(b, from: start, repeats: &repeats) { return .event(event, next: next) }
         return parseAny(b, from: start)
+    }
+
+    /// What the short path read before, kept for the lines that repeat it: evemu writes every
+    /// event of a frame with the frame's timestamp, and the same few types and codes over and
+    /// over. Where a line's bytes are those read before, so are their values.
+    struct Repeats {
+        /// The bytes from `E:` to the space after the timestamp, as two words (the second masked
+        /// to the bytes it holds), when they are 16 or fewer; their count (0: nothing kept), and
+        /// the timestamp they make.
+        var stamp: (UInt64, UInt64) = (0, 0)
+        var stampMask: UInt64 = 0
+        var stampLength = 0
+        var time: Int64 = 0
+        /// Type and code fields read, `TTTT CCCC` (eight bytes as a word and the ninth) with their
+        /// values, each in the place its type's last digit and its code's last two choose: the
+        /// fields a panel sends (a slot, a tracking id, positions, a report) rarely share one.
+        var fields = [KeptFields](repeating: KeptFields(), count: 32)
+    }
+
+    /// Type and code fields as ``Repeats`` keeps them.
+    struct KeptFields {
+        var word: UInt64 = 0
+        var last: UInt8 = 0
+        var isKept = false
+        var type: UInt16 = 0
+        var code: UInt16 = 0
+    }
+
+    /// Eight bytes at `i` as a word, the first lowest: the caller has checked that they are there.
+    @inline(__always) private static func word(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt64 {
+        UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self)
     }
 
     /// The line exactly as evemu-record writes it, `E: <seconds>.<6 digits> <4 hex> <4 hex>
     /// <decimal>` and a newline (or the end of the file), with single spaces: read with one check
-    /// a character, a third of the general path's instructions (the replay reads every line of a
-    /// recording on every pass; docs/PERFORMANCE.md, "Frame path"). Nil for any other line, which
-    /// ``parseAny(_:from:)`` then reads or reports; for a line both read, they read the same
-    /// event (EventLineParserTests).
-    static func parseRecorded(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> (InputEvent, next: Int)? {
+    /// a character, a third of the general path's instructions, and the timestamp and the type
+    /// and code compared as words with those read before (`repeats`: the line before's timestamp,
+    /// the fields of earlier lines) and taken from them when they are the same (the replay reads
+    /// every line of a recording on every pass; docs/PERFORMANCE.md, "Frame path"). Nil for any
+    /// other line, which ``parseAny(_:from:)`` then reads or reports; for a line both read, they
+    /// read the same event (EventLineParserTests).
+    static func parseRecorded(
+        _ b: UnsafeBufferPointer<UInt8>, from start: Int, repeats: inout Repeats
+    ) -> (InputEvent, next: Int)? {
         let n = b.count
         var i = start
-        guard i + 3 < n, b[i] == UInt8(ascii: "E"), b[i + 1] == UInt8(ascii: ":"), b[i + 2] == 0x20 else {
-            return nil
+        let time: Int64
+        if repeats.stampLength > 0, start + 16 <= n, word(b, start) == repeats.stamp.0,
+            word(b, start + 8) & repeats.stampMask == repeats.stamp.1
+        {
+            // The timestamp of the line before, byte for byte.
+            time = repeats.time
+            i += repeats.stampLength
+        } else {
+            guard i + 3 < n, b[i] == UInt8(ascii: "E"), b[i + 1] == UInt8(ascii: ":"), b[i + 2] == 0x20 else {
+                return nil
+            }
+            i += 3
+            var seconds: Int64 = 0
+            let secondsStart = i
+            while i < n, case let d = b[i] &- 0x30, d < 10, i - secondsStart < 12 {
+                seconds = seconds &* 10 &+ Int64(d)
+                i += 1
+            }
+            // The point, six digits, and a space.
+            guard i > secondsStart, i + 8 < n, b[i] == UInt8(ascii: "."), b[i + 7] == 0x20,
+                let micros = sixDigits(b, i + 1)
+            else { return nil }
+            i += 8
+            time = seconds * 1_000_000 + micros
+            let length = i - start
+            if length <= 16 && start + 16 <= n {
+                // At least 12 bytes: the second word holds 4 to 8 of them.
+                let mask: UInt64 = length == 16 ? ~0 : (1 << UInt64(8 * (length - 8))) - 1
+                repeats.stamp = (word(b, start), word(b, start + 8) & mask)
+                repeats.stampMask = mask
+                repeats.stampLength = length
+                repeats.time = time
+            } else {
+                repeats.stampLength = 0
+            }
         }
-        i += 3
-        var seconds: Int64 = 0
-        let secondsStart = i
-        while i < n, case let d = b[i] &- 0x30, d < 10, i - secondsStart < 12 {
-            seconds = seconds &* 10 &+ Int64(d)
-            i += 1
-        }
-        // The point, six digits, and a space.
-        guard i > secondsStart, i + 8 < n, b[i] == UInt8(ascii: "."), b[i + 7] == 0x20,
-            let micros = sixDigits(b, i + 1)
-        else { return nil }
-        i += 8
         // Type and code: four hex digits and a space each.
-        guard i + 10 < n, b[i + 4] == 0x20, b[i + 9] == 0x20, let type = hex4(b, i), let code = hex4(b, i + 5),
-            type <= UInt32(EventCode.evMax),
-            code <= UInt32(EventCode.maximumCode(ofType: UInt16(type)) ?? EventCode.keyMax)
-        else { return nil }
+        guard i + 10 < n, b[i + 9] == 0x20 else { return nil }
+        let fields = word(b, i)
+        let last = b[i + 8]
+        let digits = (fields >> 24 & 0xF) &+ 12 &* (fields >> 56 & 0xF) &+ 9 &* UInt64(last & 0xF)
+        let place = Int(truncatingIfNeeded: digits & 31)
+        let kept = repeats.fields[place]
+        let type: UInt16
+        let code: UInt16
+        if kept.isKept && kept.word == fields && kept.last == last {
+            // Read before, byte for byte.
+            type = kept.type
+            code = kept.code
+        } else {
+            guard b[i + 4] == 0x20, let t = hex4(b, i), let c = hex4(b, i + 5), t <= UInt32(EventCode.evMax),
+                c <= UInt32(EventCode.maximumCode(ofType: UInt16(t)) ?? EventCode.keyMax)
+            else { return nil }
+            type = UInt16(t)
+            code = UInt16(c)
+            repeats.fields[place] = KeptFields(word: fields, last: last, isKept: true, type: type, code: code)
+        }
         i += 10
         let negative = b[i] == UInt8(ascii: "-")
         if negative { i += 1 }
@@ -193,9 +268,7 @@ enum EventLineParser {
         guard i > valueStart, i == n || b[i] == 0x0A, value >= Int64(Int32.min), value <= Int64(Int32.max) else {
             return nil
         }
-        let event = InputEvent(
-            time: Timestamp(microseconds: seconds * 1_000_000 + micros), type: UInt16(type), code: UInt16(code),
-            value: Int32(value))
+        let event = InputEvent(time: Timestamp(microseconds: time), type: type, code: code, value: Int32(value))
         return (event, i + 1)
     }
 
