@@ -144,7 +144,9 @@ public struct GestureEngine: Sendable {
     /// One frame of one device. Deadlines up to the frame's time fire first (R7).
     public mutating func process(_ frame: TouchFrame, into events: inout [EngineEvent]) {
         defer { updateDeadline() }
-        fireDeadlines(upTo: frame.time, into: &events)
+        // ``nextDeadline`` is up to date (every call that can start or stop a timer brings it up
+        // to date): most frames have no timer due, and skip the scan of every arena's.
+        if let next = nextDeadline, next <= frame.time { fireDeadlines(upTo: frame.time, into: &events) }
         guard let i = arenaIndex(frame.device) else {
             unknownDeviceFrames += 1
             return

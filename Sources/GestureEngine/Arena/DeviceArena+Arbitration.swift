@@ -6,9 +6,20 @@ extension DeviceArena {
     /// change or an end only after it: any other pairing of proposal and phase is a bug in a
     /// machine or in the arena, and stops here rather than being dropped.
     /// `timer`: the proposal came from the recognizer's deadline (R7).
+    /// The commonest proposal, none, is told apart where the machine was asked, without a call.
+    @inline(__always)
     mutating func handle(
         _ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent],
         timer: Bool = false
+    ) {
+        if case .none = proposal { return }
+        apply(r, proposal, at: time, c, into: &events, timer: timer)
+    }
+
+    /// ``handle(_:_:at:_:into:timer:)`` for a proposal other than none.
+    private mutating func apply(
+        _ r: Int, _ proposal: Proposal, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent],
+        timer: Bool
     ) {
         switch proposal {
         case .none:

@@ -34,7 +34,6 @@ extension DeviceArena {
             case .shown, .ending:
                 var touch = table.lastTouch[slot]
                 touch.phase = .cancelled
-                touch.position = table.positions[slot]
                 events.append(
                     .touch(
                         ViewTouchEvent(

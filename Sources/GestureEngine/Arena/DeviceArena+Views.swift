@@ -25,7 +25,6 @@ extension DeviceArena {
     private func viewTouch(_ slot: Int, _ phase: TouchPhase, at time: Timestamp, _ c: CompiledSet) -> ViewTouchEvent {
         var touch = table.lastTouch[slot]
         touch.phase = phase
-        touch.position = table.positions[slot]
         return ViewTouchEvent(
             device: device.id, region: c.regionNames[table.regions[slot]],
             clientRegions: table.withClientRegions & .bit(slot) == 0 ? [] : table.clientRegions[slot], touch: touch,

@@ -235,7 +235,6 @@ struct DeviceArena {
                         recordEntry(slot, .cancelled)
                     } else {
                         guard table.orphans & .bit(slot) == 0 else { continue }
-                        table.positions[slot] = touch.position
                         table.lastTouch[slot] = touch
                         if touch.phase == .moved {
                             moved |= .bit(slot)
@@ -258,7 +257,6 @@ struct DeviceArena {
                     table.orphans &= ~.bit(slot)
                     continue
                 }
-                table.positions[slot] = touch.position
                 table.lastTouch[slot] = touch
                 if touch.phase == .ended { lifted |= .bit(slot) } else { cancelled |= .bit(slot) }
                 recordEntry(slot, touch.phase)
@@ -481,7 +479,7 @@ struct DeviceArena {
     /// scanning).
     mutating func updateEarliestDeadline() {
         var earliest = Int64.max
-        for d in deadlines where d < earliest { earliest = d }
+        for d in deadlines { earliest = min(earliest, d) }
         earliestDeadline = earliest
     }
 
@@ -524,12 +522,11 @@ struct DeviceArena {
     }
 
     /// Keeps the machine's `deadline` unless the recognizer is done (R2).
+    /// Stored only when it moves (most frames leave it where it was): a store into the array
+    /// first checks that its buffer is not shared.
     @inline(__always) mutating func syncDeadline(_ r: Int, _ deadline: Timestamp?) {
-        guard !instances[r].phase.isFinal, let deadline else {
-            deadlines[r] = Int64.max
-            return
-        }
-        deadlines[r] = deadline.microseconds
+        let due = instances[r].phase.isFinal ? Int64.max : deadline?.microseconds ?? Int64.max
+        if deadlines[r] != due { deadlines[r] = due }
     }
 
     // MARK: - Dispatch to the machines (through the registry: specialised, no existentials)

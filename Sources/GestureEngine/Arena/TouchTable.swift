@@ -9,8 +9,6 @@ struct TouchTable {
 
     /// The engine-wide touch id of each slot.
     var ids: [TouchID]
-    /// Current (or, once lifted, last) surface position.
-    var positions: [SurfacePoint]
     /// Where and when the touch landed.
     var starts: [SurfacePoint]
     var startTimes: [Timestamp]
@@ -20,7 +18,9 @@ struct TouchTable {
     var regions: [Int]
     /// The clients whose own regions it landed in, and where (R1), for the views.
     var clientRegions: [[ClientRegion]]
-    /// The touch as last reported, for the views (tool, size, pressure).
+    /// The touch as last reported: its current (or, once lifted, last) surface position
+    /// (``position(_:)``), and for the views its tool, size and pressure. One table for both, so
+    /// a moving touch is one store a frame.
     var lastTouch: [Touch]
     /// What the views have been told of the touch (R8).
     var views: [ViewPhase]
@@ -41,7 +41,6 @@ struct TouchTable {
     init() {
         let n = Self.capacity
         ids = Array(repeating: TouchID(0), count: n)
-        positions = Array(repeating: SurfacePoint(x: 0, y: 0), count: n)
         starts = Array(repeating: SurfacePoint(x: 0, y: 0), count: n)
         startTimes = Array(repeating: Timestamp(microseconds: 0), count: n)
         regions = Array(repeating: 0, count: n)
@@ -50,6 +49,9 @@ struct TouchTable {
             repeating: Touch(id: TouchID(0), phase: .ended, position: SurfacePoint(x: 0, y: 0)), count: n)
         views = Array(repeating: .finished, count: n)
     }
+
+    /// Current (or, once lifted, last) surface position of the slot's touch.
+    @inline(__always) func position(_ slot: Int) -> SurfacePoint { lastTouch[slot].position }
 
     /// The slot of a live touch with this id.
     @inline(__always) func slot(of id: TouchID) -> Int? {
@@ -65,7 +67,6 @@ struct TouchTable {
         allocated |= .bit(slot)
         live |= .bit(slot)
         ids[slot] = touch.id
-        positions[slot] = touch.position
         starts[slot] = touch.position
         startTimes[slot] = time
         regions[slot] = region
@@ -84,8 +85,8 @@ struct TouchTable {
         var y = 0.0
         var n = 0.0
         for slot in SlotBits(mask) {
-            x += positions[slot].x
-            y += positions[slot].y
+            x += lastTouch[slot].position.x
+            y += lastTouch[slot].position.y
             n += 1
         }
         return n > 0 ? SurfacePoint(x: x / n, y: y / n) : SurfacePoint(x: 0, y: 0)
@@ -109,7 +110,7 @@ struct TouchTable {
     @inline(__always) func maxTravel(_ mask: UInt64, _ scale: MeasuringScale) -> Double {
         var worst = 0.0
         for slot in SlotBits(mask) {
-            let d = scale.mm(positions[slot] - starts[slot]).length
+            let d = scale.mm(lastTouch[slot].position - starts[slot]).length
             if d > worst { worst = d }
         }
         return worst

@@ -55,7 +55,7 @@ struct Pinch: CentroidGesture {
     private static func spread(_ mask: UInt64, _ touches: borrowing TouchTable, _ scale: MeasuringScale) -> Double {
         let c = scale.mm(touches.centroid(mask))
         var sum = 0.0
-        for slot in SlotBits(mask) { sum += (scale.mm(touches.positions[slot]) - c).length }
+        for slot in SlotBits(mask) { sum += (scale.mm(touches.position(slot)) - c).length }
         return mask == 0 ? 0 : sum / Double(mask.count)
     }
 

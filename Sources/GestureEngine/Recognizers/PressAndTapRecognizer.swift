@@ -74,7 +74,7 @@ struct PressAndTapRecognizer: FinishingRecognizer {
             if after < parameters.minDuration.milliseconds {
                 return fail(.tappedTooSoon, .minDuration, after, parameters.minDuration.milliseconds)
             }
-            let distance = scale.mm(touches.starts[slot] - touches.positions[pressSlot]).length
+            let distance = scale.mm(touches.starts[slot] - touches.position(pressSlot)).length
             if distance > parameters.maxTapDistance.value {
                 return fail(.tapFarFromPress, .maxTapDistance, distance, parameters.maxTapDistance.value)
             }

@@ -65,7 +65,7 @@ struct Rotate: CentroidGesture {
         var n = 0
         var known: UInt64 = 0
         for slot in SlotBits(live) {
-            let v = scale.mm(touches.positions[slot]) - c
+            let v = scale.mm(touches.position(slot)) - c
             guard v.length >= Self.minRadius else { continue }
             let a = atan2Approx(v.y, v.x)
             if sameSet && angleKnown & .bit(slot) != 0 {

@@ -40,7 +40,7 @@ struct MachineHarness<R: Recognizer> {
         var moved: UInt64 = 0
         for (id, x, y) in touches {
             let slot = table.slot(of: TouchID(id))!
-            table.positions[slot] = Self.point(x, y)
+            table.lastTouch[slot].position = Self.point(x, y)
             moved |= .bit(slot)
         }
         return machine.update(
