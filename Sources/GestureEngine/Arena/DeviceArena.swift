@@ -219,6 +219,9 @@ struct DeviceArena {
         var lifted: UInt64 = 0
         var cancelled: UInt64 = 0
         frameEntryCount = 0
+        // The views hear of moves only while someone takes them (``viewEvent``): otherwise a
+        // moving touch is not an entry of the frame at all.
+        let recordsMoves = reportingMoves
 
         for touch in frame.touches {
             let known = table.slot(of: touch.id)
@@ -238,7 +241,7 @@ struct DeviceArena {
                         table.lastTouch[slot] = touch
                         if touch.phase == .moved {
                             moved |= .bit(slot)
-                            recordEntry(slot, .moved)
+                            if recordsMoves { recordEntry(slot, .moved) }
                         }
                         continue
                     }
