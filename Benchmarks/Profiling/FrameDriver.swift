@@ -5,7 +5,9 @@ import GestureEngine
 // third argument it also folds every emitted event, field by field (bit patterns of the numbers),
 // into a digest: two builds that print the same digest emitted exactly the same events. With the
 // argument `explain` the engine explains its decisions (GestureEngine.explains), as for a client
-// subscribed with explanations. Run through engine-callgrind.sh.
+// subscribed with explanations; with `quiet` the views are not told of moving touches
+// (GestureEngine.reportsTouchMoves off), as in the daemon while no client takes raw touches. Run
+// through engine-callgrind.sh.
 
 /// Folds events, field by field, into an FNV-1a hash.
 final class Digest {
@@ -53,7 +55,7 @@ final class Digest {
 let args = CommandLine.arguments
 let fingers = Int(args[1])!
 let frames = Int(args[2])!
-let feed = FrameFeed(fingers: fingers, explains: args.contains("explain"))
+let feed = FrameFeed(fingers: fingers, explains: args.contains("explain"), reportsTouchMoves: !args.contains("quiet"))
 let digest = Digest()
 if args.contains("digest") { feed.inspect = { digest.fold($0) } }
 run(feed, 2_000)  // warm-up, as the benchmark

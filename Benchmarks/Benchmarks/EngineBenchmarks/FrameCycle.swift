@@ -61,11 +61,14 @@ final class FrameFeed: @unchecked Sendable {
     /// Sees each frame's events before they are cleared (the callgrind driver's digest).
     var inspect: (([EngineEvent]) -> Void)?
 
-    /// `explains`: the engine explains its decisions (``GestureEngine/explains``).
-    init(fingers: Int, explains: Bool = false) {
+    /// `explains`: the engine explains its decisions (``GestureEngine/explains``);
+    /// `reportsTouchMoves`: the views are told of moving touches (off in the daemon while no
+    /// client takes raw touches).
+    init(fingers: Int, explains: Bool = false, reportsTouchMoves: Bool = true) {
         let workload = FrameCycle(fingers: fingers)
         engine = try! GestureEngine(configuration: .default)
         engine.explains = explains
+        engine.reportsTouchMoves = reportsTouchMoves
         engine.addDevice(workload.device)
         cycle = workload.frames
         period = workload.period
