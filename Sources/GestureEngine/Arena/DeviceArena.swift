@@ -469,12 +469,17 @@ struct DeviceArena {
 
     /// Resets recognizers whose cycle is over (R2) and frees slots nobody refers to any more.
     mutating func finishCycle(_ c: CompiledSet) {
-        var referenced: UInt64 = 0
-        for r in 0..<instances.count {
-            if instances[r].phase.isFinal && instances[r].seen & table.live == 0 { reset(r, c) }
-            referenced |= instances[r].seen
+        for r in 0..<instances.count where instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
+            reset(r, c)
         }
-        table.allocated &= table.live | referenced | table.viewPending
+        // Slots kept past their touch's lift (neither down nor waiting for the views): freed
+        // unless a recognizer still counts them among its touches.
+        let kept = table.allocated & ~(table.live | table.viewPending)
+        if kept != 0 {
+            var referenced: UInt64 = 0
+            for r in 0..<instances.count { referenced |= instances[r].seen }
+            table.allocated &= ~kept | referenced
+        }
         updateEarliestDeadline()
     }
 
