@@ -222,9 +222,12 @@ struct DeviceArena {
         // The views hear of moves only while someone takes them (``viewEvent``): otherwise a
         // moving touch is not an entry of the frame at all.
         let recordsMoves = reportingMoves
+        // The slot of the frame's touch before this one (``TouchTable/slot(of:after:)``).
+        var previous = -1
 
         for touch in frame.touches {
-            let known = table.slot(of: touch.id)
+            let known = table.slot(of: touch.id, after: previous)
+            if let known { previous = known }
             switch touch.phase {
             case .began, .moved, .stationary:
                 if let slot = known {

@@ -54,8 +54,17 @@ struct TouchTable {
     @inline(__always) func position(_ slot: Int) -> SurfacePoint { lastTouch[slot].position }
 
     /// The slot of a live touch with this id.
-    @inline(__always) func slot(of id: TouchID) -> Int? {
-        for slot in SlotBits(live) where ids[slot] == id { return slot }
+    @inline(__always) func slot(of id: TouchID) -> Int? { slot(of: id, after: -1) }
+
+    /// The slot of a live touch with this id, looked for first among the slots above `previous`
+    /// (-1: every slot). A frame lists its touches in the order they landed, most of the time,
+    /// and they took slots in that order: asked with the slot of the frame's touch before it, the
+    /// first slot looked at is the one. A live id is in one slot only, so the order of the search
+    /// changes nothing but its length.
+    @inline(__always) func slot(of id: TouchID, after previous: Int) -> Int? {
+        let above = live & (UInt64.max << UInt64(previous + 1))
+        for slot in SlotBits(above) where ids[slot] == id { return slot }
+        for slot in SlotBits(live & ~above) where ids[slot] == id { return slot }
         return nil
     }
 
