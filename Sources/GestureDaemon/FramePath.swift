@@ -254,7 +254,7 @@ final class FramePath {
     /// Hands `publish` the batch made since the last call. Returns the earliest arrival of the
     /// frames behind it (monotonic µs) when it handed on a batch after frames, else nil.
     @discardableResult
-    func flush(_ publish: ([Publication]) -> Void) -> Int64? {
+    func flush(_ publish: (inout [Publication]) -> Void) -> Int64? {
         let since = pendingSince
         pendingSince = 0
         return publisher.flush(publish) && since != 0 ? since : nil

@@ -221,7 +221,7 @@ final class InputLoop {
     }
 
     private func flush() {
-        guard let since = path.flush({ server.publish($0) }) else { return }
+        guard let since = path.flush({ server.publish(draining: &$0) }) else { return }
         counters.published(since: since, clock: gestured_monotonic_us)
     }
 

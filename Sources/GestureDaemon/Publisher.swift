@@ -59,14 +59,14 @@ struct Publisher {
         return descriptor
     }
 
-    /// Hands `publish` everything added since the last call, then empties the batch. The batch's
-    /// storage is kept for the next one when `publish` kept no copy (a server on this thread
-    /// writes the batch out during the call), so a frame allocates no batch.
-    /// Returns whether there was a batch.
+    /// Hands `publish` everything added since the last call, to take or move out of (a server
+    /// on this thread writes the batch out during the call, moving each publication out), then
+    /// empties the batch. Its storage is kept for the next one when `publish` kept no copy, so a
+    /// frame allocates no batch. Returns whether there was a batch.
     @discardableResult
-    mutating func flush(_ publish: ([Publication]) -> Void) -> Bool {
+    mutating func flush(_ publish: (inout [Publication]) -> Void) -> Bool {
         guard !batch.isEmpty else { return false }
-        publish(batch)
+        publish(&batch)
         batch.removeAll(keepingCapacity: true)
         return true
     }

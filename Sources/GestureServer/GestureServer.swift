@@ -241,13 +241,25 @@ public final class GestureServer: Sendable {
     /// subscription changed since it was decided, when it now takes it), encoded once, only if
     /// some client takes it.
     public func publish(_ batch: [Publication]) {
+        var batch = batch
+        publish(draining: &batch)
+    }
+
+    /// ``publish(_:)``, emptying `batch` and keeping its storage for the next one: on the server
+    /// thread (the daemon's input thread, every frame) each publication is moved out of it, not
+    /// copied, without the closure a mailbox post needs.
+    public func publish(draining batch: inout [Publication]) {
         guard !batch.isEmpty else { return }
-        // On the server thread (the daemon's input thread, every frame) directly, without the
-        // closure a mailbox post needs.
         switch route() {
-        case .here(let core): core.publish(batch)
-        case .mailbox(let mailbox, let core): mailbox.post { core.value.publish(batch) }
-        case .nowhere: break
+        case .here(let core): core.publish(draining: &batch)
+        case .mailbox(let mailbox, let core):
+            let posted = batch
+            mailbox.post {
+                var posted = posted
+                core.value.publish(draining: &posted)
+            }
+            batch.removeAll(keepingCapacity: true)
+        case .nowhere: batch.removeAll(keepingCapacity: true)
         }
     }
 

@@ -241,7 +241,9 @@ import Testing
                     }
                 }
                 for connection in connections { connection.link.lines.removeAll() }
-                core.publish(batch)
+                var published = batch
+                core.publish(draining: &published)
+                #expect(published.isEmpty, "\(context): the batch is emptied")
                 for connection in connections {
                     let expected = try batch.compactMap {
                         try connection.filters?.line(of: $0, client: connection.client, encoder: &encoder)

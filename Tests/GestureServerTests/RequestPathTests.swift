@@ -213,7 +213,8 @@ import Testing
         let client = try Self.connect(core)
         client.link.writable = false
         for event in [DeviceMessage.Event.added, .removed, .added] {
-            core.publish([.device(DeviceMessage(event: event, device: Sample.device))])
+            var batch: [Publication] = [.device(DeviceMessage(event: event, device: Sample.device))]
+            core.publish(draining: &batch)
         }
         #expect(client.link.lines.count == 1, "only its hello was written")
         #expect(client.link.reading)

@@ -70,18 +70,6 @@ final class WebSocketClient: ProtocolClient {
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
         }
-        let channel = try await bootstrap
-            .channelOption(.autoRead, value: reading)
-            .channelOption(.allowRemoteHalfClosure, value: allowsHalfClosure)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        Parser(received: received, log: log, answersPings: answersPings))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        let client = WebSocketClient(channel: channel, received: received, log: log)
-        guard sendsRequest else { return client }
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         if upgrade {
             request +=
@@ -90,10 +78,33 @@ final class WebSocketClient: ProtocolClient {
         if let origin { request += "Origin: \(origin)\r\n" }
         for header in headers { request += header + "\r\n" }
         request += "\r\n"
-        do {
-            try await channel.writeAndFlush(ByteBuffer(string: request))
-        } catch ChannelError.ioOnClosedChannel {
-            // Closed by the server as soon as it accepted the connection (a limit).
+        let handshake = sendsRequest ? ByteBuffer(string: request) : nil
+        // The request is written on the event loop as the connection comes up, not once this task
+        // runs again: on a loaded host the test's task can wait longer than the server's handshake
+        // timeout (10 s) to be resumed, and the server rightly closes a connection that says
+        // nothing for that long.
+        let (channel, sent) = try await bootstrap
+            .channelOption(.autoRead, value: reading)
+            .channelOption(.allowRemoteHalfClosure, value: allowsHalfClosure)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        Parser(received: received, log: log, answersPings: answersPings))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port)
+            .flatMap { channel -> EventLoopFuture<(any Channel, Bool)> in
+                guard let handshake else { return channel.eventLoop.makeSucceededFuture((channel, false)) }
+                return channel.writeAndFlush(handshake).map { (channel, true) }.flatMapErrorThrowing { error in
+                    // Closed by the server as soon as it accepted the connection (a limit).
+                    guard let error = error as? ChannelError, error == .ioOnClosedChannel else { throw error }
+                    return (channel, false)
+                }
+            }
+            .get()
+        let client = WebSocketClient(channel: channel, received: received, log: log)
+        guard sendsRequest else { return client }
+        guard sent else {
             try await received.wait(for: "the connection's end", within: .seconds(60)) { $0.closed }
             return client
         }
