@@ -110,6 +110,9 @@ public struct FrameAssembler {
     private let units: Units
     private var slots: [Slot]
     private var currentSlot = 0
+    /// One past the highest slot that may hold a live contact: a frame reads no slot above it
+    /// (a 60-slot panel with two fingers down reads two or three, not 60).
+    private var liveEnd = 0
     private var nextTouchID: UInt32 = 1
     /// Touches that ended or were cancelled since the last frame, reported in the next one.
     private var pendingEnds: [Touch] = []
@@ -323,6 +326,7 @@ public struct FrameAssembler {
         nextTouchID &+= 1
         slots[slot].changed = false
         liveTouchCount += 1
+        liveEnd = max(liveEnd, slot + 1)
         dirty = true
     }
 
@@ -431,9 +435,12 @@ public struct FrameAssembler {
         // and write of a slot.
         frames.appendFrame(device: device, time: time) { touches in
             if !pendingEnds.isEmpty { touches.append(contentsOf: pendingEnds) }
-            slots.withUnsafeMutableBufferPointer { slots in
-                for i in slots.indices {
+            let end = liveEnd
+            liveEnd = slots.withUnsafeMutableBufferPointer { slots in
+                var highest = -1
+                for i in 0..<end {
                     guard case .live(let id, let reported) = slots[i].contact else { continue }
+                    highest = i
                     let phase: TouchPhase = !reported ? .began : (slots[i].changed ? .moved : .stationary)
                     touches.append(units.touch(in: slots[i], id: id, phase: phase))
                     if phase != .stationary {
@@ -441,6 +448,7 @@ public struct FrameAssembler {
                         slots[i].changed = false
                     }
                 }
+                return highest + 1
             }
             if !instantContacts.isEmpty { touches.append(contentsOf: instantContacts) }
         }
@@ -459,7 +467,7 @@ public struct FrameAssembler {
     }
 
     private func appendStationary(into frames: inout TouchFrameBuffer) {
-        for i in slots.indices {
+        for i in 0..<liveEnd {
             guard case .live(let id, true) = slots[i].contact else { continue }
             frames.appendTouch(touch(in: slots[i], id: id, phase: .stationary))
         }
@@ -481,6 +489,7 @@ public struct FrameAssembler {
         pendingEnds.removeAll(keepingCapacity: true)
         instantContacts.removeAll(keepingCapacity: true)
         liveTouchCount = 0
+        liveEnd = 0
         dirty = false
         guard !cancelled.isEmpty else { return }
         frames.startFrame(device: device, time: time)
