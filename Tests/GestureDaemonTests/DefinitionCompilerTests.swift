@@ -40,6 +40,25 @@ import Testing
         func letGo() { gate.signal() }
     }
 
+    /// A reload of a one-recognizer configuration file, to be handed to a ``HeldCompiler``'s
+    /// compiler from the engine's empty set: the two tests of what a held reload does not hold up.
+    struct HeldReload {
+        let path: String
+        let running: DefinitionSet
+        let requests: RequestQueue
+        let held = HeldCompiler()
+        let compiler: DefinitionCompiler
+
+        init() throws {
+            path = try configurationFile("recognizers:\n  - {name: tap, kind: tap}\n")
+            running = try GestureEngine(configuration: EngineConfiguration()).definitions
+            requests = try RequestQueue()
+            compiler = held.compiler(results: requests)
+        }
+
+        func removeFile() { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+    }
+
     static func configurationFile(_ text: String) throws -> String {
         let directory = try DaemonProcessTests.temporaryDirectory()
         let path = directory + "/gestured.yaml"
@@ -62,12 +81,10 @@ import Testing
     }
 
     @Test func `a ping is answered while a reload is held midway on the compiler's thread`() throws {
-        let path = try Self.configurationFile("recognizers:\n  - {name: tap, kind: tap}\n")
-        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
-        let running = try GestureEngine(configuration: EngineConfiguration()).definitions
-        let requests = try RequestQueue()
-        let held = HeldCompiler()
-        let compiler = held.compiler(results: requests)
+        let reload = try HeldReload()
+        defer { reload.removeFile() }
+        let (path, running, requests, held, compiler) =
+            (reload.path, reload.running, reload.requests, reload.held, reload.compiler)
         defer { compiler.shutDown() }
 
         // The input thread's part: the reload queued, handed to the compiler.
@@ -102,13 +119,10 @@ import Testing
     /// SIGTERM during a reload: the daemon does not wait for the compile (at its low priority on
     /// a busy machine it held the exit for 1.6 s once).
     @Test func `shutting the compiler down does not wait for a compile under way`() throws {
-        let path = try Self.configurationFile("recognizers:\n  - {name: tap, kind: tap}\n")
-        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
-        let running = try GestureEngine(configuration: EngineConfiguration()).definitions
-        let requests = try RequestQueue()
-        let held = HeldCompiler()
-        let compiler = held.compiler(results: requests)
-        compiler.compile(.reload(path), from: running)
+        let reload = try HeldReload()
+        defer { reload.removeFile() }
+        let (held, compiler) = (reload.held, reload.compiler)
+        compiler.compile(.reload(reload.path), from: reload.running)
         #expect(held.entered.wait(timeout: .now() + 60) == .success)
         let stopped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
