@@ -14,6 +14,9 @@
 #      again (drained), read its CPU again, stop it (SIGINT if it catches that, then TERM,
 #      then KILL) and let its client finish, remove the device;
 #   4. one tab-separated line per run to /out/results.tsv, logs to /out/logs/.
+# With PEER_PERF=1, `perf record -e cpu-clock -p PID` samples the daemon (all its threads, user
+# and kernel) from step 3's first CPU reading to the last, and its report (by shared object, then
+# by symbol) goes to /out/logs/ID.DAEMON.perf.txt.
 # cases.tsv: ID W H REPLAY_TIME_LIMIT [DAEMONS: comma list, '*' = all]; daemons.tsv: NAME COMMAND
 # Everything a daemon writes goes to /tmp (tmpfs) during the run, never to /out (9p).
 set -u
@@ -142,6 +145,11 @@ while IFS='	' read -r ID W H PLAYSECS ONLY <&4; do
     fi
     set -- $(ticks $DPID); INIT=$(($1 + $2)); U0=$1; S0=$2; CU0=$3; CS0=$4
     NS0=$(sched_ns $DPID)
+    PERFPID=
+    if [ "${PEER_PERF:-0}" = 1 ]; then
+      perf record -q -e cpu-clock -p $DPID -o $RUN.perf < /dev/null > $RUN.perfout 2>&1 3<&- 4<&- &
+      PERFPID=$!
+    fi
     # 3. replay
     TP0=$(now)
     ( timeout "$PLAYSECS" evemu-play "$DEV" < cases/$ID.play 2> $RUN.playerr; echo "rc=$?" > $RUN.playrc; times ) > $RUN.times
@@ -154,6 +162,15 @@ while IFS='	' read -r ID W H PLAYSECS ONLY <&4; do
       set -- $(ticks $DPID); U1=$1; S1=$2; CU1=$3; CS1=$4; NS1=$(sched_ns $DPID)
     else
       U1=$U0; S1=$S0; CU1=$CU0; CS1=$CS0; NS1=$NS0
+    fi
+    if [ -n "$PERFPID" ]; then
+      kill -INT $PERFPID 2>/dev/null; wait $PERFPID 2>/dev/null
+      { echo "# perf record -e cpu-clock -p (the daemon), samples by shared object"
+        perf report -i $RUN.perf --stdio --sort dso 2>&1 | grep -v '^#' | grep -v '^$'
+        echo "# by symbol (0.2 % and more)"
+        perf report -i $RUN.perf --stdio --sort dso,sym --percent-limit 0.2 2>&1 | grep -v '^#' | grep -v '^$'
+        echo "# perf record's output"; cat $RUN.perfout
+      } > $L.perf.txt
     fi
     grep -q 'rc=0' $RUN.playrc || { status="$status,play-$(cat $RUN.playrc)"; }
     # busybox ash `times`: line 2 = children (evemu-play) "XmY.YYYs XmY.YYYs"

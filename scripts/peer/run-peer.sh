@@ -30,6 +30,15 @@
 #   --out DIR             results (default /tmp/peer-<date>)
 #   --timeout SECS        VM wall-clock limit (default 3600)
 #   --mem MB              guest memory (default 2048)
+#   --floor               also run evfloor (evfloor.c, built here with gcc): a C daemon that
+#                         only reads every frame through libevdev and recognizes nothing. Its
+#                         ratio is what the kernel's wake-up and libevdev's reading cost any
+#                         daemon that reads every frame: the floor under every other ratio
+#   --perf                profile each daemon during the replay with `perf record -e cpu-clock`
+#                         in the guest (the host's perf, which must match the guest's 6.1
+#                         kernel; linux-perf): DIR/logs/CASE.DAEMON.perf.txt, the samples by
+#                         shared object and by symbol. perf's sampling adds to the CPU it
+#                         measures: take ratios from a run without it
 #   --verbose             echo the guest console while it runs
 # Recordings: a relative RECORDING or DESC is looked up in this repository first, then in
 #   $GESTURED_CORPUS (optional: a folder of evemu recordings, e.g. a checkout of real
@@ -48,7 +57,7 @@ PEER_CACHE=${PEER_CACHE:-$REPO/scripts/cache/peer}
 CASES_FILE=$HERE/cases.tsv
 CASES=(); BINARIES=(); LISTEN='--kind swipe'
 BENCH=72000; BENCH_SPEED=10; SPEED=orig; SCREEN_LONG=1920; EVCOUNT=1
-OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0
+OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0; PERF=0; FLOOR=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --gestured-binary)
@@ -67,6 +76,8 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2;;
     --timeout) TIMEOUT=$2; shift 2;;
     --mem) MEM=$2; shift 2;;
+    --floor) FLOOR=1; shift;;
+    --perf) PERF=1; shift;;
     --verbose) VERBOSE=1; shift;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2;;
@@ -120,13 +131,19 @@ mkdir -p "$T/cases" "$T/bin"
 cp "$HERE/peer-guest.sh" "$HERE/lisgd-run.sh" "$HERE/gestured-run.sh" "$T/"
 cp "$LISGD" "$T/bin/lisgd"
 
-# ---- daemons: lisgd first (the ratios' reference), then each gestured ----
+# ---- daemons: lisgd first (the ratios' reference), evfloor with --floor, then each gestured ----
 printf 'lisgd\tsh /test/lisgd-run.sh\n' > "$T/daemons.tsv"
 printf 'lisgd\tsed -n "s/^GESTURE //p"\n' > "$OUT/daemons.meta.tsv"
+if [ "$FLOOR" = 1 ]; then
+  gcc -O2 -o "$T/bin/evfloor" "$HERE/evfloor.c" $(pkg-config --cflags --libs libevdev)
+  printf 'floor\t/test/bin/evfloor\n' >> "$T/daemons.tsv"
+  printf 'floor\ttrue\n' >> "$OUT/daemons.meta.tsv"
+  log "floor: evfloor.c (reads every frame through libevdev, recognizes nothing)"
+fi
 for b in "${BINARIES[@]}"; do
   name=${b%%=*}; path=${b#*=}
   [ -x "$path" ] || { log "$name: no executable at $path"; exit 2; }
-  case "$name" in lisgd|*[!A-Za-z0-9._-]*) log "'$name': a name of letters, digits, '.', '_', '-' other than lisgd"; exit 2;; esac
+  case "$name" in lisgd|floor|*[!A-Za-z0-9._-]*) log "'$name': a name of letters, digits, '.', '_', '-' other than lisgd and floor"; exit 2;; esac
   mkdir -p "$T/bin/$name"
   # Without debug information: a smaller initramfs boots faster; the code is the same.
   strip --strip-debug -o "$T/bin/$name/gestured" "$path"
@@ -192,6 +209,12 @@ X=(/usr/bin/evemu-device /usr/bin/evemu-play
    /usr/share/libwacom                      # libinput opens libwacom's database
    /lib/udev/rules.d/80-libinput-device-groups.rules /lib/udev/libinput-device-group
    /lib/udev/rules.d/90-libinput-fuzz-override.rules /lib/udev/libinput-fuzz-extract /lib/udev/libinput-fuzz-to-zero)
+PERFENV=()
+if [ "$PERF" = 1 ]; then
+  command -v perf >/dev/null || { log "--perf needs perf on this host (apt-get install linux-perf)"; exit 2; }
+  X+=("$(command -v perf)")
+  PERFENV=(PEER_PERF=1)
+fi
 XA=()
 for p in "${X[@]}"; do
   [ -e "$p" ] || { log "missing on this host: $p"; exit 2; }
@@ -203,11 +226,11 @@ t0=$(date +%s.%N)
 set +e
 if [ "$VERBOSE" = 1 ]; then
   "$REPO/scripts/vm/run-vm-test.sh" --udev --mem "$MEM" --timeout "$TIMEOUT" --out "$OUT" "${XA[@]}" "$T" -- \
-    env "${PRELOAD[@]}" sh /test/peer-guest.sh 2>&1 | tee "$OUT/console.log"
+    env "${PRELOAD[@]}" "${PERFENV[@]}" sh /test/peer-guest.sh 2>&1 | tee "$OUT/console.log"
   rc=${PIPESTATUS[0]}
 else
   "$REPO/scripts/vm/run-vm-test.sh" --udev --mem "$MEM" --timeout "$TIMEOUT" --out "$OUT" "${XA[@]}" "$T" -- \
-    env "${PRELOAD[@]}" sh /test/peer-guest.sh > "$OUT/console.log" 2>&1
+    env "${PRELOAD[@]}" "${PERFENV[@]}" sh /test/peer-guest.sh > "$OUT/console.log" 2>&1
   rc=$?
 fi
 set -e
