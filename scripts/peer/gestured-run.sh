@@ -1,6 +1,7 @@
 #!/bin/sh
 # gestured-run.sh BINARY [LISTEN OPTIONS...] - guest side: runs `BINARY run` (the built-in
-# configuration; it finds the uinput touchscreen through udev) with one client, `BINARY listen
+# configuration, or `--config $PEER_GESTURED_CONFIG` when that is set; it finds the uinput
+# touchscreen through udev) with one client, `BINARY listen
 # OPTIONS`, as a kiosk application would. The client starts once the socket exists, detached, so
 # the daemon has no child process and the CPU read from /proc/PID is the daemon's alone; it writes
 # the protocol's lines (its `hello` first, once subscribed) to this script's stdout, and its PID
@@ -18,4 +19,4 @@ rm -f "$sock"
   ) &
   echo $! > "${PEER_CLIENT_PID:-/dev/null}"
 )
-exec "$bin" run --socket "$sock"
+exec "$bin" run --socket "$sock" ${PEER_GESTURED_CONFIG:+--config "$PEER_GESTURED_CONFIG"}

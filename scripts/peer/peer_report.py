@@ -3,9 +3,11 @@
 
 Table 1 (recognition): one row per case, one column per daemon (what it recognized, and
 whether that matches the case's expected token).  Table 2 (cost): one row per case, per
-daemon its CPU seconds (utime+stime) and the ratio to the first daemon.  Table 3 (details):
-one row per case x daemon.  Also writes OUTDIR/report.tsv (long format, every number)."""
-import collections, csv, os, subprocess, sys
+daemon its CPU seconds (utime+stime) and the ratio to the first daemon.  With rounds (runs
+called NAME.rK, run-peer.sh --rounds), a table of each daemon's mean over its rounds and the
+ratio of means to the first daemon's.  Table 3 (details): one row per case x daemon.  Also
+writes OUTDIR/report.tsv (long format, every number)."""
+import collections, csv, os, re, statistics, subprocess, sys
 
 HZ = 100
 
@@ -171,6 +173,29 @@ def main():
     print("utime+stime). Guest time is emulated (~10x host): compare daemons, not absolute numbers.")
     print(table(hdr, t2))
     print()
+
+    # rounds: NAME, NAME.r2, NAME.r3 ... are one daemon measured several times in the boot
+    base_name = lambda d: re.sub(r"\.r[0-9]+$", "", d)
+    names = list(dict.fromkeys(base_name(d) for d in daemons))
+    if len(names) < len(daemons):
+        def sched(x):
+            return float(x["sched_cpu_s"] or x["cpu_s"] or 0)
+        t4 = []
+        for c in cases:
+            runs = {n: [sched(L[(c["id"], d)]) for d in daemons
+                        if base_name(d) == n and (c["id"], d) in L and L[(c["id"], d)]["status"] == "ok"]
+                    for n in names}
+            ref = statistics.mean(runs[first]) if runs.get(first) else None
+            for n in names:
+                v = runs[n]
+                if not v:
+                    t4.append([c["id"], n, 0, "-", "-", "-"]); continue
+                m = statistics.mean(v)
+                t4.append([c["id"], n, len(v), f"{m:.2f}", f"{min(v):.2f}–{max(v):.2f}",
+                           "" if n == first else (f"{m / ref:.2f}x" if ref else "-")])
+        print(f"Rounds (each daemon's on-CPU seconds over its rounds in this boot, and the ratio of its mean to {first}'s):")
+        print(table(["case", "daemon", "runs", "mean CPU s", "min–max", f"mean/{first} mean"], t4))
+        print()
 
     t3 = []
     for x in long_rows:

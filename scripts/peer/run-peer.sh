@@ -11,6 +11,14 @@
 #                         like-for-like comparison). Default: this checkout's static release
 #                         build, built here (`swift build -c release --static-swift-stdlib`),
 #                         called 'gestured'.
+#   --gestured-config NAME=FILE  run the binary called NAME with `--config FILE` instead of the
+#                         built-in configuration (e.g. fewer recognizers: what recognition costs
+#                         against the rest of the frame path; the same binary can be given twice,
+#                         under two names, one of them with a configuration)
+#   --rounds N            run the whole list of daemons N times in the boot, in order (default
+#                         1); round K's runs are called NAME.rK. The report adds each daemon's
+#                         mean over the rounds and its ratio to lisgd's mean: one boot's single
+#                         runs of the same binary differ by up to ~15 %
 #   --listen 'OPTIONS'    the subscription of each gestured's one client (`gestured listen
 #                         OPTIONS`; default '--kind swipe': what lisgd emits, swipes)
 #   --bench FRAMES        the synthetic bench stream of gen_evemu.py (default 72000 = 1.14 M
@@ -55,14 +63,20 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 PEER_CACHE=${PEER_CACHE:-$REPO/scripts/cache/peer}
 CASES_FILE=$HERE/cases.tsv
-CASES=(); BINARIES=(); LISTEN='--kind swipe'
+CASES=(); BINARIES=(); CONFIGS=(); LISTEN='--kind swipe'
 BENCH=72000; BENCH_SPEED=10; SPEED=orig; SCREEN_LONG=1920; EVCOUNT=1
-OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0; PERF=0; FLOOR=0
+OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0; PERF=0; FLOOR=0; ROUNDS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --gestured-binary)
       case "$2" in *=?*) ;; *) echo "--gestured-binary wants NAME=PATH, not '$2'" >&2; exit 2;; esac
       BINARIES+=("$2"); shift 2;;
+    --gestured-config)
+      case "$2" in *=?*) ;; *) echo "--gestured-config wants NAME=FILE, not '$2'" >&2; exit 2;; esac
+      CONFIGS+=("$2"); shift 2;;
+    --rounds)
+      case "$2" in ''|*[!0-9]*|0) echo "--rounds wants a count of 1 or more, not '$2'" >&2; exit 2;; esac
+      ROUNDS=$2; shift 2;;
     --listen) LISTEN=$2; shift 2;;
     --bench) BENCH=$2; shift 2;;
     --bench-speed) BENCH_SPEED=$2; shift 2;;
@@ -147,9 +161,32 @@ for b in "${BINARIES[@]}"; do
   mkdir -p "$T/bin/$name"
   # Without debug information: a smaller initramfs boots faster; the code is the same.
   strip --strip-debug -o "$T/bin/$name/gestured" "$path"
-  printf '%s\tsh /test/gestured-run.sh /test/bin/%s/gestured %s\n' "$name" "$name" "$LISTEN" >> "$T/daemons.tsv"
+  config=; runner="sh /test/gestured-run.sh"
+  for c in "${CONFIGS[@]}"; do [ "${c%%=*}" = "$name" ] && config=${c#*=}; done
+  if [ -n "$config" ]; then
+    [ -f "$config" ] || { log "$name: no configuration file at $config"; exit 2; }
+    "$path" check-config "$config" >&2 || { log "$name: $config does not load"; exit 2; }
+    cp "$config" "$T/bin/$name/gestured.yaml"
+    runner="env PEER_GESTURED_CONFIG=/test/bin/$name/gestured.yaml sh /test/gestured-run.sh"
+  fi
+  printf '%s\t%s /test/bin/%s/gestured %s\n' "$name" "$runner" "$name" "$LISTEN" >> "$T/daemons.tsv"
   printf '%s\tpython3 "%s/gestured-parse.py"\n' "$name" "$HERE" >> "$OUT/daemons.meta.tsv"
-  log "$name: $path, client: gestured listen $LISTEN"
+  log "$name: $path${config:+ --config $config}, client: gestured listen $LISTEN"
+done
+# rounds 2..N: the same list again, each run called NAME.rK
+if [ "$ROUNDS" -gt 1 ]; then
+  cp "$T/daemons.tsv" "$T/daemons.once"; cp "$OUT/daemons.meta.tsv" "$T/meta.once"
+  for k in $(seq 2 "$ROUNDS"); do
+    awk -F '\t' -v OFS='\t' -v k="$k" '{ $1 = $1 ".r" k; print }' "$T/daemons.once" >> "$T/daemons.tsv"
+    awk -F '\t' -v OFS='\t' -v k="$k" '{ $1 = $1 ".r" k; print }' "$T/meta.once" >> "$OUT/daemons.meta.tsv"
+  done
+  rm -f "$T/daemons.once" "$T/meta.once"
+  log "$ROUNDS rounds of $(grep -c . "$T/daemons.tsv" | awk -v r="$ROUNDS" '{print $1 / r}') daemons"
+fi
+for c in "${CONFIGS[@]}"; do
+  n=${c%%=*}; found=0
+  for b in "${BINARIES[@]}"; do [ "${b%%=*}" = "$n" ] && found=1; done
+  [ "$found" = 1 ] || { log "--gestured-config $c: no --gestured-binary called $n"; exit 2; }
 done
 
 # ---- cases ----
