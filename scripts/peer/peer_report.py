@@ -145,6 +145,10 @@ def main():
     # cost pivot
     first = daemons[0] if daemons else None
     L = {(x["case"], x["daemon"]): x for x in long_rows}
+
+    def sched(x):
+        """A run's on-CPU seconds (schedstat), or its utime+stime where there is none: what ratios use."""
+        return float(x["sched_cpu_s"] or x["cpu_s"] or 0)
     t2 = []
     for c in cases:
         row = [c["id"], c["events"]]
@@ -156,8 +160,8 @@ def main():
             cpu = float(x["cpu_s"])
             ratio = ""
             if base and d != first:
-                b = float(base["sched_cpu_s"] or base["cpu_s"] or 0)
-                m = float(x["sched_cpu_s"] or x["cpu_s"] or 0)
+                b = sched(base)
+                m = sched(x)
                 ratio = f"{m / b:.2f}x" if b > 0 else "-"
             row += [f"{cpu:.2f} ({x['sched_cpu_s']})" + ("" if x["complete"] != "NO" else " LOST EVENTS"), x["events_per_cpu_s"]]
             if d != first:
@@ -178,8 +182,6 @@ def main():
     base_name = lambda d: re.sub(r"\.r[0-9]+$", "", d)
     names = list(dict.fromkeys(base_name(d) for d in daemons))
     if len(names) < len(daemons):
-        def sched(x):
-            return float(x["sched_cpu_s"] or x["cpu_s"] or 0)
         t4 = []
         for c in cases:
             runs = {n: [sched(L[(c["id"], d)]) for d in daemons

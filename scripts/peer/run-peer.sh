@@ -180,8 +180,8 @@ if [ "$ROUNDS" -gt 1 ]; then
     awk -F '\t' -v OFS='\t' -v k="$k" '{ $1 = $1 ".r" k; print }' "$T/daemons.once" >> "$T/daemons.tsv"
     awk -F '\t' -v OFS='\t' -v k="$k" '{ $1 = $1 ".r" k; print }' "$T/meta.once" >> "$OUT/daemons.meta.tsv"
   done
+  log "$ROUNDS rounds of $(grep -c . "$T/daemons.once") daemons"
   rm -f "$T/daemons.once" "$T/meta.once"
-  log "$ROUNDS rounds of $(grep -c . "$T/daemons.tsv" | awk -v r="$ROUNDS" '{print $1 / r}') daemons"
 fi
 for c in "${CONFIGS[@]}"; do
   n=${c%%=*}; found=0
