@@ -25,6 +25,8 @@ import Testing
 
     /// A fake server: `hello`; then, once the client has pinged (so it is past its checks of the
     /// server), the `pong`, `lines` and the end of its output; then it waits for the client to go.
+    /// It waits as long as the suite may take: the client runs in this process, and on a loaded
+    /// host its ping came more than two minutes after the hello.
     static func server(at path: String, sending lines: [String]) throws -> ChildProcess {
         try ChildProcess([
             "python3", "-c",
@@ -33,7 +35,7 @@ import Testing
             s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
             print("listening", flush=True)
             c, _ = s.accept()
-            c.settimeout(120)
+            c.settimeout(600)
             f = c.makefile("rwb", buffering=0)
             f.write(sys.argv[2].encode() + b"\\n")
             ping = json.loads(f.readline())
