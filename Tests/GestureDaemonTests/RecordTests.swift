@@ -76,23 +76,36 @@ struct RecordTests {
         // A recording ends with its pass (the replay device goes); one that began before the
         // gestures after the quiet seconds holds all of them. The first begins in the first
         // pass's quiet seconds unless the host takes longer than that to start it; the next ones
-        // at the start of the next pass, or in its quiet seconds.
+        // at the start of the next pass, or in its quiet seconds. They run one after another in
+        // a shell of their own, each started as the one before ends, until one holds the
+        // gestures: when the next one starts depends on the host, not on when this test's task
+        // next gets a thread (in a whole `swift test` on a loaded 2-core host that was later
+        // than the quiet seconds, pass after pass).
         let output = directory + "/recorded.evemu"
-        var recorded: [Int64] = []
-        var attempts = 0
-        var record: ChildProcess?
-        while recorded.count < sessionTimes.count - lead && attempts < 6 {
-            attempts += 1
-            let run = try ChildProcess([gestured, "record", "--socket", socket, "--explain", "-o", output])
-            #expect(try await run.waitForExit(within: .seconds(60)) == 0, "\(run.lines)")
-            recorded = try Self.eventTimes(output)
-            record = run
-        }
-        guard recorded.count >= sessionTimes.count - lead else {
-            Issue.record("no recording in \(attempts) passes began before the session's gestures")
+        let recorders = try ChildProcess([
+            "/bin/sh", "-c",
+            #"""
+            for attempt in 1 2 3 4 5 6; do
+                "$0" record --socket "$1" --explain -o "$2" > "$2.log" 2>&1 || { echo "record failed:"; cat "$2.log"; exit 1; }
+                events=$(grep -c '^E: ' "$2")
+                echo "attempt $attempt: $events events"
+                [ "$events" -ge "$3" ] && exit 0
+            done
+            echo "no recording in $attempt passes began before the session's gestures"
+            exit 2
+            """#,
+            gestured, socket, output, "\(sessionTimes.count - lead)",
+        ])
+        defer { recorders.send(SIGKILL) }
+        let status = try await recorders.waitForExit(within: .seconds(540))
+        guard status == 0 else {
+            Issue.record("the recorders ended with \(status): \(recorders.lines)")
             return
         }
-        let summary = try #require(record?.lines.last)
+        let recorded = try Self.eventTimes(output)
+        #expect(recorded.count >= sessionTimes.count - lead, "\(recorders.lines)")
+        let summary = try #require(
+            try String(contentsOfFile: output + ".log", encoding: .utf8).split(separator: "\n").last)
         #expect(summary.contains("\(recorded.count) events of session.evemu written to \(output)"), "\(summary)")
         #expect(summary.contains("the panel went away"), "\(summary)")
         let count = recorded.count
