@@ -18,6 +18,8 @@
 # and kernel) from step 3's first CPU reading to the last, and its report (by shared object, then
 # by symbol) goes to /out/logs/ID.DAEMON.perf.txt.
 # cases.tsv: ID W H REPLAY_TIME_LIMIT [DAEMONS: comma list, '*' = all]; daemons.tsv: NAME COMMAND
+# [pin]; with 'pin' the daemon (and whatever it starts) runs on vCPU 1 and evemu-play on vCPU 0
+# (taskset), else the guest's scheduler places both.
 # Everything a daemon writes goes to /tmp (tmpfs) during the run, never to /out (9p).
 set -u
 OUT=/out
@@ -90,7 +92,7 @@ exec 4< cases.tsv
 while IFS='	' read -r ID W H PLAYSECS ONLY <&4; do
   case "$ID" in ''|'#'*) continue;; esac
   exec 3< daemons.tsv
-  while IFS='	' read -r DNAME DCMD <&3; do
+  while IFS='	' read -r DNAME DCMD DPIN <&3; do
     case "$DNAME" in ''|'#'*) continue;; esac
     case ",${ONLY:-*}," in *",*,"*|*",$DNAME,"*) ;; *) continue;; esac
     RUN=/tmp/run.$ID.$DNAME; L=$OUT/logs/$ID.$DNAME
@@ -113,9 +115,11 @@ while IFS='	' read -r ID W H PLAYSECS ONLY <&4; do
     fi
     udevadm settle --timeout=30 < /dev/null
     udevadm info --query=property --name="$DEV" > $L.udev 2>&1
+    DAFF=; PAFF=
+    [ "${DPIN:-}" = pin ] && { DAFF="taskset -c 1"; PAFF="taskset -c 0"; }
     # 2. daemon
     rm -f $RUN.cnt
-    env DEV="$DEV" W="$W" H="$H" EVCOUNT_FILE=$RUN.cnt PEER_CLIENT_PID=$RUN.client \
+    $DAFF env DEV="$DEV" W="$W" H="$H" EVCOUNT_FILE=$RUN.cnt PEER_CLIENT_PID=$RUN.client \
       ${PEER_PRELOAD:+LD_PRELOAD=$PEER_PRELOAD} \
       sh -c "exec $DCMD" < /dev/null > $RUN.out 2> $RUN.err 3<&- 4<&- &
     DPID=$!
@@ -143,6 +147,7 @@ while IFS='	' read -r ID W H PLAYSECS ONLY <&4; do
       kill $EVPID 2>/dev/null; wait $EVPID 2>/dev/null; udevadm settle --timeout=10
       continue
     fi
+    sed -n 's/^Cpus_allowed_list:[[:space:]]*/vCPUs allowed: /p' /proc/$DPID/status > $L.cpus 2>/dev/null
     set -- $(ticks $DPID); INIT=$(($1 + $2)); U0=$1; S0=$2; CU0=$3; CS0=$4
     NS0=$(sched_ns $DPID)
     PERFPID=
@@ -152,7 +157,7 @@ while IFS='	' read -r ID W H PLAYSECS ONLY <&4; do
     fi
     # 3. replay
     TP0=$(now)
-    ( timeout "$PLAYSECS" evemu-play "$DEV" < cases/$ID.play 2> $RUN.playerr; echo "rc=$?" > $RUN.playrc; times ) > $RUN.times
+    ( timeout "$PLAYSECS" $PAFF evemu-play "$DEV" < cases/$ID.play 2> $RUN.playerr; echo "rc=$?" > $RUN.playrc; times ) > $RUN.times
     TP1=$(now)
     wait_idle $DPID 600; w=$?
     [ $w = 1 ] && status=drain-timeout

@@ -5,8 +5,9 @@ Table 1 (recognition): one row per case, one column per daemon (what it recogniz
 whether that matches the case's expected token).  Table 2 (cost): one row per case, per
 daemon its CPU seconds (utime+stime) and the ratio to the first daemon.  With rounds (runs
 called NAME.rK, run-peer.sh --rounds), a table of each daemon's mean over its rounds and the
-ratio of means to the first daemon's.  Table 3 (details): one row per case x daemon.  Also
-writes OUTDIR/report.tsv (long format, every number)."""
+ratio of means to the first daemon's; a run pinned by run-peer.sh --pin both (NAME.pin) is
+compared with the pinned first daemon of its round instead.  Table 3 (details): one row per
+case x daemon.  Also writes OUTDIR/report.tsv (long format, every number)."""
 import collections, csv, os, re, statistics, subprocess, sys
 
 HZ = 100
@@ -138,6 +139,9 @@ def main():
                 })
         t1.append(row)
 
+    if os.path.exists(f"{out}/placement"):
+        print(open(f"{out}/placement").read().strip())
+        print()
     print("Recognition (guest replay at recorded timing unless the case says otherwise):")
     print(table(["case", "label", "expect"] + daemons, t1))
     print()
@@ -149,37 +153,45 @@ def main():
     def sched(x):
         """A run's on-CPU seconds (schedstat), or its utime+stime where there is none: what ratios use."""
         return float(x["sched_cpu_s"] or x["cpu_s"] or 0)
+    # rounds: NAME, NAME.r2, NAME.r3 ... are one daemon measured several times in the boot
+    base_name = lambda d: re.sub(r"\.r[0-9]+$", "", d)
+
+    def reference(d):
+        """What a run's ratio is taken against: the first daemon, or for a pinned run (NAME.pin,
+        NAME.pin.rK) the pinned first daemon of its round."""
+        if not base_name(d).endswith(".pin"):
+            return first
+        return f"{first}.pin{d[len(base_name(d)):]}"
+
     t2 = []
     for c in cases:
         row = [c["id"], c["events"]]
-        base = L.get((c["id"], first))
         for d in daemons:
             x = L.get((c["id"], d))
             if not x:
                 row += ["-", "-"]; continue
             cpu = float(x["cpu_s"])
-            ratio = ""
-            if base and d != first:
+            base = L.get((c["id"], reference(d)))
+            ratio = "-"
+            if base and d != reference(d):
                 b = sched(base)
                 m = sched(x)
                 ratio = f"{m / b:.2f}x" if b > 0 else "-"
             row += [f"{cpu:.2f} ({x['sched_cpu_s']})" + ("" if x["complete"] != "NO" else " LOST EVENTS"), x["events_per_cpu_s"]]
-            if d != first:
+            if d != reference(d):
                 row.append(ratio)
         t2.append(row)
     hdr = ["case", "events"]
     for d in daemons:
         hdr += [f"{d} CPU s (sched)", f"{d} ev/CPU-s"]
-        if d != first:
-            hdr.append(f"{d}/{first}")
+        if d != reference(d):
+            hdr.append(f"{d}/{reference(d)}")
     print("Cost (daemon utime+stime during replay+drain, from /proc/PID/stat ticks; in parentheses the")
     print("on-CPU seconds from /proc/PID/task/*/schedstat, which ratios use; ev/CPU-s = events played /")
     print("utime+stime). Guest time is emulated (~10x host): compare daemons, not absolute numbers.")
     print(table(hdr, t2))
     print()
 
-    # rounds: NAME, NAME.r2, NAME.r3 ... are one daemon measured several times in the boot
-    base_name = lambda d: re.sub(r"\.r[0-9]+$", "", d)
     names = list(dict.fromkeys(base_name(d) for d in daemons))
     if len(names) < len(daemons):
         t4 = []
@@ -187,15 +199,17 @@ def main():
             runs = {n: [sched(L[(c["id"], d)]) for d in daemons
                         if base_name(d) == n and (c["id"], d) in L and L[(c["id"], d)]["status"] == "ok"]
                     for n in names}
-            ref = statistics.mean(runs[first]) if runs.get(first) else None
             for n in names:
                 v = runs[n]
                 if not v:
                     t4.append([c["id"], n, 0, "-", "-", "-"]); continue
                 m = statistics.mean(v)
+                r = runs.get(reference(n))
                 t4.append([c["id"], n, len(v), f"{m:.2f}", f"{min(v):.2f}–{max(v):.2f}",
-                           "" if n == first else (f"{m / ref:.2f}x" if ref else "-")])
-        print(f"Rounds (each daemon's on-CPU seconds over its rounds in this boot, and the ratio of its mean to {first}'s):")
+                           "" if n == reference(n) else (f"{m / statistics.mean(r):.2f}x" if r else "-")])
+        print(f"Rounds (each daemon's on-CPU seconds over its rounds in this boot, and the ratio of its mean to {first}'s,"
+              f" a pinned one's to {first}.pin's):" if any(n.endswith(".pin") for n in names) else
+              f"Rounds (each daemon's on-CPU seconds over its rounds in this boot, and the ratio of its mean to {first}'s):")
         print(table(["case", "daemon", "runs", "mean CPU s", "min–max", f"mean/{first} mean"], t4))
         print()
 

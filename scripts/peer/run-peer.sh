@@ -47,6 +47,14 @@
 #                         kernel; linux-perf): DIR/logs/CASE.DAEMON.perf.txt, the samples by
 #                         shared object and by symbol. perf's sampling adds to the CPU it
 #                         measures: take ratios from a run without it
+#   --pin on|both         CPU placement in the 2-vCPU guest: `on` runs every daemon (and what it
+#                         starts: gestured's client, lisgd's bound commands) on vCPU 1 and
+#                         evemu-play on vCPU 0, as a panel's interrupt arrives beside a daemon
+#                         whose CPU nothing else uses; `both` runs the list twice in each round,
+#                         unpinned as NAME and pinned as NAME.pin (default: no placement, the
+#                         guest's scheduler decides, and the replayer can share the daemon's
+#                         vCPU: the daemon then pays for switching back from the replayer's
+#                         address space on every frame)
 #   --verbose             echo the guest console while it runs
 # Recordings: a relative RECORDING or DESC is looked up in this repository first, then in
 #   $GESTURED_CORPUS (optional: a folder of evemu recordings, e.g. a checkout of real
@@ -65,7 +73,7 @@ PEER_CACHE=${PEER_CACHE:-$REPO/scripts/cache/peer}
 CASES_FILE=$HERE/cases.tsv
 CASES=(); BINARIES=(); CONFIGS=(); LISTEN='--kind swipe'
 BENCH=72000; BENCH_SPEED=10; SPEED=orig; SCREEN_LONG=1920; EVCOUNT=1
-OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0; PERF=0; FLOOR=0; ROUNDS=1
+OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0; PERF=0; FLOOR=0; ROUNDS=1; PIN=off
 while [ $# -gt 0 ]; do
   case "$1" in
     --gestured-binary)
@@ -77,6 +85,9 @@ while [ $# -gt 0 ]; do
     --rounds)
       case "$2" in ''|*[!0-9]*|0) echo "--rounds wants a count of 1 or more, not '$2'" >&2; exit 2;; esac
       ROUNDS=$2; shift 2;;
+    --pin)
+      case "$2" in on|both) ;; *) echo "--pin wants on or both, not '$2'" >&2; exit 2;; esac
+      PIN=$2; shift 2;;
     --listen) LISTEN=$2; shift 2;;
     --bench) BENCH=$2; shift 2;;
     --bench-speed) BENCH_SPEED=$2; shift 2;;
@@ -138,7 +149,7 @@ if [ ${#BINARIES[@]} -eq 0 ]; then
 fi
 
 OUT=${OUT:-/tmp/peer-$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); rm -rf "$OUT/logs" "$OUT/results.tsv" "$OUT/guest-finished"
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); rm -rf "$OUT/logs" "$OUT/results.tsv" "$OUT/guest-finished" "$OUT/placement"
 T=$(mktemp -d /tmp/peer-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/cases" "$T/bin"
@@ -173,6 +184,19 @@ for b in "${BINARIES[@]}"; do
   printf '%s\tpython3 "%s/gestured-parse.py"\n' "$name" "$HERE" >> "$OUT/daemons.meta.tsv"
   log "$name: $path${config:+ --config $config}, client: gestured listen $LISTEN"
 done
+# placement: a third column, 'pin', for the guest (peer-guest.sh)
+if [ "$PIN" = on ]; then
+  awk -F '\t' -v OFS='\t' '{ print $1, $2, "pin" }' "$T/daemons.tsv" > "$T/daemons.pinned"
+  mv "$T/daemons.pinned" "$T/daemons.tsv"
+  echo "Placement: every daemon on vCPU 1, evemu-play on vCPU 0 (--pin on)." > "$OUT/placement"
+  log "every daemon on vCPU 1, evemu-play on vCPU 0"
+elif [ "$PIN" = both ]; then
+  awk -F '\t' -v OFS='\t' '{ print; print $1 ".pin", $2, "pin" }' "$T/daemons.tsv" > "$T/daemons.pinned"
+  awk -F '\t' -v OFS='\t' '{ print; print $1 ".pin", $2 }' "$OUT/daemons.meta.tsv" > "$T/meta.pinned"
+  mv "$T/daemons.pinned" "$T/daemons.tsv"; mv "$T/meta.pinned" "$OUT/daemons.meta.tsv"
+  echo "Placement: NAME as the guest's scheduler places it; NAME.pin on vCPU 1 with evemu-play on vCPU 0, its ratios against lisgd.pin of its round (--pin both)." > "$OUT/placement"
+  log "each daemon twice: NAME as the guest places it, NAME.pin on vCPU 1 with evemu-play on vCPU 0"
+fi
 # rounds 2..N: the same list again, each run called NAME.rK
 if [ "$ROUNDS" -gt 1 ]; then
   cp "$T/daemons.tsv" "$T/daemons.once"; cp "$OUT/daemons.meta.tsv" "$T/meta.once"
