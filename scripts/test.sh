@@ -1,12 +1,13 @@
 #!/bin/bash
-# The tests in one command (what CI runs): installs the Debian packages the tests need, checks
-# that every import is declared in Package.swift, builds with warnings as errors, runs the host
-# tests (scripts/host-tests.sh: the suites that only compute, then the others), compiles the benchmarks (a separate package, run by hand: a change that breaks them
-# shows here), runs the browser test and the WebSocket conformance run (Autobahn), checks the
-# systemd units, scrapes a replaying daemon with a real Prometheus (scripts/test-metrics.sh), builds the Debian package twice (byte-identical) and installs, upgrades, removes
-# and purges it (as root), and runs the real-kernel suites in a qemu VM (or natively where
-# /dev/uinput exists), the end-to-end one with the package's binary. Prints each stage's
-# duration.
+# The tests in one command (what CI runs): installs the Debian packages the tests need, checks that
+# every import is declared in Package.swift, builds with warnings as errors, runs the host tests
+# (scripts/host-tests.sh: the suites that only compute, then the others), compiles the benchmarks (a
+# separate package, run by hand: a change that breaks them shows here), runs the browser test and
+# the WebSocket conformance run (Autobahn), checks the systemd units, scrapes a replaying daemon
+# with a real Prometheus (scripts/test-metrics.sh), builds the Debian package twice (byte-identical)
+# and installs, upgrades, removes and purges it (as root), and runs the real-kernel suites in a qemu
+# VM (or natively where /dev/uinput exists), the end-to-end one with the package's binary. Prints
+# each stage's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)

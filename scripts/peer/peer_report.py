@@ -207,9 +207,8 @@ def main():
                 r = runs.get(reference(n))
                 t4.append([c["id"], n, len(v), f"{m:.2f}", f"{min(v):.2f}–{max(v):.2f}",
                            "" if n == reference(n) else (f"{m / statistics.mean(r):.2f}x" if r else "-")])
-        print(f"Rounds (each daemon's on-CPU seconds over its rounds in this boot, and the ratio of its mean to {first}'s,"
-              f" a pinned one's to {first}.pin's):" if any(n.endswith(".pin") for n in names) else
-              f"Rounds (each daemon's on-CPU seconds over its rounds in this boot, and the ratio of its mean to {first}'s):")
+        against = f"{first}'s" + (f", a pinned one's to {first}.pin's" if any(n.endswith(".pin") for n in names) else "")
+        print(f"Rounds (each daemon's on-CPU seconds over its rounds in this boot, and the ratio of its mean to {against}):")
         print(table(["case", "daemon", "runs", "mean CPU s", "min–max", f"mean/{first} mean"], t4))
         print()
 
