@@ -1,9 +1,10 @@
 #!/bin/bash
 # What the VM guest (qemu TCG, the peer comparison's machine) charges for, next to the host:
 # a system call, a clock read, an EAGAIN read, an allocation, and — per wake-up of a process that
-# sleeps between frames as the daemon does — each data page touched and each distinct function
-# reached. docs/performance-history.md ("Frame path", fifth step) has the figures and what they
-# mean for the daemon.
+# sleeps between frames as the daemon does — each data page touched, each distinct function
+# reached, and sleeping in epoll_wait with a timeout rather than without one.
+# docs/performance-history.md ("Frame path", fifth step) has the figures and what they mean for
+# the daemon; docs/PERFORMANCE.md ("The recognizers' share, in rounds") the timeout's.
 #
 # usage: scripts/vm/guest-costs.sh [ITERATIONS]   (gcc, python3; the VM harness installs the rest)
 set -euo pipefail
@@ -24,6 +25,7 @@ c = [r'''#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -44,6 +46,11 @@ c.append(r'''
 #define OP(name, count, body) do { double a = cpu(); for (long i = 0; i < (count); i++) { body; } \
     printf("probe: %-44s %9.1f ns\n", name, (cpu() - a) * 1e9 / (count)); } while (0)
 
+/* How the child sleeps: in the pipe's read (-2), or in epoll_wait on it with this timeout (ms;
+   -1: none) before the read. A timeout that never runs out still starts a kernel timer each time
+   the child sleeps and cancels it when the pipe wakes it. */
+static int waitTimeout = -2;
+
 /* A child woken through a pipe `iterations` times; each wake-up runs `work`, then answers. */
 static void woken(const char *what, int n, int iterations, void (*work)(int, long *)) {
     fflush(stdout);
@@ -51,8 +58,17 @@ static void woken(const char *what, int n, int iterations, void (*work)(int, lon
     if (pipe(a) || pipe(b)) { perror("pipe"); exit(1); }
     pid_t p = fork();
     if (p == 0) {
-        char c; long s = 1; double t0 = cpu();
+        char c; long s = 1;
+        int ep = -1;
+        if (waitTimeout != -2) {
+            struct epoll_event ev = {.events = EPOLLIN};
+            ep = epoll_create1(0);
+            if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, a[0], &ev)) _exit(1);
+        }
+        double t0 = cpu();
         for (int i = 0; i < iterations; i++) {
+            struct epoll_event ready;
+            if (ep >= 0 && epoll_wait(ep, &ready, 1, waitTimeout) != 1) _exit(1);
             if (read(a[0], &c, 1) != 1) _exit(1);
             work(n, &s);
             if (write(b[1], &c, 1) != 1) _exit(1);
@@ -93,6 +109,10 @@ int main(int argc, char **argv) {
         snprintf(what, sizeof what, "%4d distinct functions, packed", n); woken(what, n, iterations, distinctPacked);
         snprintf(what, sizeof what, "%4d distinct functions, a page each", n); woken(what, n, iterations, distinctSpread);
     }
+    waitTimeout = -1; woken("epoll_wait without a timeout", 0, iterations, same);
+    waitTimeout = 10000; woken("epoll_wait with a 10 s timeout", 0, iterations, same);
+    waitTimeout = -1; woken("epoll_wait without a timeout (again)", 0, iterations, same);
+    waitTimeout = 10000; woken("epoll_wait with a 10 s timeout (again)", 0, iterations, same);
     return 0;
 }''')
 open(sys.argv[1], 'w').write('\n'.join(c) + '\n')
