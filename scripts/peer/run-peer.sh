@@ -55,6 +55,15 @@
 #                         guest's scheduler decides, and the replayer can share the daemon's
 #                         vCPU: the daemon then pays for switching back from the replayer's
 #                         address space on every frame)
+#   --icount              count instructions instead of emulated time: one vCPU (shared by the
+#                         daemons and evemu-play; two hang the guest's boot under icount) whose
+#                         clock advances one nanosecond an instruction (qemu -icount
+#                         shift=0,sleep=off), so a daemon's CPU seconds are the instructions it
+#                         ran, user and kernel — the same from one boot to the next and whatever
+#                         the host's load, where TCG's emulated time moves by up to ~15 % a run;
+#                         what it leaves out is what the emulator charges beyond instructions
+#                         (its TLB and translated-code lookups after each context switch). Not
+#                         with --pin
 #   --verbose             echo the guest console while it runs
 # Recordings: a relative RECORDING or DESC is looked up in this repository first, then in
 #   $GESTURED_CORPUS (optional: a folder of evemu recordings, e.g. a checkout of real
@@ -73,7 +82,7 @@ PEER_CACHE=${PEER_CACHE:-$REPO/scripts/cache/peer}
 CASES_FILE=$HERE/cases.tsv
 CASES=(); BINARIES=(); CONFIGS=(); LISTEN='--kind swipe'
 BENCH=72000; BENCH_SPEED=10; SPEED=orig; SCREEN_LONG=1920; EVCOUNT=1
-OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0; PERF=0; FLOOR=0; ROUNDS=1; PIN=off
+OUT=; TIMEOUT=3600; MEM=2048; VERBOSE=0; ONLY_BENCH=0; PERF=0; FLOOR=0; ROUNDS=1; PIN=off; ICOUNT=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --gestured-binary)
@@ -103,12 +112,17 @@ while [ $# -gt 0 ]; do
     --mem) MEM=$2; shift 2;;
     --floor) FLOOR=1; shift;;
     --perf) PERF=1; shift;;
+    --icount) ICOUNT=1; shift;;
     --verbose) VERBOSE=1; shift;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2;;
   esac
 done
 log() { echo "[run-peer] $*" >&2; }
+if [ "$ICOUNT" = 1 ] && [ "$PIN" != off ]; then
+  echo "--pin places daemons on two vCPUs; --icount runs one" >&2
+  exit 2
+fi
 
 # ---- host packages: the build's, and evemu-tools and libinput-bin, whose programs and data go
 # into the guest (libinput's quirks and udev rules, libwacom's database) ----
@@ -196,6 +210,12 @@ elif [ "$PIN" = both ]; then
   mv "$T/daemons.pinned" "$T/daemons.tsv"; mv "$T/meta.pinned" "$OUT/daemons.meta.tsv"
   echo "Placement: NAME as the guest's scheduler places it; NAME.pin on vCPU 1 with evemu-play on vCPU 0, its ratios against lisgd.pin of its round (--pin both)." > "$OUT/placement"
   log "each daemon twice: NAME as the guest places it, NAME.pin on vCPU 1 with evemu-play on vCPU 0"
+fi
+ACCEL=()
+if [ "$ICOUNT" = 1 ]; then
+  ACCEL=(--accel icount)
+  echo "Clock: instructions (--icount): one vCPU, shared by every daemon and evemu-play, whose clock advances 1 ns an instruction; CPU seconds are the instructions a daemon ran, user and kernel." > "$OUT/placement"
+  log "one vCPU counting instructions (icount)"
 fi
 # rounds 2..N: the same list again, each run called NAME.rK
 if [ "$ROUNDS" -gt 1 ]; then
@@ -286,11 +306,11 @@ log "VM: ${#CASES[@]} cases$([ "$BENCH" -gt 0 ] && echo " + bench") x $(wc -l < 
 t0=$(date +%s.%N)
 set +e
 if [ "$VERBOSE" = 1 ]; then
-  "$REPO/scripts/vm/run-vm-test.sh" --udev --mem "$MEM" --timeout "$TIMEOUT" --out "$OUT" "${XA[@]}" "$T" -- \
+  "$REPO/scripts/vm/run-vm-test.sh" "${ACCEL[@]}" --udev --mem "$MEM" --timeout "$TIMEOUT" --out "$OUT" "${XA[@]}" "$T" -- \
     env "${PRELOAD[@]}" "${PERFENV[@]}" sh /test/peer-guest.sh 2>&1 | tee "$OUT/console.log"
   rc=${PIPESTATUS[0]}
 else
-  "$REPO/scripts/vm/run-vm-test.sh" --udev --mem "$MEM" --timeout "$TIMEOUT" --out "$OUT" "${XA[@]}" "$T" -- \
+  "$REPO/scripts/vm/run-vm-test.sh" "${ACCEL[@]}" --udev --mem "$MEM" --timeout "$TIMEOUT" --out "$OUT" "${XA[@]}" "$T" -- \
     env "${PRELOAD[@]}" "${PERFENV[@]}" sh /test/peer-guest.sh > "$OUT/console.log" 2>&1
   rc=$?
 fi

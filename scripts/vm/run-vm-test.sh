@@ -15,8 +15,12 @@
 #   --extra PATH      copy a host file/dir into the guest at the same path (repeatable)
 #   --mem MB          guest memory (default 1024)
 #   --smp N           guest CPUs (default 2)
-#   --accel A         tcg (default) or kvm (kvm hangs the guest on a PVM-only
-#                     host such as the one this was written on)
+#   --accel A         tcg (default), kvm (kvm hangs the guest on a PVM-only
+#                     host such as the one this was written on) or icount: TCG
+#                     on one vCPU whose clock advances 1 ns an instruction
+#                     (-icount shift=0,sleep=off; idle time is skipped), so CPU
+#                     times are instruction counts, the same whatever the host's
+#                     load; one vCPU because two hang this kernel's boot there
 #   --timeout SECS    wall-clock limit for qemu (default 900)
 #   --gzip            gzip -1 the initramfs (default: uncompressed cpio, which
 #                     boots faster under TCG: the guest's gunzip is emulated)
@@ -241,6 +245,7 @@ log "initramfs $(du -h "$INITRD" | cut -f1) (packed in $(awk "BEGIN{printf \"%.1
 case "$ACCEL" in
   tcg) ACC=(-accel tcg,thread=multi);;
   kvm) ACC=(-accel kvm);;
+  icount) ACC=(-accel tcg,thread=single -icount shift=0,sleep=off); SMP=1;;
   *) ACC=(-accel "$ACCEL");;
 esac
 LOG=$WORK/console.log
