@@ -18,7 +18,10 @@ let swiftSettings: [SwiftSetting] =
 // that relative relocations are packed (RELR; glibc ≥ 2.36, Debian 12's), our symbols are not
 // exported (nothing loads the binary's symbols dynamically) and the functions start-up runs
 // are placed side by side (Sources/gestured/startup.order, made by scripts/startup-order.sh).
-// Together they take idle RSS with a configuration from ~17 to ~11.5 MiB.
+// Together they take idle RSS with a configuration from ~17 to ~11.5 MiB. Link-time optimization
+// (6 % fewer instructions a frame: docs/PERFORMANCE.md, "Link-time optimization") is not here: a
+// manifest cannot ask for it, so the scripts that build the daemon for use pass SwiftPM's
+// `--experimental-lto-mode=full`.
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(
         [

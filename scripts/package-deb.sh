@@ -13,7 +13,8 @@
 #   --scratch-path DIR  SwiftPM's build directory (default: .build), e.g. for a second clean
 #                       build when checking that the binary itself is reproducible
 # Prints the package's path as its last line. The release build is the one `swift build -c
-# release --static-swift-stdlib` makes: run again on a built tree, nothing is compiled.
+# release --static-swift-stdlib --experimental-lto-mode=full` makes (link-time optimization:
+# docs/PERFORMANCE.md, "Link-time optimization"): run again on a built tree, nothing is compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTPUT=dist
@@ -42,8 +43,8 @@ ARCH=$(dpkg --print-architecture)
 
 # The one release build.
 say "release build (static Swift runtime)"
-swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --product gestured >&2
-BIN=$(swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --show-bin-path)/gestured
+swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured >&2
+BIN=$(swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --experimental-lto-mode=full --show-bin-path)/gestured
 # A binary that needs the Swift runtime as shared libraries would not run where no toolchain is.
 if readelf -d "$BIN" | grep -q 'NEEDED.*libswift'; then
     fail "$BIN links the Swift runtime dynamically; the package needs the static build"

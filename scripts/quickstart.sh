@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh
 echo "quickstart: building gestured (release; the first build takes a few minutes)" >&2
-swift build -c release --product gestured >&2
+swift build -c release --experimental-lto-mode=full --product gestured >&2
 args=("$@")
 if [ "$(id -u)" != 0 ] && [[ " $* " != *" --socket "* ]]; then
     socket="${XDG_RUNTIME_DIR:-/tmp}/gestured.sock"

@@ -20,7 +20,7 @@ if [ -z "$config" ]; then
     grep -v '^\s*group:' examples/gestured.yaml > "$work/gestured.yaml"
     config="$work/gestured.yaml"
 fi
-swift build -c release --static-swift-stdlib --product gestured >&2
+swift build -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured >&2
 # Valgrind cannot read the Swift DWARF; the symbol table is all it needs.
 strip --strip-debug -o "$work/gestured" .build/release/gestured
 valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.out" \
