@@ -60,3 +60,5 @@ for line in open(sys.argv[1], errors="replace"):
                 print(name)
 EOF
 echo "startup-order: $(wc -l < Sources/gestured/startup.order) functions in Sources/gestured/startup.order" >&2
+# SwiftPM does not relink when only the order file changes.
+echo "startup-order: relink with: rm .build/release/gestured && swift build -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured" >&2
