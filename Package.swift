@@ -20,8 +20,8 @@ let swiftSettings: [SwiftSetting] =
 // are placed side by side (Sources/gestured/startup.order, made by scripts/startup-order.sh).
 // Together they take idle RSS with a configuration from ~17 to ~11.5 MiB. Link-time optimization
 // (6 % fewer instructions a frame: docs/PERFORMANCE.md, "Link-time optimization") is not here: a
-// manifest cannot ask for it, so the scripts that build the daemon for use pass SwiftPM's
-// `--experimental-lto-mode=full`.
+// manifest cannot ask for it, so the scripts that build the daemon for use take SwiftPM's
+// `--experimental-lto-mode=full` from scripts/shipped-build.sh (quickstart.sh passes it itself).
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(
         [

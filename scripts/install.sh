@@ -15,8 +15,9 @@ BIN=${GESTURED_BINARY:-}
 
 if [ -z "$BIN" ]; then
     scripts/setup-debian.sh
-    swift build -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured >&2
-    BIN=$(swift build -c release --static-swift-stdlib --experimental-lto-mode=full --show-bin-path)/gestured
+    source scripts/shipped-build.sh
+    swift build "${SHIPPED_BUILD[@]}" --product gestured >&2
+    BIN=$(swift build "${SHIPPED_BUILD[@]}" --show-bin-path)/gestured
 fi
 
 install -D -m 0755 "$BIN" "$DESTDIR/usr/local/bin/gestured"

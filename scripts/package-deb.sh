@@ -12,9 +12,8 @@
 #   --output DIR        where the .deb goes (default: dist/)
 #   --scratch-path DIR  SwiftPM's build directory (default: .build), e.g. for a second clean
 #                       build when checking that the binary itself is reproducible
-# Prints the package's path as its last line. The release build is the one `swift build -c
-# release --static-swift-stdlib --experimental-lto-mode=full` makes (link-time optimization:
-# docs/PERFORMANCE.md, "Link-time optimization"): run again on a built tree, nothing is compiled.
+# Prints the package's path as its last line. The release build is the one the daemon ships as
+# (scripts/shipped-build.sh): run again on a built tree, nothing is compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTPUT=dist
@@ -43,8 +42,9 @@ ARCH=$(dpkg --print-architecture)
 
 # The one release build.
 say "release build (static Swift runtime)"
-swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured >&2
-BIN=$(swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --experimental-lto-mode=full --show-bin-path)/gestured
+source scripts/shipped-build.sh
+swift build --scratch-path "$SCRATCH" "${SHIPPED_BUILD[@]}" --product gestured >&2
+BIN=$(swift build --scratch-path "$SCRATCH" "${SHIPPED_BUILD[@]}" --show-bin-path)/gestured
 # A binary that needs the Swift runtime as shared libraries would not run where no toolchain is.
 if readelf -d "$BIN" | grep -q 'NEEDED.*libswift'; then
     fail "$BIN links the Swift runtime dynamically; the package needs the static build"

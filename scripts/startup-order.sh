@@ -20,7 +20,8 @@ if [ -z "$config" ]; then
     grep -v '^\s*group:' examples/gestured.yaml > "$work/gestured.yaml"
     config="$work/gestured.yaml"
 fi
-swift build -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured >&2
+source scripts/shipped-build.sh
+swift build "${SHIPPED_BUILD[@]}" --product gestured >&2
 # Valgrind cannot read the Swift DWARF; the symbol table is all it needs.
 strip --strip-debug -o "$work/gestured" .build/release/gestured
 valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.out" \
@@ -61,4 +62,4 @@ for line in open(sys.argv[1], errors="replace"):
 EOF
 echo "startup-order: $(wc -l < Sources/gestured/startup.order) functions in Sources/gestured/startup.order" >&2
 # SwiftPM does not relink when only the order file changes.
-echo "startup-order: relink with: rm .build/release/gestured && swift build -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured" >&2
+echo "startup-order: relink with: rm .build/release/gestured && swift build ${SHIPPED_BUILD[*]} --product gestured" >&2

@@ -9,8 +9,7 @@
 #   --gestured-binary NAME=PATH  a gestured binary to measure, called NAME in the report
 #                         (repeatable: several builds in one boot, in the order given, make a
 #                         like-for-like comparison). Default: this checkout's static release
-#                         build, built here (`swift build -c release --static-swift-stdlib
-#                         --experimental-lto-mode=full`, as shipped),
+#                         build, built here as shipped (scripts/shipped-build.sh),
 #                         called 'gestured'.
 #   --gestured-config NAME=FILE  run the binary called NAME with `--config FILE` instead of the
 #                         built-in configuration (e.g. fewer recognizers: what recognition costs
@@ -159,8 +158,9 @@ fi
 # ---- gestured ----
 if [ ${#BINARIES[@]} -eq 0 ]; then
   log "building gestured (static release)"
-  (cd "$REPO" && swift build -c release --static-swift-stdlib --experimental-lto-mode=full --product gestured >&2)
-  BINARIES=("gestured=$(cd "$REPO" && swift build -c release --static-swift-stdlib --experimental-lto-mode=full --show-bin-path)/gestured")
+  source "$REPO/scripts/shipped-build.sh"
+  (cd "$REPO" && swift build "${SHIPPED_BUILD[@]}" --product gestured >&2)
+  BINARIES=("gestured=$(cd "$REPO" && swift build "${SHIPPED_BUILD[@]}" --show-bin-path)/gestured")
 fi
 
 OUT=${OUT:-/tmp/peer-$(date +%Y%m%d-%H%M%S)}
