@@ -20,9 +20,10 @@ final class FramePath {
     private var passthrough = PassthroughRouter()
     /// What the readers want: who takes each publication is decided on it (``WireMapping``).
     private var interest: Interest
-    /// The readers' interest when newer than a version (the server's, for the daemon); nil: it
-    /// never changes (`replay`).
-    private let latestInterest: ((UInt64) -> Interest?)?
+    /// The server whose readers' interest it follows (the daemon's); nil: the interest never
+    /// changes (`replay`). The server itself, not a closure over it: asked on every wake-up, a
+    /// closure's context is retained and released each time.
+    private let server: GestureServer?
     /// What `hello` lists, as last published.
     private var publishedRecognizers: [RecognizerSummary]?
     /// The screens of the panels with `screen`, read at a landing after a quiet moment.
@@ -45,11 +46,11 @@ final class FramePath {
 
     init(
         engine: GestureEngine, interest: Interest,
-        latestInterest: ((UInt64) -> Interest?)? = nil, logger: Logger
+        server: GestureServer? = nil, logger: Logger
     ) {
         self.engine = engine
         self.interest = interest
-        self.latestInterest = latestInterest
+        self.server = server
         self.logger = logger
         self.engine.explains = interest.takesExplanations
         reportTouchMovesIfWanted()
@@ -130,9 +131,10 @@ final class FramePath {
         if pendingSince == 0 { pendingSince = framesCarryMonotonicTime ? frame.time.microseconds : arrival }
     }
 
-    /// Fires the timers due by `time`.
+    /// Fires the timers due by `time`. The loop calls it on every wake-up; the engine is entered
+    /// only when its ``GestureEngine/nextDeadline`` (always up to date) is due.
     func advance(to time: Timestamp) {
-        engine.advance(to: time, into: &events)
+        if let due = engine.nextDeadline, due <= time { engine.advance(to: time, into: &events) }
         publishEvents()
     }
 
@@ -197,7 +199,7 @@ final class FramePath {
 
     /// The engine's events so far: to the mirrors first, then into the batch.
     func publishEvents() {
-        if let latestInterest, let fresh = latestInterest(interest.version) {
+        if let fresh = server?.interest(newerThan: interest.version) {
             interest = fresh
             // The engine explains only while a reader takes explanations.
             engine.explains = interest.takesExplanations

@@ -70,7 +70,7 @@ final class InputLoop {
             throw DaemonError("the configuration does not validate: \(error)")
         }
         path = FramePath(
-            engine: engine, interest: Interest(), latestInterest: { server.interest(newerThan: $0) }, logger: logger)
+            engine: engine, interest: Interest(), server: server, logger: logger)
         let epoll = gestured_epoll_create()
         guard epoll >= 0 else { throw DaemonError("epoll_create1: \(Self.errorText())") }
         do {

@@ -81,7 +81,7 @@ struct DeviceArena {
     var table = TouchTable()
     var instances: [Instance]
     /// Each recognizer's deadline in µs (`Int64.max`: none), and the earliest of them.
-    var deadlines: [Int64]
+    var deadlines: DeadlineList
     private(set) var earliestDeadline = Int64.max
     /// R4: each recognizer's held transition.
     var held: [Held?]
@@ -143,7 +143,7 @@ struct DeviceArena {
         scale = MeasuringScale(device.geometry)
         instances = Array(repeating: Instance(), count: c.count)
         reports.start(c, replacing: nil)
-        deadlines = Array(repeating: Int64.max, count: c.count)
+        deadlines = DeadlineList(count: c.count)
         held = Array(repeating: nil, count: c.count)
         var slots: [Int] = []
         var tools: [UInt8] = []
@@ -486,12 +486,10 @@ struct DeviceArena {
         updateEarliestDeadline()
     }
 
-    /// Recomputes ``earliestDeadline`` (after every input, so the engine reads it without
+    /// Brings ``earliestDeadline`` up to date (after every input, so the engine reads it without
     /// scanning).
     mutating func updateEarliestDeadline() {
-        var earliest = Int64.max
-        for d in deadlines { earliest = min(earliest, d) }
-        earliestDeadline = earliest
+        earliestDeadline = deadlines.earliest()
     }
 
     // MARK: - Timers (R7)
@@ -532,12 +530,10 @@ struct DeviceArena {
         finishCycle(c)
     }
 
-    /// Keeps the machine's `deadline` unless the recognizer is done (R2).
-    /// Stored only when it moves (most frames leave it where it was): a store into the array
-    /// first checks that its buffer is not shared.
+    /// Keeps the machine's `deadline` unless the recognizer is done (R2). ``DeadlineList``
+    /// stores it only when it moves (most frames leave it where it was).
     @inline(__always) mutating func syncDeadline(_ r: Int, _ deadline: Timestamp?) {
-        let due = instances[r].phase.isFinal ? Int64.max : deadline?.microseconds ?? Int64.max
-        if deadlines[r] != due { deadlines[r] = due }
+        deadlines[r] = instances[r].phase.isFinal ? Int64.max : deadline?.microseconds ?? Int64.max
     }
 
     // MARK: - Dispatch to the machines (through the registry: specialised, no existentials)
@@ -665,4 +661,42 @@ extension DecisionReason {
 final class GateBox: @unchecked Sendable {
     var gate: ContactGate
     init(_ gate: ContactGate) { self.gate = gate }
+}
+
+/// The recognizers' deadlines in µs (`Int64.max`: none), then the stage's, if any. The earliest is
+/// found again only after one changed: the arena asks after every input, and most frames set no
+/// timer and clear none.
+struct DeadlineList {
+    private var values: [Int64]
+    private var earliestValue = Int64.max
+    private var changed = false
+
+    init(count: Int) {
+        values = Array(repeating: Int64.max, count: count)
+    }
+
+    var count: Int { values.count }
+
+    subscript(r: Int) -> Int64 {
+        get { values[r] }
+        set {
+            guard values[r] != newValue else { return }
+            values[r] = newValue
+            changed = true
+        }
+    }
+
+    mutating func append(_ deadline: Int64) {
+        values.append(deadline)
+        changed = true
+    }
+
+    /// The earliest deadline, `Int64.max` when there is none.
+    mutating func earliest() -> Int64 {
+        if changed {
+            changed = false
+            earliestValue = values.min() ?? Int64.max
+        }
+        return earliestValue
+    }
 }
