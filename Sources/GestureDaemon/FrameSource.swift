@@ -368,8 +368,9 @@ final class LiveFrameSource: FrameSource {
     private func read(_ device: TouchDevice, _ path: FramePath, wallNow: Int64) -> Int64? {
         let outcome = device.read(into: &frames)
         if device.isCapturing { path.recorded(device.takeCaptured(), device: device.id) }
-        if let first = frames.first { lag = max(lag, wallNow - first.time.microseconds) }
-        let newest = frames.last?.time.microseconds
+        let times = frames.times
+        if let times { lag = max(lag, wallNow - times.first.microseconds) }
+        let newest = times?.last.microseconds
         path.process(&frames)
         switch outcome {
         case .drained:

@@ -36,6 +36,20 @@ import TouchValues
         #expect(assembler.liveTouchCount == 1)
     }
 
+    @Test("a frame buffer's times are its first and last frame's, none when it holds none")
+    func bufferTimes() {
+        var buffer = TouchFrameBuffer()
+        #expect(buffer.times == nil)
+        buffer.append(TouchFrame(device: DeviceID(1), time: Timestamp(microseconds: 5), touches: []))
+        #expect(buffer.times?.first == Timestamp(microseconds: 5))
+        #expect(buffer.times?.last == Timestamp(microseconds: 5))
+        buffer.append(TouchFrame(device: DeviceID(1), time: Timestamp(microseconds: 9), touches: []))
+        #expect(buffer.times?.first == Timestamp(microseconds: 5))
+        #expect(buffer.times?.last == Timestamp(microseconds: 9))
+        buffer.removeAll()
+        #expect(buffer.times == nil)
+    }
+
     @Test("a SYN_REPORT that changes nothing makes no frame")
     func unchangedReport() throws {
         var e = EventList()

@@ -51,6 +51,7 @@ extension DeviceArena {
             switch phase {
             case .active:
                 instances[r].phase = .ended
+                resetScanDue = true
                 deadlines[r] = Int64.max
                 emit(r, .ended, report, c, into: &events)
             case .held: held[r]?.end = report
@@ -157,11 +158,13 @@ extension DeviceArena {
             if let change = waited?.change { emit(r, .changed, change, c, into: &events) }
             if let end = waited?.end {
                 instances[r].phase = .ended
+                resetScanDue = true
                 deadlines[r] = Int64.max
                 emit(r, .ended, end, c, into: &events)
             }
         } else {
             instances[r].phase = .recognized
+            resetScanDue = true
             deadlines[r] = Int64.max
             emit(r, .recognized, report, c, into: &events)
         }
@@ -203,6 +206,7 @@ extension DeviceArena {
     mutating func fail(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         failures.failed(c.kinds[r])
         instances[r].phase = .failed
+        resetScanDue = true
         held[r] = nil
         deadlines[r] = Int64.max
         for o in c.dependents[r] where instances[o].phase == .held {
@@ -229,6 +233,7 @@ extension DeviceArena {
     /// active → cancelled, reporting the gesture as it stands.
     mutating func cancel(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         instances[r].phase = .cancelled
+        resetScanDue = true
         deadlines[r] = Int64.max
         emit(r, .cancelled, snapshot(r, c.kinds[r], at: time), c, into: &events)
     }

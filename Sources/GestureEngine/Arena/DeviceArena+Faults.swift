@@ -67,6 +67,7 @@ extension DeviceArena {
             case .active: cancel(r, at: now, c, into: &events)
             case .possible, .held:
                 instances[r].phase = .failed
+                resetScanDue = true
                 held[r] = nil
             case .recognized, .ended, .cancelled, .failed: continue
             }

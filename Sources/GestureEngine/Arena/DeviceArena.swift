@@ -80,6 +80,12 @@ struct DeviceArena {
     let scale: MeasuringScale
     var table = TouchTable()
     var instances: [Instance]
+    /// Whether ``finishCycle(_:)`` must look for final recognizers to reset (R2): one became
+    /// final since it last looked. A touch that lifted since then (a bit of ``liveAtLastCycle``
+    /// gone from the table) makes it look too; otherwise no final recognizer can have lost its
+    /// last touch, and most frames skip the scan.
+    var resetScanDue = true
+    private var liveAtLastCycle: UInt64 = 0
     /// Each recognizer's deadline in µs (`Int64.max`: none), and the earliest of them.
     var deadlines: DeadlineList
     private(set) var earliestDeadline = Int64.max
@@ -472,9 +478,13 @@ struct DeviceArena {
 
     /// Resets recognizers whose cycle is over (R2) and frees slots nobody refers to any more.
     mutating func finishCycle(_ c: CompiledSet) {
-        for r in 0..<instances.count where instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
-            reset(r, c)
+        if resetScanDue || liveAtLastCycle & ~table.live != 0 {
+            resetScanDue = false
+            for r in 0..<instances.count where instances[r].phase.isFinal && instances[r].seen & table.live == 0 {
+                reset(r, c)
+            }
         }
+        liveAtLastCycle = table.live
         // Slots kept past their touch's lift (neither down nor waiting for the views): freed
         // unless a recognizer still counts them among its touches.
         let kept = table.allocated & ~(table.live | table.viewPending)

@@ -20,6 +20,12 @@ public struct TouchFrameBuffer: RandomAccessCollection, Sendable {
         return storage[position]
     }
 
+    /// The times of the first and the last frame held, nil when there is none: read in place,
+    /// where `first` and `last` copy a frame out (retaining and releasing its touch list).
+    public var times: (first: Timestamp, last: Timestamp)? {
+        count == 0 ? nil : (storage[0].time, storage[count - 1].time)
+    }
+
     /// Forgets the frames but keeps their storage for the next ones.
     public mutating func removeAll() { count = 0 }
 
