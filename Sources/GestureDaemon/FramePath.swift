@@ -52,8 +52,7 @@ final class FramePath {
         self.interest = interest
         self.server = server
         self.logger = logger
-        self.engine.explains = interest.takesExplanations
-        reportTouchMovesIfWanted()
+        followInterest()
         publishRecognizers()
     }
 
@@ -201,9 +200,7 @@ final class FramePath {
     func publishEvents() {
         if let fresh = server?.interest(newerThan: interest.version) {
             interest = fresh
-            // The engine explains only while a reader takes explanations.
-            engine.explains = interest.takesExplanations
-            reportTouchMovesIfWanted()
+            followInterest()
         }
         guard !events.isEmpty else { return }
         if !panelLabels.isEmpty { logPanelEvents() }
@@ -270,6 +267,15 @@ final class FramePath {
 
     /// The event node of the panel's mirror while it is grabbed.
     func mirrorNode(_ device: DeviceID) -> String? { passthrough.mirrorNode(device) }
+
+    /// The engine makes what some reader takes only: explanations while one takes them, the
+    /// gestures of the kinds one takes, the views' moves as ``reportTouchMovesIfWanted()`` says.
+    private func followInterest() {
+        engine.explains = interest.takesExplanations
+        let kinds = interest.kindsTaken
+        if engine.reportedKinds != kinds { engine.reportedKinds = kinds }
+        reportTouchMovesIfWanted()
+    }
 
     /// The engine makes the views' `moved` and `stationary` events — most of a frame's events —
     /// only while someone takes them: a reader of raw touches, or a mirrored panel.

@@ -36,6 +36,24 @@ public struct GestureEngine: Sendable {
         didSet { for i in arenas.indices { arenas[i].reportingMoves = reportsTouchMoves } }
     }
 
+    /// The kinds whose `gesture` events the engine makes; nil (the default): every kind. A kind
+    /// left out is recognized, arbitrated and counted (``reportCounts``) as ever — every decision
+    /// is the same — but its reports make no event, for a caller with no one to hand them to (the
+    /// daemon, for the kinds no client takes: a client of swipes does not pay for the pan's,
+    /// the pinch's and the rotation's every frame).
+    public var reportedKinds: Set<GestureKind>? {
+        didSet {
+            let mask = Self.kindMask(reportedKinds)
+            for i in arenas.indices { arenas[i].reportedKinds = mask }
+        }
+    }
+
+    /// One bit a kind (``GestureKind/index``), every bit for nil.
+    private static func kindMask(_ kinds: Set<GestureKind>?) -> UInt32 {
+        guard let kinds else { return .max }
+        return kinds.reduce(0) { $0 | 1 << $1.index }
+    }
+
     /// Frames for devices that were never added (or were removed); they are ignored.
     public private(set) var unknownDeviceFrames = 0
 
@@ -103,6 +121,7 @@ public struct GestureEngine: Sendable {
         arena.clientsConnected = connectedClients
         arena.explaining = explains
         arena.reportingMoves = reportsTouchMoves
+        arena.reportedKinds = Self.kindMask(reportedKinds)
         if panel.isActive { arena.placeGate(ContactGate(device: device, settings: panel, at: time)) }
         arenas.append(arena)
         arenaDevices.append(device.id)

@@ -110,6 +110,14 @@ public struct Interest: Sendable {
         gestureKinds = kinds.map(Array.init)
     }
 
+    /// The kinds of gesture some reader may take (``mayTake(gestureOf:)``): none when nobody
+    /// takes gestures, nil when a reader takes every kind. The engine makes the events of these
+    /// kinds only (``GestureEngine/reportedKinds``).
+    public var kindsTaken: Set<GestureKind>? {
+        guard takesGestures else { return [] }
+        return gestureKinds.map(Set.init)
+    }
+
     /// Whether some reader may take a gesture of `kind`: false rules it out at the cost of a
     /// comparison or two (a client of swipes does not pay for the pan's every frame); true leaves
     /// it to ``audience(of:device:)``.

@@ -26,7 +26,8 @@ import Testing
 /// - nothing is left held once every finger lifted and every timer ran out;
 /// - the engine's switches change nothing else: a case run with explanations emits the same
 ///   gestures and view events without them, one run without the views' moves the same as with
-///   them, but the moves.
+///   them, but the moves, and one run with some kinds' gesture events left out the same as with
+///   them, but those events.
 ///
 /// With a stage before the arena (``PanelSettings``, about half the cases), against a model of
 /// it written here from docs/ARBITRATION.md ("Before the arena"), not taken from the engine:
@@ -130,6 +131,18 @@ struct ViewStreamPropertyTests {
             let without = try run(quiet)
             if without != log { return "explaining changed what the engine emitted: " + difference(log, without, c) }
         }
+        // Every other kind (which ones moves with the seed) makes no gesture event.
+        var fewerKinds = c
+        let kept = Set(GestureKind.allCases.filter { ($0.index + Int(c.seed % 2)) % 2 == 0 })
+        fewerKinds.reportedKinds = kept
+        let keptEvents = log.filter {
+            if case .gesture(let g)? = $0.event { kept.contains(g.report.kind) } else { true }
+        }
+        let withFewerKinds = try run(fewerKinds)
+        if withFewerKinds != keptEvents {
+            return "leaving kinds out of the gesture events changed more than their events: "
+                + difference(keptEvents, withFewerKinds, c)
+        }
         if !c.reportsTouchMoves {
             var moving = c
             moving.reportsTouchMoves = true
@@ -156,11 +169,16 @@ struct ViewStreamPropertyTests {
         var engine = try GestureEngine(configuration: c.configuration)
         engine.reportsTouchMoves = c.reportsTouchMoves
         engine.explains = c.explains
+        // Set before the device is added in half the cases, after it in the others: an arena
+        // takes the engine's setting when it starts and when it changes.
+        let early = c.seed % 4 < 2
+        if early { engine.reportedKinds = c.reportedKinds }
         if c.panel.isActive {
             engine.addDevice(RandomTouchCase.device, panel: c.panel, at: RandomTouchCase.origin)
         } else {
             engine.addDevice(RandomTouchCase.device)
         }
+        if !early { engine.reportedKinds = c.reportedKinds }
         var log: [Emitted] = []
         var stepper = DeadlineStepper { at, event in
             if case .explanation = event { return }

@@ -26,6 +26,7 @@ import Testing
             #expect(interest.decided(Self.gesture("tap")) == nil)
             #expect(interest.decided(.touch(Sample.touch(1))) == nil)
             #expect(interest.decided(.device(DeviceMessage(event: .added, device: Sample.device))) != nil)
+            #expect(interest.kindsTaken == [], "the engine makes no gesture event for nobody")
         }
     }
 
@@ -40,6 +41,7 @@ import Testing
             var interest = try Self.current(f.server)
             #expect(interest.decided(Self.gesture("pan")) != nil)
             #expect(interest.decided(Self.gesture("tap")) == nil)
+            #expect(interest.kindsTaken == nil, "a filter by name: its recognizer may be of any kind")
             #expect(!interest.takesTouches && interest.decided(.touch(Sample.touch(1))) == nil)
             // A client's own recognizer goes to that client only.
             #expect(interest.decided(Self.gesture("pan", owner: .client(hello.client))) != nil)
@@ -51,6 +53,7 @@ import Testing
             #expect(interest.decided(.touch(Sample.touch(1, region: "root"))) != nil)
             #expect(interest.decided(.touch(Sample.touch(1, region: "keypad"))) == nil)
             #expect(interest.decided(Self.gesture("tap")) != nil, "the touch subscriber takes every gesture of root")
+            #expect(interest.kindsTaken == nil, "a subscriber without a kind filter: every kind")
 
             try await pans.send(#"{"type":"unsubscribe","id":2}"#)
             _ = try await pans.next(ofType: "ok")
@@ -60,6 +63,20 @@ import Testing
             try await f.delegate!.log.wait(for: "the disconnect") { $0.disconnected.count == 1 }
             interest = try Self.current(f.server)
             #expect(!interest.takesTouches && !interest.takesGestures)
+            #expect(interest.kindsTaken == [])
+        }
+    }
+
+    @Test func `the engine is asked for the gestures of the kinds subscribed to, every kind once a subscriber has no kind filter`()
+        async throws
+    {
+        try await ServerFixture.with { f in
+            _ = try await f.subscriber(#""kinds":["swipe","tap"]"#)
+            #expect(try Self.current(f.server).kindsTaken == [.swipe, .tap])
+            _ = try await f.subscriber(#""kinds":["pan"]"#)
+            #expect(try Self.current(f.server).kindsTaken == [.swipe, .tap, .pan])
+            _ = try await f.subscriber(#""touches":true"#)
+            #expect(try Self.current(f.server).kindsTaken == nil)
         }
     }
 }

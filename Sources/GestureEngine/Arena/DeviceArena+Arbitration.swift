@@ -255,6 +255,7 @@ extension DeviceArena {
         var shape: String?
         if let index = report.shape { shape = c.shapeNames[r]?[index] }
         reports.count(r, state)
+        guard reportedKinds & 1 << c.kinds[r].index != 0 else { return }
         // The memberwise initializers (GestureEvent): the event is assembled in place, with no copy
         // of it made and destroyed on the way into the caller's buffer.
         events.append(

@@ -96,6 +96,7 @@ extension DeviceArena {
         clientsConnected = old.clientsConnected
         explaining = old.explaining
         reportingMoves = old.reportingMoves
+        reportedKinds = old.reportedKinds
         droppedTouches = old.droppedTouches
         failures = old.failures
         // The old set's counters were folded by name (``GestureEngine/install(_:at:into:)``).

@@ -124,6 +124,9 @@ struct DeviceArena {
     var explaining = false
     /// Whether the views are told of touches that move or stay (``GestureEngine/reportsTouchMoves``).
     var reportingMoves = true
+    /// The kinds whose reports make `gesture` events, one bit a kind
+    /// (``GestureEngine/reportedKinds``).
+    var reportedKinds = UInt32.max
     /// Touches that found no free slot (more than 64 at once) and were ignored.
     var droppedTouches = 0
     /// Recognizers that failed, by kind and reason, and their reports (the daemon's metrics).

@@ -49,6 +49,9 @@ struct RandomTouchCase {
     var configuration = EngineConfiguration()
     var reportsTouchMoves = true
     var explains = false
+    /// The kinds whose gesture events the engine makes (``GestureEngine/reportedKinds``); nil:
+    /// every kind. Not drawn: ViewStreamPropertyTests runs each case again with some left out.
+    var reportedKinds: Set<GestureKind>?
     /// The stage before the arena; inactive in about half the cases.
     var panel = PanelSettings()
     var steps: [Step] = []
