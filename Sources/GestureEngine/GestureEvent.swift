@@ -234,11 +234,4 @@ public enum EngineEvent: Sendable, Equatable {
     /// What the stage before a panel's arena did: a wake, idle, active, a stuck contact ended,
     /// and (only while ``GestureEngine/explains`` is on) each contact it kept from everyone.
     case panel(PanelEvent)
-
-    /// The kind of a gesture's event, nil for the other events: read in place, without copying
-    /// the event's payload (a gesture's is ~400 bytes) out of the array that holds it.
-    @inlinable public var gestureKind: GestureKind? {
-        guard case .gesture(let g) = self else { return nil }
-        return g.report.kind
-    }
 }

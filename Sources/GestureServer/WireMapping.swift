@@ -40,9 +40,7 @@ public struct WireMapping {
             // Each case decided where the event lies in the array: handing `events[i]` on copies
             // the whole event out of it and destroys the copy after (~480 instructions for a
             // gesture, whose report is ~300 bytes and three strings), where a gesture's case copies
-            // its payload alone (~220), and a gesture of a kind nobody takes, raw touches and
-            // explanations nobody takes cost nothing: its kind is read in place.
-            if let kind = events[i].gestureKind, !interest.mayTake(gestureOf: kind) { continue }
+            // its payload alone (~220), and raw touches and explanations nobody takes cost nothing.
             let publication: Publication?
             switch events[i] {
             case .gesture(let g): publication = self.publication(of: g, deviceOf: descriptor, for: interest)
