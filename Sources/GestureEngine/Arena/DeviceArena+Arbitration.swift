@@ -50,8 +50,7 @@ extension DeviceArena {
             let phase = instances[r].phase
             switch phase {
             case .active:
-                instances[r].phase = .ended
-                resetScanDue = true
+                enterFinal(r, .ended)
                 deadlines[r] = Int64.max
                 emit(r, .ended, report, c, into: &events)
             case .held: held[r]?.end = report
@@ -157,14 +156,12 @@ extension DeviceArena {
             emit(r, .began, report, c, into: &events)
             if let change = waited?.change { emit(r, .changed, change, c, into: &events) }
             if let end = waited?.end {
-                instances[r].phase = .ended
-                resetScanDue = true
+                enterFinal(r, .ended)
                 deadlines[r] = Int64.max
                 emit(r, .ended, end, c, into: &events)
             }
         } else {
-            instances[r].phase = .recognized
-            resetScanDue = true
+            enterFinal(r, .recognized)
             deadlines[r] = Int64.max
             emit(r, .recognized, report, c, into: &events)
         }
@@ -205,8 +202,7 @@ extension DeviceArena {
     /// possible/held → failed (no report); recognizers held on this one try again (R4).
     mutating func fail(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
         failures.failed(c.kinds[r])
-        instances[r].phase = .failed
-        resetScanDue = true
+        enterFinal(r, .failed)
         held[r] = nil
         deadlines[r] = Int64.max
         for o in c.dependents[r] where instances[o].phase == .held {
@@ -232,8 +228,7 @@ extension DeviceArena {
 
     /// active → cancelled, reporting the gesture as it stands.
     mutating func cancel(_ r: Int, at time: Timestamp, _ c: CompiledSet, into events: inout [EngineEvent]) {
-        instances[r].phase = .cancelled
-        resetScanDue = true
+        enterFinal(r, .cancelled)
         deadlines[r] = Int64.max
         emit(r, .cancelled, snapshot(r, c.kinds[r], at: time), c, into: &events)
     }

@@ -66,8 +66,7 @@ extension DeviceArena {
             switch instances[r].phase {
             case .active: cancel(r, at: now, c, into: &events)
             case .possible, .held:
-                instances[r].phase = .failed
-                resetScanDue = true
+                enterFinal(r, .failed)
                 held[r] = nil
             case .recognized, .ended, .cancelled, .failed: continue
             }

@@ -81,10 +81,10 @@ struct DeviceArena {
     var table = TouchTable()
     var instances: [Instance]
     /// Whether ``finishCycle(_:)`` must look for final recognizers to reset (R2): one became
-    /// final since it last looked. A touch that lifted since then (a bit of ``liveAtLastCycle``
-    /// gone from the table) makes it look too; otherwise no final recognizer can have lost its
-    /// last touch, and most frames skip the scan.
-    var resetScanDue = true
+    /// final since it last looked (``enterFinal(_:_:)``). A touch that lifted since then (a bit of
+    /// ``liveAtLastCycle`` gone from the table) makes it look too; otherwise no final recognizer
+    /// can have lost its last touch, and most frames skip the scan.
+    private var resetScanDue = true
     private var liveAtLastCycle: UInt64 = 0
     /// Each recognizer's deadline in µs (`Int64.max`: none), and the earliest of them.
     var deadlines: DeadlineList
@@ -477,6 +477,13 @@ struct DeviceArena {
         deadlines[r] = Int64.max
         held[r] = nil
         resetMachine(r, c.kinds[r])
+    }
+
+    /// Puts recognizer `r` in the final state `phase` (R2): its input is ignored until all its
+    /// touches lift, then ``finishCycle(_:)`` resets it.
+    @inline(__always) mutating func enterFinal(_ r: Int, _ phase: Phase) {
+        instances[r].phase = phase
+        resetScanDue = true
     }
 
     /// Resets recognizers whose cycle is over (R2) and frees slots nobody refers to any more.
