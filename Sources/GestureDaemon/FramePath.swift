@@ -130,10 +130,9 @@ final class FramePath {
         if pendingSince == 0 { pendingSince = framesCarryMonotonicTime ? frame.time.microseconds : arrival }
     }
 
-    /// Fires the timers due by `time`. The loop calls it on every wake-up; the engine is entered
-    /// only when its ``GestureEngine/nextDeadline`` (always up to date) is due.
+    /// Fires the timers due by `time`.
     func advance(to time: Timestamp) {
-        if let due = engine.nextDeadline, due <= time { engine.advance(to: time, into: &events) }
+        engine.advance(to: time, into: &events)
         publishEvents()
     }
 

@@ -173,8 +173,11 @@ public struct GestureEngine: Sendable {
         arenas[i].process(frame, definitions.compiled, into: &events)
     }
 
-    /// Fires every deadline up to `time`, earliest first (R7).
+    /// Fires every deadline up to `time`, earliest first (R7). ``nextDeadline`` is up to date, as
+    /// in ``process(_:into:)``: with no timer due there is nothing to fire, nor to recompute (a
+    /// caller may call this on every wake-up).
     public mutating func advance(to time: Timestamp, into events: inout [EngineEvent]) {
+        guard let next = nextDeadline, next <= time else { return }
         fireDeadlines(upTo: time, into: &events)
         updateDeadline()
     }
