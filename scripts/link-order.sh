@@ -7,7 +7,7 @@
 # every few frames, so the publishing path is placed too), counted by callgrind after a warm-up:
 # every function called at least once per hundred frames — and the live source's own
 # (`LiveFrameSource`'s read, the loop's wait), which a replay does not run. Side by side they take
-# a few dozen pages where they were spread over ~120: a guest under TCG pays for every code page a
+# ~50 pages where they were spread over ~110: a guest under TCG pays for every code page a
 # wake-up first reaches (docs/PERFORMANCE.md, "The frame path's pages").
 # Then start-up: the functions the daemon runs from exec to READY with a configuration loaded, in
 # the order callgrind lists them, so start-up faults in a few hundred KB of text instead of
@@ -80,10 +80,10 @@ python3 - "$work/frames.out" "$work/startup.out" "$work/symbols" > Sources/gestu
 import collections, re, sys
 
 def functions_of(path):
-    """(function, calls into it) of our binary in callgrind's listing order."""
+    """The functions of our binary in callgrind's listing order, and the calls into each function
+    (by name: the symbol table below keeps ours)."""
     objects, names, calls, order = {}, {}, collections.Counter(), []
     current = callee = None
-    callee_object = None
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
         m = re.match(r"(c?ob)=\((\d+)\)(?: (.*))?$", line)
@@ -92,26 +92,20 @@ def functions_of(path):
                 objects[m.group(2)] = m.group(3)
             if m.group(1) == "ob":
                 current = objects.get(m.group(2))
-            else:
-                callee_object = objects.get(m.group(2))
             continue
         m = re.match(r"(c?fn)=\((\d+)\)(?: (.*))?$", line)
         if m:
             if m.group(3):
                 names[m.group(2)] = re.sub(r"'\d+$", "", m.group(3))  # callgrind's recursion marks
             name = names[m.group(2)]
-            if m.group(1) == "fn":
-                callee_object = current
-                if current and current.endswith("/gestured") and name not in order:
-                    order.append(name)
-            else:
-                callee = name if callee_object and callee_object.endswith("/gestured") else None
+            if m.group(1) == "cfn":
+                callee = name
+            elif current and current.endswith("/gestured") and name not in order:
+                order.append(name)
             continue
         m = re.match(r"calls=(\d+)", line)
         if m:
-            if callee:
-                calls[callee] += int(m.group(1))
-            callee_object = current  # a call names its object only when it is another one
+            calls[callee] += int(m.group(1))
     return order, calls
 
 symbols = set(open(sys.argv[3]).read().split())
