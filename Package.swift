@@ -8,13 +8,13 @@ let strict = Context.environment["GESTURED_STRICT"] != nil
 // Release builds leave out the run-time exclusivity checks (`-enforce-exclusivity=unchecked`):
 // every access to a class's stored property on the frame path (the input loop's engine and event
 // buffer, a device's frame assembler, each session) cost a `swift_beginAccess`/`endAccess` pair,
-// 2–3 % of the daemon's CPU on the peer bench (docs/PERFORMANCE.md, "Frame path"). Debug builds —
+// 2–3 % of the daemon's CPU on the peer bench (docs/performance-history.md, "Frame path"). Debug builds —
 // every test run — keep them, so a conflicting access still traps there.
 let swiftSettings: [SwiftSetting] =
     (strict ? [.treatAllWarnings(as: .error)] : [])
     + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
-// The daemon's release link on Linux (docs/PERFORMANCE.md, "Footprint"): lld instead of gold, so
+// The daemon's release link on Linux (docs/performance-history.md, "Footprint"): lld instead of gold, so
 // that relative relocations are packed (RELR; glibc ≥ 2.36, Debian 12's), our symbols are not
 // exported (nothing loads the binary's symbols dynamically), and the functions a frame runs, then
 // those start-up runs, are placed side by side (Sources/gestured/link.order, made by
@@ -79,7 +79,7 @@ let package = Package(
         // The configuration's YAML library is libyaml (maintained, in every distribution, the C
         // library behind PyYAML and Yams), reached through our thin YAMLCoding target. Yams, its
         // Swift wrapper, was used before and dropped: it imports all of Foundation, whose ICU data
-        // and code made up two thirds of the static binary (docs/PERFORMANCE.md, "Footprint").
+        // and code made up two thirds of the static binary (docs/performance-history.md, "Footprint").
         .systemLibrary(
             name: "CYaml",
             pkgConfig: "yaml-0.1",

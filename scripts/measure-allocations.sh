@@ -1,6 +1,6 @@
 #!/bin/sh
-# How many heap allocations the daemon makes per published line (docs/PERFORMANCE.md, "Before and
-# after: per-line cost"): `gestured run --replay REC --loop` at its own pace with one client (`gestured
+# How many heap allocations the daemon makes per published line (docs/performance-history.md, "Before
+# and after: per-line cost"): `gestured run --replay REC --loop` at its own pace with one client (`gestured
 # listen`, swipes and pans unless LISTEN says otherwise), malloc, calloc, realloc and
 # posix_memalign counted in the daemon by an LD_PRELOAD shim; the counts after WARM seconds and
 # SECONDS later, and the lines the client printed in between. Compare two builds in one sitting:

@@ -8,7 +8,7 @@
 # the VM charges beyond instructions.
 #
 # usage: scripts/measure-breadth.sh [BINARY] [SECONDS]  (default .build/release/gestured, 240)
-# Environment: RECORDING (default examples/recordings/demo.evemu; docs/PERFORMANCE.md uses the
+# Environment: RECORDING (default examples/recordings/demo.evemu; docs/PERFORMANCE.md's pages row uses the
 # peer bench's stream, `scripts/peer/gen_evemu.py 12000`), SPEED (default 0.02: lackey runs ~1 M
 # instructions a second, so frames are paced far apart and each wake-up is one frame), METRICS=1
 # (the daemon gets a metrics socket, as from gestured-metrics.socket, through

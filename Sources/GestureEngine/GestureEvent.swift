@@ -102,7 +102,7 @@ public struct TouchIDList: Sendable, Sequence, Hashable {
 /// makes one), which assemble the event in place in the caller's buffer; a hand-written
 /// initializer's assignments to `self` make the optimizer copy the whole event and destroy the
 /// original (the optional `shape` string defeats it), about 200 instructions per event
-/// (docs/PERFORMANCE.md, "Engine").
+/// (docs/performance-history.md, "Engine").
 @dynamicMemberLookup
 public struct GestureEvent: Sendable, Equatable {
     /// Who defined the recognizer: only its owner receives a client's gestures.

@@ -12,7 +12,7 @@ import Foundation
 /// by hand from their tables of fields (``WireMessage``), straight into a reused buffer; every
 /// other message goes through Foundation's `JSONEncoder` (``GestureProtocol/makeEncoder()``).
 /// The hand-written lines are byte for byte what `JSONEncoder` gives (a property test compares
-/// the two on random messages), about ten times faster (docs/PERFORMANCE.md, "Socket"). A number JSON cannot carry (NaN, infinity) is
+/// the two on random messages), about ten times faster (docs/performance-history.md, "Socket"). A number JSON cannot carry (NaN, infinity) is
 /// an `EncodingError`, as with `JSONEncoder`.
 ///
 /// Not thread-safe: one per thread or per event loop.
@@ -219,7 +219,7 @@ struct JSONWriter {
     /// are `description`'s (a property test compares them on random values of every magnitude):
     /// the digits without trailing zeros, and Swift's exponent below 1e-4 (`6.1e-05`). Swift's
     /// shortest round-trip formatting costs ~1 200 instructions a number; this, ~150 with its checks
-    /// (docs/PERFORMANCE.md, "Before and after: per-line cost").
+    /// (docs/performance-history.md, "Before and after: per-line cost").
     private mutating func decimal(_ value: Double) -> Bool {
         let magnitude = value.magnitude
         guard magnitude < 1e9 else { return false }
@@ -326,7 +326,7 @@ private struct DigitSink: TextOutputStream {
 
 /// The line being written: a growable byte buffer written through a pointer, so that the ~600
 /// bytes of a `gesture` line cost no uniqueness or bounds check per byte (an `[UInt8]` in the
-/// writer cost ~280 instructions per key; docs/PERFORMANCE.md, "Frame path"). Owned by one
+/// writer cost ~280 instructions per key; docs/performance-history.md, "Frame path"). Owned by one
 /// ``JSONWriter``; never shared.
 final class LineBytes {
     private var base: UnsafeMutablePointer<UInt8>

@@ -18,7 +18,7 @@ import Musl
 ///
 /// Not SwiftNIO: NIO cannot watch the evdev fds without reading them itself (libevdev must), so
 /// a NIO server costs the input thread a hop and a second thread a wake-up per frame; measured
-/// in docs/PERFORMANCE.md ("One wake-up per frame"). SwiftNIO still serves the WebSocket endpoint.
+/// in docs/performance-history.md ("one wake-up per frame"). SwiftNIO still serves the WebSocket endpoint.
 final class ServerLoop {
     private enum Token {
         static let mailbox: UInt64 = 0

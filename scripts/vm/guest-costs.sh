@@ -4,7 +4,7 @@
 # sleeps between frames as the daemon does — each data page touched, each distinct function
 # reached, and sleeping in epoll_wait with a timeout rather than without one.
 # docs/performance-history.md ("Frame path", fifth step) has the figures and what they mean for
-# the daemon; docs/PERFORMANCE.md ("The recognizers' share, in rounds") the timeout's.
+# the daemon; docs/performance-history.md ("The recognizers' share, in rounds") the timeout's.
 #
 # usage: scripts/vm/guest-costs.sh [ITERATIONS]   (gcc, python3; the VM harness installs the rest)
 set -euo pipefail

@@ -190,7 +190,7 @@ enum EventLineParser {
     /// a character, a third of the general path's instructions, and the timestamp and the type
     /// and code compared as words with those read before (`repeats`: the line before's timestamp,
     /// the fields of earlier lines) and taken from them when they are the same (the replay reads
-    /// every line of a recording on every pass; docs/PERFORMANCE.md, "Frame path"). Nil for any
+    /// every line of a recording on every pass; docs/performance-history.md, "Frame path"). Nil for any
     /// other line, which ``parseAny(_:from:)`` then reads or reports; for a line both read, they
     /// read the same event (EventLineParserTests).
     static func parseRecorded(
