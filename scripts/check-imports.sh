@@ -5,7 +5,8 @@
 # the graph the code has. A module reached only through another target's dependencies builds
 # today and breaks the day that other edge goes. The toolchain's own modules
 # (Foundation, Glibc, Testing, …) need no declaration. Prints every undeclared import as
-# FILE:LINE, and every unused edge, and exits 1 if there is one. Run by scripts/test.sh.
+# FILE:LINE, and every unused edge, and exits 1 if there is one. Also holds README.md's layout
+# table to Package.swift's targets. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,5 +82,45 @@ for target, banned in boundaries.items():
 sys.exit(status)
 ' <<< "$package" || status=1
 
-if [ "$status" -eq 0 ]; then echo "every import is declared in Package.swift, every declared dependency is imported, and no target crosses a boundary"; fi
+# README.md's layout table (the table under its "Layout" heading) names every target under Sources/
+# and Plugins/ and no target that is not there: a newcomer reads the package's map there.
+python3 -c '
+import json, re, sys
+targets = json.load(sys.stdin)["targets"]
+expected = set()
+for t in targets:
+    if t["type"] == "test" or t.get("path"):
+        continue
+    expected.add(("Plugins/" if t["type"] == "plugin" else "Sources/") + t["name"])
+lines = open("README.md").read().split("\n")
+heading = next((i for i, l in enumerate(lines) if re.match(r"#+ +Layout *$", l)), None)
+if heading is None:
+    print("README.md: no \"Layout\" heading")
+    sys.exit(1)
+listed = set()
+for l in lines[heading + 1:]:
+    if l.startswith("#"):
+        break
+    if not l.startswith("|"):
+        continue
+    # The first cell: `Sources/A`, `B`, `C` names Sources/A, Sources/B and Sources/C.
+    prefix = None
+    for path in re.findall(r"`([^`]+)`", l.split("|")[1]):
+        match = re.match(r"(Sources|Plugins)/([^/]+)/?$", path)
+        if match:
+            prefix = match.group(1)
+            listed.add(prefix + "/" + match.group(2))
+        elif prefix and "/" not in path:
+            listed.add(prefix + "/" + path)
+status = 0
+for path in sorted(expected - listed):
+    print(f"README.md: the layout table lacks {path}, a target in Package.swift")
+    status = 1
+for path in sorted(listed - expected):
+    print(f"README.md: the layout table lists {path}, which Package.swift has no target for")
+    status = 1
+sys.exit(status)
+' <<< "$package" || status=1
+
+if [ "$status" -eq 0 ]; then echo "every import is declared in Package.swift, every declared dependency is imported, no target crosses a boundary, and README.md's layout table lists every target"; fi
 exit "$status"
