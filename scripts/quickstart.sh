@@ -15,6 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/build-as-owner.sh
+require_swift
 scripts/setup-debian.sh
 say "building gestured (release, no link-time optimization; a fresh clone takes 2–3 minutes)"
 build_as_owner swift build -c release --product gestured >&2
