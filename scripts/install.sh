@@ -1,23 +1,32 @@
 #!/bin/bash
 # Installs gestured: the binary, the systemd units, the sysusers file, the udev rules and the
-# built-in configuration (kept if one exists). Run as root from the repository:
+# built-in configuration (kept if one exists). Run it from the repository, as yourself:
 #
-#   sudo scripts/install.sh            build (release, static Swift stdlib) and install
-#   sudo scripts/install.sh --enable   … and enable + start gestured.socket and gestured.service
+#   scripts/install.sh            build (release, static Swift stdlib, LTO) and install
+#   scripts/install.sh --enable   … and enable + start gestured.socket and gestured.service
 #
-# DESTDIR=/some/root installs into a staging tree instead (packaging; nothing is started then).
+# The build runs as the checkout's owner (.build/ stays yours; as root too), and only the
+# installing asks for root (sudo). DESTDIR=/some/root installs into a staging tree instead
+# (nothing is started then); GESTURED_BINARY=FILE installs that binary instead of building.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/build-as-owner.sh
 ENABLE=0
 [ "${1:-}" = "--enable" ] && ENABLE=1
 DESTDIR=${DESTDIR:-}
 BIN=${GESTURED_BINARY:-}
 
 if [ -z "$BIN" ]; then
+    require_swift
     scripts/setup-debian.sh
     source scripts/shipped-build.sh
-    swift build "${SHIPPED_BUILD[@]}" --product gestured >&2
-    BIN=$(swift build "${SHIPPED_BUILD[@]}" --show-bin-path)/gestured
+    say "building gestured as shipped (release, static Swift runtime, link-time optimization)"
+    build_as_owner swift build "${SHIPPED_BUILD[@]}" --product gestured >&2
+    BIN=$(build_as_owner swift build "${SHIPPED_BUILD[@]}" --show-bin-path)/gestured
+fi
+if [ "$(id -u)" != 0 ] && [ -z "$DESTDIR" ]; then
+    say "installing as root (sudo): the binary, the units, the udev rules, the configuration"
+    exec sudo GESTURED_BINARY="$BIN" "$0" "$@"
 fi
 
 install -D -m 0755 "$BIN" "$DESTDIR/usr/local/bin/gestured"

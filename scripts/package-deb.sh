@@ -153,17 +153,22 @@ install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/ve
 "$gestured" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_gestured"
 "$gestured" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/gestured.fish"
 
-# Documentation: copyright and changelog (Debian's names), and the guides the configuration
-# header and the man pages point to.
+# Documentation: copyright and changelog (Debian's names), every guide the configuration header,
+# the help texts and the man pages point to, and examples/ as it is (recordings to replay, files
+# to copy; not compressed, so they are used where they are): scripts/test-package.sh finds every
+# path a help text names installed.
 doc=$root/usr/share/doc/gestured
 install -d "$doc"
 install -m 0644 "$DEB/copyright" "$doc/copyright"
 gzip -9n < "$DEB/changelog" > "$doc/changelog.gz"
 for guide in README.md docs/CONFIGURATION.md docs/DEPLOYMENT.md docs/PROTOCOL.md docs/RECOGNIZERS.md \
-    docs/ARBITRATION.md docs/PASSTHROUGH.md docs/TUNING.md docs/INPUT.md; do
+    docs/ARBITRATION.md docs/PASSTHROUGH.md docs/TUNING.md docs/INPUT.md docs/ACTIONS.md docs/RECORDING.md \
+    docs/FLEET.md docs/PACKAGING.md; do
     gzip -9n < "$guide" > "$doc/$(basename "$guide").gz"
 done
 install -m 0644 docs/protocol.schema.json "$doc/protocol.schema.json"
+cp -r examples "$doc/examples"
+find "$doc/examples" -name __pycache__ -prune -exec rm -rf {} +   # left by running the Python client
 
 install -D -m 0644 "$DEB/lintian-overrides" "$root/usr/share/lintian/overrides/gestured"
 

@@ -115,6 +115,20 @@ daemon=$(echo "$hello" | python3 -c 'import json, sys; print(json.loads(sys.stdi
 say "version $VERSION everywhere: gestured --version, the package, its changelog, the daemon's hello"
 
 gestured check-config "$CONFIG"
+# Every document, example, unit and rule a help text names is installed where it says (a kiosk
+# has the package, not the repository), and no help text names a path of the source tree.
+commands=$(gestured --help | sed -n '/^SUBCOMMANDS:/,/^$/p' | grep -E '^  [a-z-]+( |$)' | awk '{ print $1 }')
+{ gestured --help; for command in $commands; do gestured "$command" --help; done; } > "$work/helps"
+if grep -nE "(^|[ (\`'\"])(docs|examples|systemd|udev-rules)/" "$work/helps"; then
+    fail "a help text names a path of the source tree (above), not where the package installs it"
+fi
+named=$(grep -oE '/usr/(share/doc/gestured|lib/systemd|lib/udev)/[A-Za-z0-9_./@+-]*[A-Za-z0-9_]' "$work/helps" | sort -u)
+[ -n "$named" ] || fail "no help text names an installed document (the check would check nothing)"
+for path in $named; do
+    [ -e "$path" ] && grep -qxF "$path" "$work/listing" || fail "a help text names $path, which the package does not install"
+done
+say "the $(echo "$commands" | wc -w) commands' help texts name $(echo "$named" | wc -l) installed paths, each installed:" \
+    $(echo "$named" | sed 's#^/usr/share/doc/gestured/##' | tr '\n' ' ')
 # The drop-in directories: the package's, empty, root's; the installed binary reads what is
 # dropped there (check-config names it, config --effective merges it).
 for dir in /etc/gestured/gestured.yaml.d /etc/gestured/actions.yaml.d; do

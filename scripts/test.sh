@@ -31,6 +31,9 @@ else
 fi
 scripts/host-tests.sh
 
+stage "a newcomer's first fifteen minutes (the README's commands, the commonest mistakes' messages)"
+scripts/newcomer.sh --gestured .build/debug/gestured
+
 stage "benchmarks compile (Benchmarks/, run by hand: docs/PERFORMANCE.md)"
 swift build --package-path Benchmarks
 

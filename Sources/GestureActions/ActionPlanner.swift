@@ -80,6 +80,13 @@ public struct ActionPlanner: Sendable {
     /// The actions for a panel's `wake`, `idle` or `active` message (anything else: none),
     /// appended to `out` in rule order: keys, or commands with the message in their environment.
     public func handle(panel message: ServerMessage, into out: inout [Output]) {
+        var rules: [Int] = []
+        handle(panel: message, into: &out, rules: &rules)
+    }
+
+    /// ``handle(panel:into:)``, also appending to `rules` the index of the rule each output comes
+    /// from: what `gestured actions --dry-run` shows.
+    public func handle(panel message: ServerMessage, into out: inout [Output], rules: inout [Int]) {
         let event: PanelEventName
         switch message {
         case .wake: event = .wake
@@ -88,7 +95,8 @@ public struct ActionPlanner: Sendable {
         default: return
         }
         for i in rulesByPanelEvent[event] ?? [] {
-            switch rules[i].action {
+            defer { rules.append(i) }
+            switch self.rules[i].action {
             case .keys(let chord, _): out.append(.keys(chord.names))
             case .run(let command):
                 switch Result(catching: { () throws(GestureEnvironment.Refusal) in
@@ -104,9 +112,18 @@ public struct ActionPlanner: Sendable {
 
     /// The actions for one report, appended to `out` in rule order.
     public mutating func handle(_ g: GestureMessage, into out: inout [Output]) {
+        var rules: [Int] = []
+        handle(g, into: &out, rules: &rules)
+    }
+
+    /// ``handle(_:into:)``, also appending to `rules` the index of the rule each output comes
+    /// from: what `gestured actions --dry-run` shows.
+    public mutating func handle(_ g: GestureMessage, into out: inout [Output], rules: inout [Int]) {
         guard let indices = rulesByName[g.name] else { return }
         for i in indices {
-            let rule = rules[i]
+            let before = out.count
+            defer { rules.append(contentsOf: repeatElement(i, count: out.count - before)) }
+            let rule = self.rules[i]
             if rule.followsGesture {
                 follow(rule, i, g, into: &out)
             } else if rule.state.map({ $0 == g.state }) ?? (g.state == .recognized || g.state == .began),

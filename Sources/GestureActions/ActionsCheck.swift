@@ -7,8 +7,12 @@ import GestureProtocol
 /// These are warnings, not errors: the daemon's configuration may change while the actions file
 /// stays, and a client may define the recognizer later.
 public enum ActionsCheck {
-    /// One sentence per problem, each starting with the rule's `FILE:LINE:COLUMN`.
-    public static func warnings(_ loaded: LoadedActions, against recognizers: [RecognizerSummary]) -> [String] {
+    /// One sentence per problem, each starting with the rule's `FILE:LINE:COLUMN`. `source` says
+    /// where the recognizers are from: the running daemon, or (for `check-config`) a configuration
+    /// file or the built-in set.
+    public static func warnings(
+        _ loaded: LoadedActions, against recognizers: [RecognizerSummary], source: String = "runs in the daemon"
+    ) -> [String] {
         var kinds: [String: GestureKind] = [:]
         for r in recognizers { kinds[r.name] = r.kind }
         let running = recognizers.map(\.name).sorted().joined(separator: ", ")
@@ -25,8 +29,9 @@ public enum ActionsCheck {
             }
             guard let kind = kinds[rule.recognizer] else {
                 warnings.append(
-                    "\(at): no recognizer '\(rule.recognizer)' runs in the daemon, so this rule never acts "
-                        + "(running: \(running.isEmpty ? "none" : running))")
+                    "\(at): no recognizer '\(rule.recognizer)' \(source), so this rule never acts"
+                        + NearestWord.hint(for: rule.recognizer, among: recognizers.map(\.name).sorted())
+                        + " (there: \(running.isEmpty ? "none" : running); a client may define it later)")
                 continue
             }
             if rule.followsGesture && !kind.isContinuous {

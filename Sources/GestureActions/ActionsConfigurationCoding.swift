@@ -141,6 +141,9 @@ extension ActionRule: Decodable {
         case .scroll:
             action = .scroll(try c.decode(Scroll.self, forKey: .scroll))
         case .run:
+            if let line = try? c.decode(String.self, forKey: .run) {
+                throw DecodingError.dataCorruptedError(forKey: .run, in: c, debugDescription: Command.listAdvice(line))
+            }
             let arguments = try c.decode(
                 .run, default: [String](),
                 expect:
@@ -303,5 +306,36 @@ extension Scroll: Decodable {
         }
         axis = try c.decode(.axis, default: axis)
         at = try c.decode(.at, default: at)
+    }
+}
+
+extension Command {
+    /// What to write instead of `run: "a command line"`: `run` is an argument list that no shell
+    /// reads, so a line given as one string would be one program's name. The line split at its
+    /// spaces when it holds nothing a shell would interpret, and always `[sh, -c, "…"]`.
+    static func listAdvice(_ line: String) -> String {
+        var advice = "'run' takes a list, the program and its arguments, not a command line: there is no shell to split it. "
+        let shellSyntax = "|&;<>()$`\\\"'*?[]{}#~"
+        let words = line.split(separator: " ").map(String.init)
+        if !words.isEmpty && !line.contains(where: { shellSyntax.contains($0) || $0 == "\t" || $0 == "\n" }) {
+            advice += "Write run: [\(words.map(flowItem).joined(separator: ", "))], or for a shell, "
+        } else {
+            advice += "For a shell's pipes, quotes or variables write "
+        }
+        return advice + "run: [sh, -c, \(flowItem(line))] (or shell: \(flowItem(line)))"
+    }
+
+    /// An item of a YAML flow list: plain when YAML reads it back as the same string, else double-quoted.
+    private static func flowItem(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._+-=".unicodeScalars.contains($0)
+        }
+        if plain && !text.isEmpty && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(text.lowercased())
+            && Double(text) == nil
+        {
+            return text
+        }
+        let escaped = text.map { $0 == "\\" || $0 == "\"" ? "\\\($0)" : String($0) }.joined()
+        return "\"\(escaped)\""
     }
 }

@@ -80,6 +80,17 @@ public enum ActionsLoader {
         guard let root = set.root else {
             throw located(YAMLMark(line: 1, column: 1), "the file is empty: it needs 'actions'")
         }
+        // The daemon's file given where an actions file belongs (`actions --config`): say so, not
+        // only that its first key is unknown here.
+        let daemonKeys = ["recognizers", "regions", "devices", "websocket", "log-level", "clients", "record-group"]
+        if let pairs = root.mapping, !pairs.contains(where: { $0.key.scalar?.text == "actions" }),
+            let key = pairs.first(where: { daemonKeys.contains($0.key.scalar?.text ?? "") })?.key
+        {
+            throw located(
+                key.mark,
+                "this is the daemon's configuration (it has '\(key.scalar?.text ?? "")'), not an actions file: "
+                    + "`gestured run --config` reads it; an actions file has 'actions:' at the top (docs/ACTIONS.md)")
+        }
         let configuration = try YAMLFile.decode(ActionsConfiguration.self, from: root, file: file)
         func node(_ path: [any CodingKey]) -> YAMLNode { root.resolve(path).node }
         var locations: [String] = []

@@ -12,10 +12,13 @@ public struct LoadedConfiguration: Hashable, Sendable {
     public var configuration: DaemonConfiguration
     /// The file `--config` names, then its drop-ins in the order they were merged.
     public var files: [String]
+    /// What in the drop-in directory was not read, each as a sentence (``YAMLFileSet/ignoredDropIns(of:)``).
+    public var ignored: [String]
 
-    public init(configuration: DaemonConfiguration, files: [String]) {
+    public init(configuration: DaemonConfiguration, files: [String], ignored: [String] = []) {
         self.configuration = configuration
         self.files = files
+        self.ignored = ignored
     }
 }
 
@@ -43,7 +46,8 @@ public enum ConfigurationLoader {
     /// ``load(contentsOf:)``, with the files it read.
     public static func loadSet(contentsOf path: String) throws(ConfigurationFileError) -> LoadedConfiguration {
         let set = try read(path)
-        return LoadedConfiguration(configuration: try load(set), files: set.files)
+        return LoadedConfiguration(
+            configuration: try load(set), files: set.files, ignored: YAMLFileSet.ignoredDropIns(of: path))
     }
 
     /// The file at `path` and its drop-ins, merged (docs/CONFIGURATION.md, "Drop-in files"), not

@@ -46,6 +46,7 @@ public enum Daemon {
             JournalLogHandler(
                 label: label, level: configuration.logLevel.loggerLevel, environment: options.environment)
         }
+        for ignored in loaded.ignored { logger.warning("\(ignored)") }
         let budget = DescriptorBudget(configuration)
         switch budget.ensure() {
         case .enough(raisedFrom: nil): break

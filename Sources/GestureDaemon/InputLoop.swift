@@ -445,6 +445,7 @@ final class InputLoop {
                 metadata: ["client": "\(ClientID(n))", "dropped": "\(loss.dropped.map(\.name))"])
             server.dropped(DroppedMessage(loss), client: ClientID(n))
         }
+        for ignored in loaded.ignored { logger.warning("\(ignored)") }
         if fresh.socket != configuration.socket {
             logger.notice("socket settings change when the daemon restarts")
         }

@@ -103,7 +103,9 @@ extension Subscription {
                 guard let value = T(rawValue: spelling) else {
                     let known = T.allCases.map(\.rawValue).joined(separator: ", ")
                     throw fail(
-                        "unknown \(what) '\(spelling)' in '\(key.rawValue)' (expected one of: \(known))",
+                        "unknown \(what) '\(spelling)' in '\(key.rawValue)'"
+                            + NearestWord.hint(for: spelling, among: T.allCases.map(\.rawValue))
+                            + " (expected one of: \(known))",
                         "/\(key.rawValue)/\(i)")
                 }
                 result.insert(value)

@@ -133,8 +133,8 @@ public enum SocketFile {
     /// (`.gXXXXXX`) and `s`, as ``SocketPath/privateBinding`` counts them.
     private static let privateBinding = SocketPath.privateBinding
 
-    /// Checks `path` before binding: its length (``SocketPath``), parent directories (created
-    /// 0755 when missing), and what is there now — nothing, or a stale socket nobody listens on
+    /// Checks `path` before binding: its length (``SocketPath``), its directory (which must exist,
+    /// except the default's, made 0755), and what is there now — nothing, or a stale socket nobody listens on
     /// (the rename replaces it). A live socket or a file that is not a socket is an error, and is
     /// left as it is.
     static func prepare(_ path: String) throws(ServerError) {
@@ -143,7 +143,7 @@ public enum SocketFile {
         } catch {
             throw ServerError(error.description)
         }
-        try makeParentDirectories(of: path)
+        try prepareDirectory(of: path)
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return }
@@ -233,14 +233,29 @@ public enum SocketFile {
         }
     }
 
-    private static func makeParentDirectories(of path: String) throws(ServerError) {
-        let components = path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in components {
-            current += "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw ServerError("cannot create directory \(current): \(errnoDescription())")
+    /// The one directory the daemon makes for a socket: the default path's, `/run/gestured` (on
+    /// the tmpfs `/run`, empty after a boot). Anywhere else a missing directory is a mistyped
+    /// path, and making it (as root, perhaps) would leave directories nobody asked for.
+    static let ownDirectory = SocketPath.directory(of: GestureProtocol.defaultSocketPath)
+
+    /// The socket's directory exists (and is one), or is ``ownDirectory`` and is made here.
+    private static func prepareDirectory(of path: String) throws(ServerError) {
+        let directory = SocketPath.directory(of: path)
+        var info = stat()
+        if stat(directory, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw ServerError("\(directory) is not a directory, so the socket \(path) cannot be made in it")
             }
+            return
+        }
+        guard errno == ENOENT else { throw ServerError("cannot inspect \(directory): \(errnoDescription())") }
+        guard directory == ownDirectory else {
+            throw ServerError(
+                "the socket's directory \(directory) does not exist: create it first, or choose a socket path in a "
+                    + "directory that exists (only \(ownDirectory), the default's, is made)")
+        }
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw ServerError("cannot create directory \(directory): \(errnoDescription())")
         }
     }
 

@@ -15,7 +15,9 @@ extension Spelled {
         guard let value = Self(rawValue: word) else {
             let words = Self.allCases.map(\.rawValue).joined(separator: ", ")
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "unknown \(Self.spelledAs) '\(word)' (expected one of: \(words))")
+                in: container,
+                debugDescription: "unknown \(Self.spelledAs) '\(word)'"
+                    + NearestWord.hint(for: word, among: Self.allCases.map(\.rawValue)) + " (expected one of: \(words))")
         }
         self = value
     }

@@ -159,8 +159,9 @@ public final class YAMLEventReader {
         pointer.map { String(cString: $0) }
     }
 
-    /// libyaml's own words, where it found the problem. Reader errors (bytes YAML does not allow,
-    /// such as control characters) come with a byte offset instead of a mark.
+    /// Where libyaml found the problem, said in the project's words (``YAMLSyntaxAdvice``) with
+    /// libyaml's after them. Reader errors (bytes YAML does not allow, such as control
+    /// characters) come with a byte offset instead of a mark, and libyaml's words alone.
     private func parserError() -> YAMLError {
         let state = parser.pointee
         let problem = state.problem.map { String(cString: $0) } ?? "unreadable YAML"
@@ -170,7 +171,12 @@ public final class YAMLEventReader {
         }
         // At the end of a text that does not end with a line break, libyaml counts one more
         // line; point at the end of the last one instead, where an editor can go.
-        return YAMLError(problem, at: clamped(YAMLMark(state.problem_mark)))
+        let mark = clamped(YAMLMark(state.problem_mark))
+        let context = state.context.map { String(cString: $0) }
+        let message = YAMLSyntaxAdvice.message(
+            problem: problem, at: mark, context: context, contextMark: context.map { _ in YAMLMark(state.context_mark) },
+            text: String(decoding: bytes, as: UTF8.self))
+        return YAMLError(message, at: mark)
     }
 }
 

@@ -15,22 +15,30 @@ struct ActionsCommand: AsyncParsableCommand {
         commandName: "actions",
         abstract: "Turn gestures into keys, clicks, scrolling and commands (a client of the daemon).",
         discussion: """
-            Reads an actions file (docs/ACTIONS.md), connects to the daemon's socket as any client \
+            Reads an actions file (\(Installed.guide("ACTIONS"))), connects to the daemon's socket as any client \
             does, and carries out the rules: keys on a virtual keyboard, clicks and wheel motion on \
             virtual pointers (uinput: the user must be in the gestured-uinput group), commands \
-            started without a shell. Run it as the kiosk's user (systemd/user/gestured-actions.service \
-            or systemd/gestured-actions@.service), so commands run with that user's rights.
+            started without a shell. Run it as the kiosk's user (/usr/lib/systemd/user/gestured-actions.service \
+            or /usr/lib/systemd/system/gestured-actions@.service), so commands run with that user's rights.
 
             Without --config it reads $XDG_CONFIG_HOME/gestured/actions.yaml (~/.config/…) when that \
             exists, else /etc/gestured/actions.yaml, with the drop-ins of FILE.d/*.yaml merged \
-            onto it (docs/ACTIONS.md, "Drop-in files"). When the daemon stops or restarts it \
+            onto it (\(Installed.guide("ACTIONS")), "Drop-in files"). When the daemon stops or restarts it \
             connects again (100 ms back-off doubling to 5 s). SIGHUP reads the file and its \
             drop-ins again (a broken one keeps the running rules and logs FILE:LINE:COLUMN); SIGTERM and SIGINT stop the running \
             commands and exit 0. `gestured check-config FILE` checks an actions file too.
 
+            --dry-run makes no device and runs nothing (no uinput needed): for each gesture it \
+            prints the rule that matched (its number and FILE:LINE:COLUMN) and what it would have \
+            sent — keys, a click, wheel motion, a command — from the daemon's socket, or from \
+            --gestures FILE, JSON lines as `gestured replay` prints them.
+
             Examples:
               gestured actions --config ~/.config/gestured/actions.yaml
               gestured actions --socket /tmp/g.sock --config actions.yaml --verbose
+              gestured actions --dry-run --socket /tmp/g.sock --config actions.yaml
+              gestured replay session.evemu \\
+                | gestured actions --dry-run --config actions.yaml --gestures -
             """
     )
 
@@ -43,7 +51,17 @@ struct ActionsCommand: AsyncParsableCommand {
     @Flag(help: "Log every command's end and every reconnection attempt (debug level).")
     var verbose = false
 
+    @Flag(help: "Print what each gesture would do (the rule, the keys, click, wheel or command) instead of doing it.")
+    var dryRun = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --dry-run: read the gestures from this file of JSON lines (as `gestured replay` prints them; - for standard input) instead of the daemon.",
+            valueName: "file"))
+    var gestures: String?
+
     func validate() throws {
+        if gestures != nil && !dryRun { throw ValidationError("--gestures goes with --dry-run") }
         guard let socket else { return }
         do {
             _ = try SocketPath(socket, for: .connect)
@@ -76,11 +94,20 @@ struct ActionsCommand: AsyncParsableCommand {
             printError("gestured actions: \(error)")
             throw ExitCode.failure
         }
+        if dryRun {
+            var dry = ActionsDryRun(loaded)
+            if let gestures {
+                try dry.run(lines: gestures)
+            } else {
+                try await dry.run(socket: socket ?? loaded.configuration.socket ?? GestureProtocol.defaultSocketPath)
+            }
+            return
+        }
         let performer = UinputPerformer()
         do {
             try performer.prepare(for: loaded.configuration)
         } catch {
-            printError("gestured actions: \(error)")
+            printError("gestured actions: \(error). (--dry-run shows what it would do, without uinput.)")
             throw ExitCode.failure
         }
         let socketPath = socket ?? loaded.configuration.socket ?? GestureProtocol.defaultSocketPath

@@ -1,7 +1,9 @@
 import ArgumentParser
 import FoundationEssentials
+import Glibc
 import GestureActions
 import GestureDaemon
+import GestureEngine
 import YAMLCoding
 
 /// `gestured config --default`: the built-in configuration as YAML; `gestured config --effective
@@ -13,17 +15,17 @@ struct ConfigCommand: ParsableCommand {
         discussion: """
             --default prints the built-in configuration: what `gestured run` uses without \
             --config. Every setting is spelled out, so the output is a complete starting point \
-            for your own file (docs/CONFIGURATION.md explains each key).
+            for your own file (\(Installed.guide("CONFIGURATION")) explains each key).
 
             --effective prints FILE (default /etc/gestured/gestured.yaml) with the drop-ins of \
             FILE.d/ merged onto it, as `gestured run --config FILE` and a reload read them \
-            (docs/CONFIGURATION.md, "Drop-in files"), once the set passes the check of \
+            (\(Installed.guide("CONFIGURATION")), "Drop-in files"), once the set passes the check of \
             `check-config`; the comment at the top names the files read. An actions file (with \
-            `actions:` at the top; docs/ACTIONS.md) is merged with its drop-ins the same way.
+            `actions:` at the top; \(Installed.guide("ACTIONS"))) is merged with its drop-ins the same way.
 
             Examples:
               gestured config --default > /etc/gestured/gestured.yaml
-              gestured config --default > gestured.yaml && gestured check-config gestured.yaml
+              gestured config --default > my.yaml && gestured check-config my.yaml
               gestured config --effective
               gestured config --effective /etc/gestured/actions.yaml
             """
@@ -41,7 +43,13 @@ struct ConfigCommand: ParsableCommand {
     var file: String?
 
     func validate() throws {
-        guard builtIn != effective else { throw ValidationError("say which configuration: --default or --effective") }
+        guard builtIn != effective else {
+            throw ValidationError(
+                builtIn
+                    ? "give --default or --effective, not both: --default prints the built-in configuration, "
+                        + "--effective [FILE] a file with its drop-ins merged"
+                    : "give --default (the built-in configuration) or --effective [FILE] (a file with its drop-ins merged)")
+        }
         if builtIn && file != nil {
             throw ValidationError("--default takes no file (the built-in configuration has none)")
         }
@@ -54,12 +62,12 @@ struct ConfigCommand: ParsableCommand {
             return
         }
         let file = file ?? "/etc/gestured/gestured.yaml"
-        let checked = try CheckedSet.read(file)
+        let checked = try CheckedSet.read(file, command: "config")
         let header = [
             "\(file) with the drop-ins of \(YAMLFileSet.directory(of: file))/ merged onto it "
-                + "(`gestured config --effective`); docs/CONFIGURATION.md, \"Drop-in files\".",
+                + "(`gestured config --effective`); \(Installed.guide("CONFIGURATION")), \"Drop-in files\".",
             "Read, in this order: " + checked.set.files.joined(separator: ", "),
-        ]
+        ] + YAMLFileSet.ignoredDropIns(of: file)
         let document = checked.set.root ?? YAMLNode(.mapping([]), at: YAMLMark(line: 1, column: 1))
         print(header.map { "# " + $0 }.joined(separator: "\n"))
         print(try document.emitted(), terminator: "")
@@ -77,35 +85,67 @@ struct CheckConfigCommand: ParsableCommand {
             (FILE: the file or drop-in the problem is in) on standard error and exits 1 — the \
             same check `gestured run` and a SIGHUP reload make, so a set that passes here loads \
             there. A file with `actions:` at the top is an actions file (`gestured actions`; \
-            docs/ACTIONS.md) and is checked as one, key names included.
+            \(Installed.guide("ACTIONS"))) and is checked as one, key names included; each rule's `on:` is \
+            checked against the recognizers of the daemon's configuration given with \
+            --daemon-config, else the built-in set: a name neither has is a warning (a client may \
+            define it at run time), with the nearest name. Files in FILE.d/ that are not read \
+            (not *.yaml) are named.
 
-            Example:
-              gestured check-config /etc/gestured/gestured.yaml && systemctl reload gestured
+            Examples:
+              gestured check-config /etc/gestured/gestured.yaml \\
+                && systemctl reload gestured
+              gestured check-config actions.yaml --daemon-config kiosk.yaml
             """
     )
 
     @Argument(help: "The configuration file.", completion: .file(extensions: ["yaml", "yml"]))
     var file: String
 
+    @Option(
+        help: ArgumentHelp(
+            "For an actions file: the daemon's configuration whose recognizers `on:` names (default: the built-in set).",
+            valueName: "file"),
+        completion: .file(extensions: ["yaml", "yml"]))
+    var daemonConfig: String?
+
     func run() throws {
-        let checked = try CheckedSet.read(file)
+        let checked = try CheckedSet.read(file, command: "check-config")
         switch checked.kind {
         case .configuration(let configuration):
             let engine = configuration.engineConfiguration
             let source = configuration.recognizers == nil ? " (the built-in set)" : ""
             print(
-                "\(file): valid: \(engine.recognizers.count) recognizers\(source), "
-                    + "\(engine.regions.count) regions, \(configuration.devices.count) device entries")
+                "\(file): valid: \(counted(engine.recognizers.count, "recognizer"))\(source), "
+                    + "\(counted(engine.regions.count, "region")), "
+                    + counted(configuration.devices.count, "device entry", plural: "device entries"))
         case .actions(let loaded):
             let configuration = loaded.configuration
             print(
-                "\(file): valid actions file: \(configuration.actions.count) rules on "
-                    + "\(configuration.recognizerNames.count) recognizers, \(configuration.keyNames.count) keys")
+                "\(file): valid actions file: \(counted(configuration.actions.count, "rule")) on "
+                    + "\(counted(configuration.recognizerNames.count, "recognizer")), "
+                    + counted(configuration.keyNames.count, "key"))
+            var daemon = DaemonConfiguration.builtIn
+            var source = "is in the built-in set (--daemon-config names the daemon's file)"
+            if let daemonConfig {
+                guard case .configuration(let given) = try CheckedSet.read(daemonConfig, command: "check-config").kind
+                else {
+                    printError("gestured check-config: --daemon-config \(daemonConfig) is an actions file, not the daemon's")
+                    throw ExitCode.failure
+                }
+                (daemon, source) = (given, "is in \(daemonConfig)")
+            }
+            let summaries = daemon.engineConfiguration.recognizers.map {
+                RecognizerSummary(name: $0.name, kind: $0.kind, owner: .configuration, region: $0.region)
+            }
+            for warning in ActionsCheck.warnings(loaded, against: summaries, source: source) {
+                printError(warning)
+            }
         }
         let names = checked.set.dropIns.map { String($0.split(separator: "/").last ?? "") }
         print(
             "drop-ins (\(YAMLFileSet.directory(of: file))/): "
                 + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        for ignored in YAMLFileSet.ignoredDropIns(of: file) { printError("gestured check-config: \(ignored)") }
     }
 }
 
@@ -120,7 +160,15 @@ struct CheckedSet {
     var set: YAMLFileSet
     var kind: Kind
 
-    static func read(_ file: String) throws -> CheckedSet {
+    static func read(_ file: String, command: String) throws -> CheckedSet {
+        var info = stat()
+        let missing = stat(file, &info) != 0 && errno == ENOENT
+        if missing || info.st_mode & S_IFMT == S_IFDIR {
+            let what = missing ? "no such file" : "a directory"
+            let builtIn = command == "config" ? ", or print the built-in configuration: gestured config --default" : ""
+            printError("gestured \(command): \(file): \(what); give a configuration or actions file\(builtIn)")
+            throw ExitCode.failure
+        }
         do {
             // The file itself tells its kind: an actions file has `actions` at the top.
             let data = try ConfigurationLoader.contents(of: file)

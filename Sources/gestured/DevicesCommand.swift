@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import GestureDaemon
+import Glibc
 import Logging
 import TouchInput
 
@@ -58,7 +59,7 @@ struct DevicesCommand: ParsableCommand {
                 mode: discovery.flatMap(Discovery.init(rawValue:)), rules: rules, logger: logger)
             report = try DeviceReport(discovery: finder, rules: rules, logger: logger)
         } catch {
-            printError("error: cannot list input devices: \(error)")
+            printError("gestured devices: cannot list input devices: \(error)")
             throw ExitCode.failure
         }
         if json {
@@ -68,6 +69,31 @@ struct DevicesCommand: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
         } else {
             print(report.text, terminator: "")
+            if report.touchscreens.isEmpty { print(Self.whyNone(skipped: report.skipped.count)) }
         }
+    }
+
+    /// Why nothing was found, as far as this process can tell: no event nodes at all (a machine
+    /// or container without input devices), nodes it may not read (not root, not in `input`),
+    /// or nodes that are simply not touchscreens.
+    static func whyNone(skipped: Int) -> String {
+        guard let stream = opendir("/dev/input") else {
+            return "Why: /dev/input does not exist: this machine (or container) has no input devices. Without a "
+                + "panel: gestured replay a recording, or gestured run --replay FILE (README, \"Try it\")."
+        }
+        var nodes: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("event") { nodes.append("/dev/input/" + name) }
+        }
+        closedir(stream)
+        if nodes.isEmpty { return "Why: /dev/input has no event nodes: no input device is plugged in." }
+        let unreadable = nodes.filter { access($0, R_OK) != 0 }
+        if !unreadable.isEmpty {
+            return "Why: \(unreadable.count) of \(nodes.count) event nodes cannot be read by uid \(getuid()): run as "
+                + "root, or add the user to the 'input' group (sudo usermod -aG input $USER, then log in again)."
+        }
+        return "Why: the \(nodes.count) event nodes are not touchscreens"
+            + (skipped > 0 ? " (each skipped one says why, above)." : ".")
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Dispatch
 import GestureDaemon
+import GestureEngine
+import Glibc
 
 /// The `gestured` command and its subcommands.
 struct Gestured: ParsableCommand {
@@ -22,6 +24,7 @@ struct Gestured: ParsableCommand {
 @main
 enum Main {
     static func main() {
+        refuseUnknownCommand(Array(CommandLine.arguments.dropFirst()))
         var command: any ParsableCommand
         do {
             command = try Gestured.parseAsRoot()
@@ -48,5 +51,17 @@ enum Main {
             }
         }
         dispatchMain()
+    }
+
+    /// `gestured foo`: the parser's own word is "Unexpected argument 'foo'"; say it is not a
+    /// command, the nearest one, and the commands there are, with the parser's usage exit code.
+    static func refuseUnknownCommand(_ arguments: [String]) {
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help" else { return }
+        let names = Gestured.configuration.subcommands.compactMap { $0.configuration.commandName }
+        guard !names.contains(first) else { return }
+        printError(
+            "gestured: '\(first)' is not a command\(NearestWord.hint(for: first, among: names)) "
+                + "(commands: \(names.joined(separator: ", ")); gestured --help)")
+        exit(ExitCode.validationFailure.rawValue)
     }
 }

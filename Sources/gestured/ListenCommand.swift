@@ -49,7 +49,7 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .customLong("device"), help: "Only this device label (e.g. event5).")
     var devices: [String] = []
 
-    @Flag(help: "Also print raw touches (R8 view streams).")
+    @Flag(help: "Also print raw touches, as the application under the recognizers gets them (\(Installed.guide("ARBITRATION")), R8).")
     var touches = false
 
     @Flag(help: "Also print why recognizers failed, waited, or were blocked or cancelled (`explain`).")
@@ -75,7 +75,10 @@ struct ListenCommand: AsyncParsableCommand {
                 try spellings.map { spelling in
                     guard let value = T(rawValue: spelling) else {
                         let known = T.allCases.map(\.rawValue).joined(separator: ", ")
-                        throw ValidationError("unknown \(what) '\(spelling)' (expected one of: \(known))")
+                        throw ValidationError(
+                            "unknown \(what) '\(spelling)'"
+                                + NearestWord.hint(for: spelling, among: T.allCases.map(\.rawValue))
+                                + " (expected one of: \(known))")
                     }
                     return value
                 })
@@ -96,6 +99,9 @@ struct ListenCommand: AsyncParsableCommand {
                 // After the subscription is in place, so whoever reads our output knows that
                 // everything published from now on will show.
                 printer.print(.hello(client.hello), socket: socket)
+                for warning in Self.unknownNames(client.hello, gestures: gestures, regions: regions) {
+                    writeAll(2, "gestured listen: \(warning)\n")
+                }
                 for try await message in client.messages {
                     printer.print(message, socket: socket)
                     if case .error(let error) = message, error.code.closesConnection { return error }
@@ -115,11 +121,33 @@ struct ListenCommand: AsyncParsableCommand {
     }
 }
 
+extension ListenCommand {
+    /// A `--gesture` or `--region` filter the daemon's `hello` does not know would print nothing,
+    /// silently, for ever: each is named (with the nearest known name), and listening goes on,
+    /// since a client may define it later.
+    static func unknownNames(_ hello: HelloMessage, gestures: [String], regions: [String]) -> [String] {
+        let names = hello.recognizers.map(\.name).sorted()
+        let known = Set(names)
+        let places = Set(hello.recognizers.map(\.region) + [RegionSpec.rootName]).sorted()
+        let knownPlaces = Set(places)
+        return gestures.filter { !known.contains($0) }.map { name in
+            "the daemon runs no recognizer '\(name)'\(NearestWord.hint(for: name, among: names)) "
+                + "(it runs: \(names.joined(separator: ", "))); listening anyway, for one a client defines later"
+        }
+            + regions.filter { !knownPlaces.contains($0) }.map { region in
+                "no recognizer of the daemon is in region '\(region)'\(NearestWord.hint(for: region, among: places)) "
+                    + "(regions with recognizers: \(places.joined(separator: ", "))); listening anyway"
+            }
+    }
+}
+
 /// Turns messages into output lines.
 struct MessagePrinter {
     let pretty: Bool
     /// The server's own encoder, so a line prints exactly as the daemon sent it.
     private var encoder = LineEncoder()
+    /// The latest time a message carried, to tell a gesture reported after later ones.
+    private var latest = Int64.min
 
     init(pretty: Bool) { self.pretty = pretty }
 
@@ -130,7 +158,25 @@ struct MessagePrinter {
             }
             return
         }
-        writeAll(1, Self.describe(message, socket: socket) + "\n")
+        writeAll(1, line(message, socket: socket) + "\n")
+    }
+
+    /// ``describe(_:socket:)``, and for a gesture that comes after messages of a later time, why:
+    /// it was held for another recognizer to fail (R4) and keeps the time it happened.
+    mutating func line(_ message: ServerMessage, socket: String) -> String {
+        let text = Self.describe(message, socket: socket)
+        let time: Int64? =
+            switch message {
+            case .gesture(let g): g.time.microseconds
+            case .touch(let t): t.time.microseconds
+            case .explain(let e): e.timeUS
+            default: nil
+            }
+        guard let time else { return text }
+        defer { latest = max(latest, time) }
+        guard case .gesture = message, time < latest else { return text }
+        return text + "  (held \((latest - time) / 1000) ms or more: it waited for another recognizer to fail, "
+            + "R4; --explain says which)"
     }
 
     static func describe(_ message: ServerMessage, socket: String) -> String {

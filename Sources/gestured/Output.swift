@@ -29,3 +29,19 @@ func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
         offset += n
     }
 }
+
+/// "1 region", "2 regions": a count and its noun, singular or plural.
+func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(count) " + (count == 1 ? noun : plural ?? noun + "s")
+}
+
+/// Where the package installs what a help text names: a kiosk has the package, not the
+/// repository (in the source these are docs/, examples/, systemd/ and udev-rules/). The package
+/// stage's test finds every such path installed (scripts/test-package.sh).
+enum Installed {
+    static let docs = "/usr/share/doc/gestured"
+    /// A guide, gzipped as Debian keeps documentation (`zless` reads it).
+    static func guide(_ name: String) -> String { "\(docs)/\(name).md.gz" }
+    /// An example file, as it is (a recording to replay, a file to copy).
+    static func example(_ path: String) -> String { "\(docs)/examples/\(path)" }
+}

@@ -21,7 +21,7 @@ struct RecordCommand: AsyncParsableCommand {
             written, and it works while the daemon holds the panel grabbed (passthrough), when \
             evemu-record and libinput record read nothing. Stop with Ctrl-C (the file is ended \
             cleanly) or give --duration. `gestured replay FILE` plays the file to the gestures \
-            the daemon saw. docs/RECORDING.md shows the whole loop: record, explain, draw, tune, \
+            the daemon saw. \(Installed.guide("RECORDING")) shows the whole loop: record, explain, draw, tune, \
             check.
 
             Only who may read the panel itself may record it: root, the daemon's user, a user \
@@ -37,7 +37,8 @@ struct RecordCommand: AsyncParsableCommand {
             Examples:
               gestured record -o misfire.evemu
               gestured record --device event5 --duration 30s -o session.evemu
-              gestured record --explain -o misfire.evemu && gestured replay --explain misfire.evemu
+              gestured record --explain -o misfire.evemu \\
+                && gestured replay --explain misfire.evemu
             """
     )
 
@@ -103,7 +104,7 @@ struct RecordCommand: AsyncParsableCommand {
             switch error {
             case .cannotConnect: advice = " (is gestured running? --socket chooses another path)"
             case .refused(let refusal) where refusal.code == .permissionDenied:
-                advice = " (run it as a user who may read the panel, or see record-group in docs/RECORDING.md)"
+                advice = " (run it as a user who may read the panel, or see record-group in \(Installed.guide("RECORDING")))"
             default: break
             }
             printError("gestured record: \(error)\(advice)")

@@ -10,21 +10,22 @@ struct ReplayCommand: ParsableCommand {
         discussion: """
             No daemon, no socket, no clock: each recording is played on its own timestamps, and \
             every gesture is printed as one `gesture` object per line in the socket protocol's \
-            schema (docs/PROTOCOL.md). The same files and configuration always print the same \
+            schema (\(Installed.guide("PROTOCOL"))). The same files and configuration always print the same \
             bytes, so the output can be diffed. A recording is an evemu file (`evemu-record`, \
             `gestured record`) or a `libinput record` file (libinput-tools), whose touchscreen is \
-            played (--device chooses another of its devices); docs/RECORDING.md shows how to make \
+            played (--device chooses another of its devices); \(Installed.guide("RECORDING")) shows how to make \
             one and what to do with it.
 
             With --explain, `explain` objects come in time order with the gestures: why each \
             recognizer failed (the check, the measured value, the limit and its configuration key) \
             and every arbitration decision that held, blocked or cancelled one, with its rule \
-            (R1–R9, docs/ARBITRATION.md). --pretty prints readable lines instead of JSON. \
-            docs/TUNING.md shows how to use them when a gesture does not fire.
+            (R1–R9, \(Installed.guide("ARBITRATION"))). --pretty prints readable lines instead of JSON. \
+            \(Installed.guide("TUNING")) shows how to use them when a gesture does not fire.
 
             Examples:
               gestured replay session.evemu
-              gestured replay --config kiosk.yaml a.evemu b.evemu | jq -c '{name, state, direction}'
+              gestured replay --config kiosk.yaml a.evemu b.evemu \\
+                | jq -c '{name, state, direction}'
               gestured replay --touches taps.evemu
               gestured replay --explain --pretty --config kiosk.yaml session.evemu
               gestured replay --svg session.svg session.evemu > session.jsonl
@@ -32,7 +33,8 @@ struct ReplayCommand: ParsableCommand {
     )
 
     @Argument(
-        help: ArgumentHelp("evemu or libinput recordings (plain text; decompress .xz first).", valueName: "file"))
+        help: ArgumentHelp(
+            "evemu or libinput recordings (plain text; decompress .xz first); - reads standard input.", valueName: "file"))
     var files: [String]
 
     @Option(
@@ -81,14 +83,15 @@ struct ReplayCommand: ParsableCommand {
         var picture = svg.map { _ in ReplayPicture(configuration: configuration.engineConfiguration) }
         var failed = false
         for file in files {
+            var printer = MessagePrinter(pretty: true)  // each recording has its own clock
             let input = OfflineReplay.Input(
-                label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file, device: device))
+                label: URL(fileURLWithPath: file).lastPathComponent, recording: try loadRecording(file, device: device, command: "replay"))
             do {
-                let note = { (text: String) in printError("gestured: \(input.label): \(text)") }
+                let note = { (text: String) in printError("gestured replay: \(input.label): \(text)") }
                 if pretty {
                     try replay.play(input, observe: { picture?.add($1, device: $0) }, note: note) { message, _ in
                         picture?.add(message)
-                        say(MessagePrinter.describe(message, socket: file))
+                        say(printer.line(message, socket: file))
                     }
                 } else {
                     try replay.play(
@@ -96,7 +99,7 @@ struct ReplayCommand: ParsableCommand {
                         write: { line in line.withUnsafeBytes { writeAll(1, $0) } })
                 }
             } catch {
-                printError("gestured: \(error)")
+                printError("gestured replay: \(error)")
                 failed = true
             }
         }
@@ -104,7 +107,7 @@ struct ReplayCommand: ParsableCommand {
             do {
                 try Data(picture.svg().utf8).write(to: URL(fileURLWithPath: svg))
             } catch {
-                printError("gestured: cannot write \(svg): \(error)")
+                printError("gestured replay: cannot write \(svg): \(error)")
                 throw ExitCode.failure
             }
         }

@@ -11,7 +11,7 @@ struct RunCommand: ParsableCommand {
         discussion: """
             Without --config the built-in configuration runs (`gestured config --default` prints \
             it); with it, the file and the drop-ins of FILE.d/*.yaml merged onto it \
-            (docs/CONFIGURATION.md, "Drop-in files"; `gestured config --effective FILE` prints \
+            (\(Installed.guide("CONFIGURATION")), "Drop-in files"; `gestured config --effective FILE` prints \
             them merged). Touchscreens present at start are opened; ones plugged in later are found through \
             udev (or, without udevd, through kernel events). With no touchscreen the daemon says so \
             and waits. Under systemd it reports READY once the socket is bound and the devices are \
@@ -81,7 +81,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         var replayOptions: ReplayOptions?
         if let replay {
-            let recording = try loadRecording(replay, device: device)
+            let recording = try loadRecording(replay, device: device, command: "run")
             replayOptions = ReplayOptions(
                 recording: recording, label: URL(fileURLWithPath: replay).lastPathComponent,
                 speed: (speed ?? .factor(1)).factor, loops: loop, file: URL(fileURLWithPath: replay).path)
@@ -92,24 +92,25 @@ struct RunCommand: ParsableCommand {
                     configPath: config, socketPath: socket, replay: replayOptions,
                     environment: ProcessInfo.processInfo.environment))
         } catch {
-            printError("gestured: \(error)")
+            printError("gestured run: \(error)")
             throw ExitCode.failure
         }
     }
 }
 
 /// Reads and parses a recording (evemu, or `device` of a libinput recording: by default its
-/// touchscreen), or prints why not and fails.
-func loadRecording(_ path: String, device: String? = nil) throws -> Recording {
+/// touchscreen), or prints why not (as `gestured COMMAND: …`) and fails.
+func loadRecording(_ path: String, device: String? = nil, command: String) throws -> Recording {
     if path.hasSuffix(".xz") || path.hasSuffix(".gz") || path.hasSuffix(".zst") {
         printError(
-            "gestured: \(path): compressed recordings are not read directly; decompress it first (e.g. xz -dk \(path))")
+            "gestured \(command): \(path): compressed recordings are not read directly; decompress it first (e.g. xz -dk \(path))")
         throw ExitCode.failure
     }
     do {
-        return try RecordingFile.recording(at: path, device: device)
+        // `-`: standard input, as `gestured record -o - | gestured replay -` pipes it.
+        return try RecordingFile.recording(at: path == "-" ? "/dev/stdin" : path, device: device)
     } catch {
-        printError("gestured: \(error.located(in: path))")
+        printError("gestured \(command): \(error.located(in: path))")
         throw ExitCode.failure
     }
 }

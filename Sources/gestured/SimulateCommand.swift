@@ -21,7 +21,7 @@ struct SimulateCommand: ParsableCommand {
             Profiles:
             \(DeviceProfile.allCases.map { "  \($0.rawValue)\n      \($0.summary)" }.joined(separator: "\n"))
 
-            Script steps (one per line in --script, or one per argument; docs/INPUT.md has the full \
+            Script steps (one per line in --script, or one per argument; \(Installed.guide("INPUT")) has the full \
             language): tap, double-tap, long-press, pan, swipe, pinch, rotate, edge-swipe, circle, \
             wait, down/move/up (low-level contacts), pause (until SIGUSR1), unplug. Positions are 0…1 from the top-left.
 
@@ -31,8 +31,10 @@ struct SimulateCommand: ParsableCommand {
               gestured simulate --script demo.gesture --hold
               gestured simulate --device panel.prop --recording session.evemu --speed 2
               gestured simulate --start-on-signal "pan duration=2s" --unplug-after 1s
-              gestured simulate "down id=1 at=0.2,0.5" "move id=1 to=0.5,0.5" pause "up id=1"
-              gestured simulate --record swipe.evemu "swipe right" && gestured replay swipe.evemu
+              gestured simulate "down id=1 at=0.2,0.5" "move id=1 to=0.5,0.5" \\
+                pause "up id=1"
+              gestured simulate --record swipe.evemu "swipe right" \\
+                && gestured replay swipe.evemu
 
             On stdout the command prints 'device <node> <name>' once the device exists, 'playing' \
             when playback starts (again after a pause), 'paused; waiting for SIGUSR1' at a pause and \
@@ -154,13 +156,20 @@ struct SimulateCommand: ParsableCommand {
                 throw Self.fail("\(script ?? "steps"):\(error.line): \(error.message)")
             }
         }
-        if let record { return try write(timeline, as: description, to: record) }
+        if let record {
+            guard timeline.contains(where: { if case .frame = $0 { true } else { false } }) else {
+                throw Self.fail(
+                    "--record \(record): no gestures to record; give steps (gestured simulate --record \(record) tap "
+                        + "\"swipe left\") or --script FILE")
+            }
+            return try write(timeline, as: description, to: record)
+        }
 
         let touchscreen: VirtualTouchscreen
         do {
             touchscreen = try VirtualTouchscreen(description: description)
         } catch {
-            throw Self.fail("cannot create the virtual device: \(error) (is uinput loaded, and writable by you?)")
+            throw Self.fail(Self.explainUinput(error))
         }
         say("device \(touchscreen.devnode ?? "?") \(description.name)")
 
@@ -210,7 +219,7 @@ struct SimulateCommand: ParsableCommand {
             let contacts: [SimulatedContact]
             switch step {
             case .frame(let at, let down): (offset, contacts) = (at, down)
-            case .pause: continue  // a recording plays straight through
+            case .pause, .end: continue  // a recording plays straight through
             case .unplug: break steps  // nothing more comes from an unplugged device
             }
             events.removeAll(keepingCapacity: true)
@@ -273,6 +282,8 @@ struct SimulateCommand: ParsableCommand {
                 try send { () throws(InputError) in try touchscreen.send(contacts) }
             case .unplug:
                 touchscreen.unplug()
+                return false
+            case .end:
                 return false
             case .pause:
                 say("paused; waiting for SIGUSR1")
@@ -364,9 +375,26 @@ struct SimulateCommand: ParsableCommand {
 
     static func format(_ span: TimeSpan) -> String { "\(span.microseconds / 1000) ms" }
 
+    /// Why the virtual device could not be made, and what to do: load uinput, get access to it,
+    /// or record to a file instead (which needs no uinput).
+    static func explainUinput(_ error: InputError) -> String {
+        let cause =
+            switch error.errno {
+            case ENOENT, ENODEV, ENXIO:
+                "/dev/uinput does not exist: load the uinput module (sudo modprobe uinput)"
+            case EACCES, EPERM:
+                "/dev/uinput: permission denied for uid \(getuid()): run as root, or as a member of the group "
+                    + "/usr/lib/udev/rules.d/70-gestured.rules gives /dev/uinput (gestured-uinput)"
+            default:
+                "cannot create the virtual device: \(error)"
+            }
+        return cause + ". Without uinput, --record FILE writes the gestures to an evemu recording instead "
+            + "(then: gestured replay FILE)"
+    }
+
     /// Prints `message` on stderr and returns the failure exit code to throw.
     static func fail(_ message: String) -> ExitCode {
-        printError("error: \(message)")
+        printError("gestured simulate: \(message)")
         return ExitCode.failure
     }
 }

@@ -14,9 +14,9 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show a running daemon's version, configuration, panels, clients and counters.",
         discussion: """
-            Asks the daemon on --socket (a `status` request, docs/PROTOCOL.md) and prints its answer: \
+            Asks the daemon on --socket (a `status` request, \(Installed.guide("PROTOCOL"))) and prints its answer: \
             readable text, the message itself as JSON (--json), or its counters as the metrics \
-            endpoint serves them (--format prometheus or openmetrics, docs/FLEET.md). With --output, \
+            endpoint serves them (--format prometheus or openmetrics, \(Installed.guide("FLEET"))). With --output, \
             the text goes to a temporary file in the same directory, which is then renamed over FILE: \
             a reader (node_exporter's textfile collector) sees the old file or the new one, never \
             half of one. Exits non-zero when the daemon cannot be reached; FILE is then left as it was.
@@ -24,7 +24,8 @@ struct StatusCommand: AsyncParsableCommand {
             Examples:
               gestured status
               gestured status --json | jq '.configuration'
-              gestured status --format prometheus --output /var/lib/prometheus/node-exporter/gestured.prom
+              gestured status --format prometheus \\
+                --output /var/lib/prometheus/node-exporter/gestured.prom
             """
     )
 

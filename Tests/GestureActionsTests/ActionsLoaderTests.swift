@@ -140,7 +140,7 @@ struct ActionsLoaderTests {
             ),
             (
                 "actions:\n  - on: tap\n    click: rigth\n",
-                "actions.yaml:3:12: unknown button 'rigth' (expected one of: left, right, middle)"
+                "actions.yaml:3:12: unknown button 'rigth'; did you mean 'right'? (expected one of: left, right, middle)"
             ),
             (
                 "actions:\n  - on: tap\n    run: []\n",
@@ -158,7 +158,7 @@ struct ActionsLoaderTests {
             // The file's shape.
             (
                 "actoins: []\n",
-                "actions.yaml:1:1: unknown key 'actoins' in the actions file "
+                "actions.yaml:1:1: unknown key 'actoins' in the actions file; did you mean 'actions'? "
                     + "(expected one of: actions, commands, daemon-user, socket)"
             ),
             (
@@ -181,7 +181,11 @@ struct ActionsLoaderTests {
                 "commands: {max-running: 0}\nactions: []\n",
                 "actions.yaml:1:25: expected a number from 1 to 64 (found '0')"
             ),
-            ("actions:\n  - on: [tap\n", "actions.yaml:3:1: did not find expected ',' or ']'"),
+            (
+                "actions:\n  - on: [tap\n",
+                "actions.yaml:3:1: the list that '[' opens at line 2, column 9 is not closed here: its items need "
+                    + "',' between them and ']' after the last (libyaml: did not find expected ',' or ']')"
+            ),
             ("", "actions.yaml:1:1: the file is empty: it needs 'actions'"),
         ])
     func refused(text: String, expected: String) {

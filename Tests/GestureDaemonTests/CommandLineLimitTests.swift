@@ -160,7 +160,7 @@ struct CommandLineLimitTests {
         #expect(try await measured.waitForExit() == 0, "\(measured.lines)")
         let fields = measured.lines.first?.split(separator: " ", maxSplits: 2).map(String.init) ?? []
         #expect(fields.count == 3 && fields[0] == "1", "\(measured.lines)")
-        #expect(fields.count == 3 && fields[2] == "gestured: \(file): line 1: line longer than 4096 bytes")
+        #expect(fields.count == 3 && fields[2] == "gestured replay: \(file): line 1: line longer than 4096 bytes")
         #expect(
             fields.count == 3 && (Int(fields[1]) ?? .max) < 40_000, "peak RSS \(fields.dropFirst().first ?? "?") kB")
     }
@@ -204,14 +204,14 @@ struct CommandLineLimitTests {
         let socket = directory + "/g.sock"
         for (arguments, says) in [
             (["check-config", big], configuration),
-            (["run", "--config", big, "--socket", socket], "gestured: " + configuration),
+            (["run", "--config", big, "--socket", socket], "gestured run: " + configuration),
             (["devices", "--config", big], configuration),
             (["replay", "--config", big, Self.recording], configuration),
             (["actions", "--config", big, "--socket", socket], "gestured actions: " + actions),
-            (["replay", big], "gestured: " + recording),
-            (["run", "--replay", big, "--socket", socket], "gestured: " + recording),
-            (["simulate", "--recording", big], "error: " + recording),
-            (["simulate", "--script", big], "error: " + script),
+            (["replay", big], "gestured replay: " + recording),
+            (["run", "--replay", big, "--socket", socket], "gestured run: " + recording),
+            (["simulate", "--recording", big], "gestured simulate: " + recording),
+            (["simulate", "--script", big], "gestured simulate: " + script),
         ] {
             let process = try ChildProcess([gestured] + arguments)
             defer { process.send(SIGKILL) }
@@ -248,7 +248,7 @@ struct CommandLineLimitTests {
     }
 
     /// A FIFO or a device as the configuration was reported as "Permission denied"; a directory
-    /// keeps the system's words.
+    /// is said as the command's own word, with what to give instead (not `:1:1:`).
     @Test("a configuration that is not a regular file says what it is")
     func irregularConfiguration() async throws {
         let gestured = try DaemonProcessTests.gestured()
@@ -258,12 +258,16 @@ struct CommandLineLimitTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         for (file, says) in [
             (fifo, "it is a named pipe (FIFO), not a regular file"),
-            ("/dev/zero", "it is a character device, not a regular file"), (directory, "Is a directory"),
+            ("/dev/zero", "it is a character device, not a regular file"),
         ] {
             let check = try ChildProcess([gestured, "check-config", file])
             #expect(try await check.waitForExit(within: .seconds(60)) == 1, "\(file): \(check.lines)")
             #expect(
                 check.lines.contains { $0 == "\(file):1:1: cannot read the file: \(says)" }, "\(file): \(check.lines)")
         }
+        let check = try ChildProcess([gestured, "check-config", directory])
+        #expect(try await check.waitForExit(within: .seconds(60)) == 1, "\(check.lines)")
+        #expect(
+            check.lines == ["gestured check-config: \(directory): a directory; give a configuration or actions file"])
     }
 }

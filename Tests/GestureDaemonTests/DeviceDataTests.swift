@@ -37,7 +37,7 @@ struct DeviceDataTests {
         let replay = try ChildProcess([gestured, "replay", reversed])
         #expect(try await replay.waitForExit() == 1)
         #expect(
-            replay.lines.contains { $0.hasPrefix("gestured: reversed.evemu: ") && $0.hasSuffix(says) },
+            replay.lines.contains { $0.hasPrefix("gestured replay: reversed.evemu: ") && $0.hasSuffix(says) },
             "\(replay.lines)")
         #expect(!replay.lines.contains { $0.contains(#""type":"gesture""#) })
         let run = try ChildProcess([gestured, "run", "--socket", directory + "/g.sock", "--replay", reversed])
@@ -77,7 +77,7 @@ struct DeviceDataTests {
         #expect(!replay.lines.contains { $0.contains("64 fingers") })
         #expect(
             replay.lines.contains {
-                $0 == "gestured: many.evemu: 540 events for slots outside the panel's 0…9, up to slot 99, "
+                $0 == "gestured replay: many.evemu: 540 events for slots outside the panel's 0…9, up to slot 99, "
                     + "were dropped, as the kernel drops them: the contacts they describe were not followed"
             }, "\(replay.lines.filter { !$0.hasPrefix("{") })")
     }

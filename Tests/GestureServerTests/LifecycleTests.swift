@@ -256,10 +256,25 @@ extension SocketTests {
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
         }
 
-        @Test func `the parent directory is created and the socket gets its mode and group`() async throws {
+        /// `run --socket /nonexistent/dir/g.sock` made `/nonexistent/dir` (as root, 0755) and
+        /// left it: only the default's directory is made; elsewhere a missing one is an error
+        /// that names it, and nothing is created.
+        @Test func `a socket's missing directory is an error that names it, and is not made`() async throws {
             let directory = ServerFixture.makeDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let path = directory + "/run/gestured/s.sock"
+            let server = GestureServer(
+                configuration: .init(listener: .path(directory + "/typo/dir/s.sock"), daemonVersion: "t"),
+                delegate: nil, logger: ServerFixture.logger)
+            let error = await #expect(throws: ServerError.self) { try await server.start() }
+            #expect(error?.message.hasPrefix("the socket's directory \(directory)/typo/dir does not exist") == true)
+            await server.shutdown()
+            #expect(!FileManager.default.fileExists(atPath: directory + "/typo"))
+        }
+
+        @Test func `the socket gets its mode and group`() async throws {
+            let directory = ServerFixture.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/s.sock"
             let server = GestureServer(
                 configuration: .init(
                     listener: .path(path), daemonVersion: "t", socketMode: 0o600, socketGroup: String(getgid())),

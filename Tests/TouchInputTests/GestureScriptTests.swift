@@ -145,6 +145,23 @@ import TouchValues
         #expect(palm[0].position == SurfacePoint(x: 0.4, y: 0.2))
     }
 
+    /// A script's last `wait` did not delay the unplug: `simulate tap "wait 400ms"` unplugged
+    /// right after the lift, and the daemon cancelled the tap still waiting for the double tap
+    /// to fail (R9). The script's end is a step of its own.
+    @Test("a trailing wait is the script's end, after its last frame")
+    func trailingWait() throws {
+        let timeline = try GestureScript(parsing: "tap\nwait 400ms\n").timeline()
+        guard case .end(let end) = timeline.last, case .frame(let lift, let contacts) = timeline[timeline.count - 2]
+        else {
+            Issue.record("unexpected timeline \(timeline)")
+            return
+        }
+        #expect(contacts.isEmpty)
+        #expect(end.microseconds >= lift.microseconds + 400_000)
+        let untimed = try GestureScript(parsing: "tap\n").timeline()
+        #expect(!untimed.contains { if case .end = $0 { true } else { false } })
+    }
+
     @Test("a pause keeps the contacts down and the spacing of the steps around it")
     func pause() throws {
         let timeline = try GestureScript(

@@ -169,8 +169,15 @@ struct YAMLComposeTests {
     @Test(
         "broken documents are refused where the problem is",
         arguments: [
-            Broken(text: "a: [1, 2\nb: 3\n", line: 2, column: 2, says: "did not find expected ',' or ']'"),
-            Broken(text: "a: 1\n\tb: 2\n", line: 2, column: 1, says: "found a tab character that violates indentation"),
+            Broken(
+                text: "a: [1, 2\nb: 3\n", line: 2, column: 2,
+                says: "the list that '[' opens at line 1, column 4 is not closed here: its items need ',' between "
+                    + "them and ']' after the last (libyaml: did not find expected ',' or ']')"),
+            Broken(
+                text: "a: 1\n\tb: 2\n", line: 2, column: 1,
+                says: "a tab character at column 1: YAML indents with spaces only; replace the tab with spaces, so "
+                    + "that the line starts in the same column as the lines it belongs with (libyaml: found a tab "
+                    + "character that violates indentation)"),
             Broken(text: "a: 1\na: 2\n", line: 2, column: 1, says: "duplicate key 'a' in this mapping"),
             Broken(text: "m: {a: 1, a: 2}\n", line: 1, column: 11, says: "duplicate key 'a' in this mapping"),
             Broken(text: "a: *nope\n", line: 1, column: 4, says: "unknown alias '*nope' (no anchor '&nope' before it)"),

@@ -23,7 +23,8 @@ extension Decoder {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: codingPath + [key],
-                    debugDescription: "unknown key '\(key.stringValue)' in \(what) (expected one of: \(expected))"
+                    debugDescription: "unknown key '\(key.stringValue)' in \(what)"
+                        + NearestWord.hint(for: key.stringValue, among: allowed.sorted()) + " (expected one of: \(expected))"
                 )
             )
         }

@@ -71,7 +71,9 @@ struct SpecValidator {
                 throw SpecError(path: path, message: "a region cannot be its own parent")
             }
             guard ownRegions[parent] != nil || outerRegions.contains(parent) else {
-                throw SpecError(path: path, message: "unknown region '\(parent)'\(visibilityHint)")
+                throw SpecError(
+                    path: path,
+                    message: "unknown region '\(parent)'\(nearest(parent, ownRegions, outerRegions))\(visibilityHint)")
             }
         }
         // The chains within these definitions, each link followed once (outer regions never point
@@ -104,7 +106,9 @@ struct SpecValidator {
                 && !outerRegions.contains(spec.region)
             {
                 throw SpecError(
-                    path: path + [.key("region")], message: "unknown region '\(spec.region)'\(visibilityHint)")
+                    path: path + [.key("region")],
+                    message: "unknown region '\(spec.region)'\(nearest(spec.region, ownRegions, outerRegions))"
+                        + visibilityHint)
             }
             try checkParameters(spec.parameters, at: path)
             try check(spec.when.problem(), at: path + [.key("when")])
@@ -123,7 +127,10 @@ struct SpecValidator {
                         throw SpecError(path: at, message: "a recognizer cannot name itself")
                     }
                     guard ownRecognizers[name] != nil || outerRecognizers.contains(name) else {
-                        throw SpecError(path: at, message: "unknown recognizer '\(name)'\(visibilityHint)")
+                        throw SpecError(
+                            path: at,
+                            message: "unknown recognizer '\(name)'"
+                                + nearest(name, ownRecognizers, outerRecognizers) + visibilityHint)
                     }
                 }
             }
@@ -152,6 +159,11 @@ struct SpecValidator {
         default:
             return
         }
+    }
+
+    /// "Did you mean" among the names these definitions and the outer ones give.
+    private func nearest(_ name: String, _ own: [String: Int], _ outer: Set<String>) -> String {
+        NearestWord.hint(for: name, among: (Array(own.keys) + outer).sorted())
     }
 
     private var visibilityHint: String {

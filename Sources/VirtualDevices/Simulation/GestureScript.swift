@@ -11,10 +11,13 @@ public enum TimelineStep: Hashable, Sendable {
     /// At `time` after the start, playback waits for a go-ahead (SIGUSR1 in `gestured simulate`);
     /// later steps keep their spacing. Contacts still down stay down.
     case pause(at: TimeSpan)
+    /// At `time` after the start the script ends: a script that ends with `wait` keeps the device
+    /// until then, so a reader sees the last gesture through before the device goes.
+    case end(at: TimeSpan)
 
     public var time: TimeSpan {
         switch self {
-        case .frame(let at, _), .unplug(let at), .pause(let at): at
+        case .frame(let at, _), .unplug(let at), .pause(let at), .end(let at): at
         }
     }
 }
@@ -103,7 +106,10 @@ public struct GestureScript: Sendable {
             guard let first = words.first else { continue }
             guard let verb = Verb(rawValue: String(first)) else {
                 let known = Verb.allCases.map(\.rawValue).joined(separator: ", ")
-                throw LineError(line: line, "unknown step '\(first)' (expected one of: \(known))")
+                throw LineError(
+                    line: line,
+                    "unknown step '\(first)'" + NearestWord.hint(for: String(first), among: Verb.allCases.map(\.rawValue))
+                        + " (expected one of: \(known))")
             }
             var arguments: [String: String] = [:]
             var barePoints = 0
@@ -309,6 +315,9 @@ public struct GestureScript: Sendable {
             }
             try a.finish()
             previousWasGesture = step.verb.isGesture
+        }
+        if steps.last?.verb == .wait {
+            builder.steps.append(.end(at: TimeSpan(microseconds: builder.now.microseconds)))
         }
         return builder.steps
     }
