@@ -94,7 +94,9 @@ public struct ReplayPicture {
         var key = "○ a touch lands, × it lifts, a line is its path; a label: a gesture where it was recognized "
             + "(began, for one that moves), stacked where several are"
         if !configuration.regions.isEmpty { key += "; dashed: a region" }
-        if configuration.recognizers.contains(where: { !$0.parameters.edgeBands.isEmpty }) { key += "; shaded: an edge band" }
+        if configuration.recognizers.contains(where: { !$0.parameters.edgeBands.isEmpty }) {
+            key += "; shaded: an edge band"
+        }
         out += "<text class=\"legend\" x=\"0\" y=\"\(n(h + margin + 2))\" font-size=\"3\" fill=\"#555\">"
         out += "\(escape(key)) (\(n(w)) × \(n(h)) mm)</text>\n"
         for region in configuration.regions {
