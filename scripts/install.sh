@@ -26,7 +26,7 @@ if [ -z "$BIN" ]; then
 fi
 if [ "$(id -u)" != 0 ] && [ -z "$DESTDIR" ]; then
     say "installing as root (sudo): the binary, the units, the udev rules, the configuration"
-    exec sudo GESTURED_BINARY="$BIN" "$0" "$@"
+    exec sudo env GESTURED_BINARY="$BIN" "$0" "$@"
 fi
 
 install -D -m 0755 "$BIN" "$DESTDIR/usr/local/bin/gestured"

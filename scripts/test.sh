@@ -1,7 +1,9 @@
 #!/bin/bash
 # The tests in one command (what CI runs): installs the Debian packages the tests need, checks that
 # every import is declared in Package.swift, builds with warnings as errors, runs the host tests
-# (scripts/host-tests.sh: the suites that only compute, then the others), compiles the benchmarks (a
+# (scripts/host-tests.sh: the suites that only compute, then the others), runs a newcomer's first
+# fifteen minutes (scripts/newcomer.sh: the README's commands, the commonest mistakes' messages),
+# compiles the benchmarks (a
 # separate package, run by hand: a change that breaks them shows here), runs the browser test and
 # the WebSocket conformance run (Autobahn), checks the systemd units, scrapes a replaying daemon
 # with a real Prometheus (scripts/test-metrics.sh), builds the Debian package twice (byte-identical)

@@ -314,7 +314,8 @@ extension Command {
     /// reads, so a line given as one string would be one program's name. The line split at its
     /// spaces when it holds nothing a shell would interpret, and always `[sh, -c, "…"]`.
     static func listAdvice(_ line: String) -> String {
-        var advice = "'run' takes a list, the program and its arguments, not a command line: there is no shell to split it. "
+        var advice =
+            "'run' takes a list, the program and its arguments, not a command line: there is no shell to split it. "
         let shellSyntax = "|&;<>()$`\\\"'*?[]{}#~"
         let words = line.split(separator: " ").map(String.init)
         if !words.isEmpty && !line.contains(where: { shellSyntax.contains($0) || $0 == "\t" || $0 == "\n" }) {
@@ -328,11 +329,11 @@ extension Command {
     /// An item of a YAML flow list: plain when YAML reads it back as the same string, else double-quoted.
     private static func flowItem(_ text: String) -> String {
         let plain = text.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._+-=".unicodeScalars.contains($0)
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "/._+-=".unicodeScalars.contains($0)
         }
-        if plain && !text.isEmpty && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(text.lowercased())
-            && Double(text) == nil
-        {
+        let special = ["true", "false", "null", "yes", "no", "on", "off", "~"]
+        if plain && !text.isEmpty && !special.contains(text.lowercased()) && Double(text) == nil {
             return text
         }
         let escaped = text.map { $0 == "\\" || $0 == "\"" ? "\\\($0)" : String($0) }.joined()

@@ -79,16 +79,26 @@ public struct ReplayPicture {
     public func svg() -> String {
         let (w, h) = size
         let margin = 6.0
+        // A line under the panel saying what the marks mean.
+        let legend = 6.0
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(n(2 * (w + 2 * margin)))" \
-            height="\(n(2 * (h + 2 * margin)))" viewBox="\(n(-margin)) \(n(-margin)) \(n(w + 2 * margin)) \(n(h + 2 * margin))" \
+            height="\(n(2 * (h + 2 * margin + legend)))" viewBox="\(n(-margin)) \(n(-margin)) \(n(w + 2 * margin)) \(n(h + 2 * margin + legend))" \
             font-family="sans-serif">
             <title>\(escape(device?.label ?? "replay")): \(n(w)) × \(n(h)) mm, \(tracks.count) touches, \(labels.count) gestures</title>
 
             """
         out += "<rect class=\"panel\" x=\"0\" y=\"0\" width=\"\(n(w))\" height=\"\(n(h))\" fill=\"#fafafa\" "
         out += "stroke=\"#333\" stroke-width=\"0.6\"/>\n"
+        var key = "○ a touch lands, × it lifts, a line is its path; a label: a gesture where it was recognized "
+            + "(began, for one that moves), stacked where several are"
+        if !configuration.regions.isEmpty { key += "; dashed: a region" }
+        if configuration.recognizers.contains(where: { !$0.parameters.edgeBands.isEmpty }) {
+            key += "; shaded: an edge band"
+        }
+        out += "<text class=\"legend\" x=\"0\" y=\"\(n(h + margin + 2))\" font-size=\"3\" fill=\"#555\">"
+        out += "\(escape(key)) (\(n(w)) × \(n(h)) mm)</text>\n"
         for region in configuration.regions {
             let r = region.rect
             out += "<rect class=\"region\" x=\"\(n(r.x * w))\" y=\"\(n(r.y * h))\" width=\"\(n(r.width * w))\" "

@@ -17,7 +17,8 @@ extension Spelled {
             throw DecodingError.dataCorruptedError(
                 in: container,
                 debugDescription: "unknown \(Self.spelledAs) '\(word)'"
-                    + NearestWord.hint(for: word, among: Self.allCases.map(\.rawValue)) + " (expected one of: \(words))")
+                    + NearestWord.hint(for: word, among: Self.allCases.map(\.rawValue))
+                    + " (expected one of: \(words))")
         }
         self = value
     }

@@ -174,7 +174,8 @@ public final class YAMLEventReader {
         let mark = clamped(YAMLMark(state.problem_mark))
         let context = state.context.map { String(cString: $0) }
         let message = YAMLSyntaxAdvice.message(
-            problem: problem, at: mark, context: context, contextMark: context.map { _ in YAMLMark(state.context_mark) },
+            problem: problem, at: mark, context: context,
+            contextMark: context.map { _ in YAMLMark(state.context_mark) },
             text: String(decoding: bytes, as: UTF8.self))
         return YAMLError(message, at: mark)
     }

@@ -20,7 +20,9 @@ enum YAMLSyntaxAdvice {
             return "a tab character at column \(tab): YAML indents with spaces only; replace the tab with spaces, "
                 + "so that the line starts in the same column as the lines it belongs with" + libyaml
         }
-        if problem == "found unexpected end of stream", context?.contains("quoted scalar") == true, let start = contextMark {
+        if problem == "found unexpected end of stream", context?.contains("quoted scalar") == true,
+            let start = contextMark
+        {
             return "the quoted value that starts at line \(start.line), column \(start.column) is never closed: "
                 + "end it with the same quote mark it starts with" + libyaml
         }
@@ -75,7 +77,9 @@ enum YAMLSyntaxAdvice {
             break
         }
         return "YAML syntax: \(problem)"
-            + (context.map { c in " (\(c)" + (contextMark.map { " from line \($0.line), column \($0.column)" } ?? "") + ")" } ?? "")
+            + (context.map { c in
+                " (\(c)" + (contextMark.map { " from line \($0.line), column \($0.column)" } ?? "") + ")"
+            } ?? "")
     }
 
     /// A line above the error and where its content starts: what the error's line could line up with.

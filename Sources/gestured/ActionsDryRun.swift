@@ -30,17 +30,26 @@ struct ActionsDryRun {
         case .gesture(let g):
             let followed = planner.followingCount
             planner.handle(g, into: &outputs, rules: &rules)
-            head = "\(MessagePrinter.seconds(g.time.microseconds))  \(g.name) \(g.state.rawValue)"
+            head =
+                "\(MessagePrinter.seconds(g.time.microseconds))  \(g.name) \(g.state.rawValue)"
                 + "  \(g.fingers) finger\(g.fingers == 1 ? "" : "s")"
                 + (g.direction.map { " \($0.rawValue)" } ?? "") + (g.edge.map { " edge \($0.rawValue)" } ?? "")
             quiet = !(g.state == .recognized || g.state == .began)
             if outputs.isEmpty {
                 guard !quiet else { return [] }
                 if planner.followingCount > followed {
-                    return [head + "  → a rule on '\(g.name)' follows it (nothing to send yet: it sends as the gesture moves)"]
+                    return [
+                        head
+                            + "  → a rule on '\(g.name)' follows it (nothing to send yet: it sends as the gesture moves)"
+                    ]
                 }
                 let named = loaded.configuration.recognizerNames.contains(g.name)
-                return [head + (named ? "  → no rule: the filters of the rules on '\(g.name)' do not match" : "  → no rule on '\(g.name)'")]
+                return [
+                    head
+                        + (named
+                            ? "  → no rule: the filters of the rules on '\(g.name)' do not match"
+                            : "  → no rule on '\(g.name)'")
+                ]
             }
         case .wake, .idle, .active:
             planner.handle(panel: message, into: &outputs, rules: &rules)
@@ -97,7 +106,9 @@ struct ActionsDryRun {
             do {
                 message = try decoder.decode(ServerMessage.self, from: Data(line))
             } catch {
-                printError("gestured actions: \(path):\(index + 1): not a message of the protocol (JSON lines as `gestured replay` prints): \(error)")
+                printError(
+                    "gestured actions: \(path):\(index + 1): not a message of the protocol (JSON lines as `gestured replay` prints): \(error)"
+                )
                 throw ExitCode.failure
             }
             for text in lines(for: message) { say(text) }

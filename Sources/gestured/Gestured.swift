@@ -9,6 +9,12 @@ struct Gestured: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gestured",
         abstract: "A touchscreen gesture daemon.",
+        discussion: """
+            The guides and examples the commands' help names are installed with the package in \
+            \(Installed.docs) (the guides gzipped: zless reads them); in a source checkout they are \
+            the repository's docs and examples directories. Try it without a panel: gestured replay \
+            --pretty \(Installed.example("recordings/demo.evemu")).
+            """,
         version: gesturedVersion,
         subcommands: [
             RunCommand.self, ReplayCommand.self, ListenCommand.self, DevicesCommand.self, SimulateCommand.self,

@@ -27,7 +27,10 @@ import YAMLCoding
             // A key left of its siblings.
             Case(
                 text: "socket:\n    path: x\n  mode: y\n", line: 3, column: 3,
-                says: ["line 3 starts at column 3", "column 5 (line 2), 1 (line 1)", "(libyaml: did not find expected key)"]),
+                says: [
+                    "line 3 starts at column 3", "column 5 (line 2), 1 (line 1)",
+                    "(libyaml: did not find expected key)",
+                ]),
             // A key right of its sibling: read as the value's continuation.
             Case(
                 text: "socket:\n  path: x\n   mode: y\n", line: 3, column: 8,

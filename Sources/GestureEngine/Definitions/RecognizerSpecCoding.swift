@@ -119,7 +119,8 @@ extension RecognizerSpec: Codable {
         let kind = try c.decode(GestureKind.self, forKey: .kind)
         let kindKeys = kind.visit(KeyNames())
         try decoder.rejectUnknownKeys(
-            allowed: Set(CommonKeys.allCases.map(\.rawValue) + kindKeys), in: "\(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) recognizer")
+            allowed: Set(CommonKeys.allCases.map(\.rawValue) + kindKeys),
+            in: "\(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) recognizer")
         name = try c.decode(String.self, forKey: .name)
         guard RegionSpec.isValidName(name) else {
             throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: RegionSpec.nameExpectation)

@@ -24,7 +24,8 @@ extension Decoder {
                 DecodingError.Context(
                     codingPath: codingPath + [key],
                     debugDescription: "unknown key '\(key.stringValue)' in \(what)"
-                        + NearestWord.hint(for: key.stringValue, among: allowed.sorted()) + " (expected one of: \(expected))"
+                        + NearestWord.hint(for: key.stringValue, among: allowed.sorted())
+                        + " (expected one of: \(expected))"
                 )
             )
         }

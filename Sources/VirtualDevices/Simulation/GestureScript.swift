@@ -108,7 +108,8 @@ public struct GestureScript: Sendable {
                 let known = Verb.allCases.map(\.rawValue).joined(separator: ", ")
                 throw LineError(
                     line: line,
-                    "unknown step '\(first)'" + NearestWord.hint(for: String(first), among: Verb.allCases.map(\.rawValue))
+                    "unknown step '\(first)'"
+                        + NearestWord.hint(for: String(first), among: Verb.allCases.map(\.rawValue))
                         + " (expected one of: \(known))")
             }
             var arguments: [String: String] = [:]
