@@ -88,6 +88,12 @@ public final class ChildProcess: Sendable {
         return output.value.status!
     }
 
+    /// Its test is over: a program still running then is killed with its process group
+    /// (``Reaper``), so that none outlives the test that started it.
+    deinit {
+        Reaper.end(processIdentifier)
+    }
+
     public func terminate() { send(SIGTERM) }
 
     /// Sends `signal` (SIGHUP, SIGTERM, SIGKILL…) to the program while it runs (until it is reaped,

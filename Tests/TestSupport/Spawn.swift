@@ -46,13 +46,37 @@ public enum Spawn {
         }
         _ = addCloseFrom(&actions, 3 + Int32(sources.count))
         let argv = arguments.map { strdup($0) } + [nil]
+        var environment = environment
+        environment[runMark] = ProcessInfo.processInfo.environment[runMark]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for p in argv { free(p) }
             for p in envp { free(p) }
         }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // A child inherits the signals its parent's thread blocks and the ones the process ignores,
+        // and code under test in the test process blocks and ignores SIGTERM, SIGINT and SIGHUP
+        // (the daemon's signal handling, the actions runtime's `SignalStream`): a child started so
+        // would outlive every SIGTERM of its test. It starts as a service manager starts a
+        // program — nothing blocked, every signal at its default action — and leads a process
+        // group of its own, which the reaper ends as a whole.
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var every = sigset_t()
+        sigfillset(&every)
+        sigdelset(&every, SIGKILL)
+        sigdelset(&every, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &every)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        let result = Reaper.started {
+            let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+            return (result, result == 0 ? pid : nil)
+        }
         close(ends[1])
         guard result == 0 else {
             close(ends[0])
@@ -77,11 +101,15 @@ public enum Spawn {
         ProcessInfo.processInfo.environment.merging(overrides) { $1 }
     }
 
+    /// The mark scripts/host-tests.sh gives a run: every program a test starts carries it in its
+    /// environment, whatever environment the test gives it, so that the script finds what a run
+    /// left running after it, whoever its parent is by then.
+    static let runMark = "GESTURED_TEST_RUN"
+
     /// Waits for the program to end (blocking) and reaps it: its exit status, or the number of the
     /// signal that ended it.
     public static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = Reaper.reap(pid)
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which are macros C does not export to Swift.
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : signal
