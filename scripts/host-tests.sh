@@ -11,6 +11,8 @@
 # could act (docs/TESTING.md, "How the host suite runs").
 #
 # Usage: scripts/host-tests.sh [more arguments for both runs of swift test]
+#        scripts/host-tests.sh --print-compute   prints the first run's expression (the arm64 suites
+#                                                under qemu run the same: scripts/cross/test-arm64.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +28,7 @@ compute+='|ScreenStateTests|PanelReplayTests|RealStrokeTests|RecordPermissionTes
 compute+='|ReplayDriverTests|ReplayExplainTests|ReplayPictureTests)/'
 compute+='|^GestureServerTests\.(AudienceTests|ClientSpellingsTests|LineEncoderTests|LineFrameDecoderTests'
 compute+='|LineStorageTests|LogThrottleTests|OutboundQueueTests|ProtocolTests|StrictJSONTests|WireFieldTests)/'
+[ "${1:-}" = --print-compute ] && { echo "$compute"; exit 0; }
 
 # Every program a test starts carries this run's mark in its environment (TestSupport's Spawn
 # passes it on whatever environment a test gives): what is left running after the run is found by

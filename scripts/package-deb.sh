@@ -8,21 +8,26 @@
 # The build is reproducible: the same sources and toolchain give the same bytes
 # (SOURCE_DATE_EPOCH is the changelog's date unless set; sorted archives, root-owned entries).
 #
-# usage: scripts/package-deb.sh [--output DIR] [--scratch-path DIR]
+# usage: scripts/package-deb.sh [--arch ARCH] [--output DIR] [--scratch-path DIR]
+#   --arch ARCH         the machine's architecture (default), or arm64 from amd64: cross-compiled
+#                       with Debian's Swift 6.2.3 in the toolchain scripts/cross/make-toolchain.sh
+#                       makes (as root), run under qemu-aarch64-static where the script runs it
 #   --output DIR        where the .deb goes (default: dist/)
-#   --scratch-path DIR  SwiftPM's build directory (default: .build), e.g. for a second clean
-#                       build when checking that the binary itself is reproducible
+#   --scratch-path DIR  SwiftPM's build directory (default: .build; .build-arm64 for arm64), e.g.
+#                       for a second clean build when checking that the binary itself is reproducible
 # Prints the package's path as its last line. The release build is the one the daemon ships as
 # (scripts/shipped-build.sh): run again on a built tree, nothing is compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTPUT=dist
-SCRATCH=.build
+SCRATCH=
+ARCH=$(dpkg --print-architecture)
 while [ $# -gt 0 ]; do
     case "$1" in
     --output) OUTPUT=$2; shift 2 ;;
     --scratch-path) SCRATCH=$2; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    --arch) ARCH=$2; shift 2 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "package-deb: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -38,13 +43,37 @@ CHANGELOG_VERSION=$(dpkg-parsechangelog -l "$DEB/changelog" -S Version)
         "(add an entry: dch -c $DEB/changelog -v $VERSION)"
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$DEB/changelog" -S Timestamp)}
 export SOURCE_DATE_EPOCH
-ARCH=$(dpkg --print-architecture)
 
-# The one release build.
-say "release build (static Swift runtime)"
-source scripts/shipped-build.sh
-swift build --scratch-path "$SCRATCH" "${SHIPPED_BUILD[@]}" --product gestured >&2
-BIN=$(swift build --scratch-path "$SCRATCH" "${SHIPPED_BUILD[@]}" --show-bin-path)/gestured
+# The one release build. RUN runs what it built (under qemu for another architecture), STRIP is
+# binutils' strip for its architecture; SHLIBDEPS are dpkg-shlibdeps' options to find the
+# libraries the binary links and their packages' symbols files.
+RUN=()
+STRIP=strip
+SHLIBDEPS=()
+case "$ARCH" in
+"$(dpkg --print-architecture)")
+    say "release build (static Swift runtime)"
+    SCRATCH=${SCRATCH:-.build}
+    source scripts/shipped-build.sh
+    swift build --scratch-path "$SCRATCH" "${SHIPPED_BUILD[@]}" --product gestured >&2
+    BIN=$(swift build --scratch-path "$SCRATCH" "${SHIPPED_BUILD[@]}" --show-bin-path)/gestured
+    ;;
+arm64)
+    [ "$(dpkg --print-architecture)" = amd64 ] || fail "--arch arm64 cross-compiles from amd64 only"
+    say "arm64 release build (cross-compiled with Debian's Swift; static Swift runtime)"
+    SCRATCH=${SCRATCH:-.build-arm64}
+    scripts/cross/make-toolchain.sh
+    SYSROOT=${GESTURED_CROSS_CACHE:-$HOME/.cache/gestured/cross}/sysroot
+    source scripts/cross/build-flags.sh
+    scripts/cross/run.sh swift build --scratch-path "$SCRATCH" "${CROSS_SHIPPED_BUILD[@]}" --product gestured >&2
+    BIN=$(scripts/cross/run.sh swift build --scratch-path "$SCRATCH" "${CROSS_SHIPPED_BUILD[@]}" --show-bin-path)/gestured
+    RUN=(qemu-aarch64-static -L "$SYSROOT")
+    STRIP=aarch64-linux-gnu-strip
+    SHLIBDEPS=(-S"$SYSROOT")
+    export DEB_HOST_ARCH=arm64
+    ;;
+*) fail "--arch $ARCH: this machine builds $(dpkg --print-architecture), and arm64 from amd64" ;;
+esac
 # A binary that needs the Swift runtime as shared libraries would not run where no toolchain is.
 if readelf -d "$BIN" | grep -q 'NEEDED.*libswift'; then
     fail "$BIN links the Swift runtime dynamically; the package needs the static build"
@@ -58,10 +87,10 @@ mkdir -p "$root/DEBIAN"
 
 # The binary, stripped as dh_strip strips (the symbols go; backtraces show addresses).
 install -d "$root/usr/bin"
-strip --remove-section=.comment --remove-section=.note --strip-unneeded -o "$root/usr/bin/gestured" "$BIN"
+"$STRIP" --remove-section=.comment --remove-section=.note --strip-unneeded -o "$root/usr/bin/gestured" "$BIN"
 chmod 0755 "$root/usr/bin/gestured"
 gestured=$root/usr/bin/gestured
-built_version=$("$gestured" --version)
+built_version=$("${RUN[@]}" "$gestured" --version)
 [ "$built_version" = "$VERSION" ] || fail "$BIN --version says $built_version, VERSION says $VERSION"
 
 # Every unit in systemd/, pointed at the packaged binary; a file of a kind this script does not
@@ -114,9 +143,9 @@ install -d "$root/etc/gestured"
 # `gestured config --default`.
 #
 EOF
-    "$gestured" config --default
+    "${RUN[@]}" "$gestured" config --default
 } > "$root/etc/gestured/gestured.yaml"
-"$gestured" check-config "$root/etc/gestured/gestured.yaml" >&2
+"${RUN[@]}" "$gestured" check-config "$root/etc/gestured/gestured.yaml" >&2
 echo /etc/gestured/gestured.yaml > "$root/DEBIAN/conffiles"
 # The drop-in directories (docs/CONFIGURATION.md and docs/ACTIONS.md, "Drop-in files"), empty: what
 # an administrator or a fleet role drops into them is theirs, and purge leaves it
@@ -130,11 +159,22 @@ install -d -m 0755 "$root/etc/gestured/gestured.yaml.d" "$root/etc/gestured/acti
 # (14 minutes here); asked for --help, the plugin builds its tool and stops, and the tool is then
 # run as the plugin runs it.
 say "man pages (swift-argument-parser's generate-manual)"
-swift package --scratch-path "$SCRATCH" generate-manual --help > /dev/null
-tool=$(swift build --scratch-path "$SCRATCH" --show-bin-path)/generate-manual-tool
+# (A tool of this machine's: for another architecture, built where this machine's build is.)
+tool_scratch=$SCRATCH
+[ ${#RUN[@]} = 0 ] || tool_scratch=.build
+swift package --scratch-path "$tool_scratch" generate-manual --help > /dev/null
+tool=$(swift build --scratch-path "$tool_scratch" --show-bin-path)/generate-manual-tool
 [ -x "$tool" ] || fail "the generate-manual plugin built no $tool (did SwiftPM rename its tools?)"
 mkdir "$work/man"
-"$tool" "$root/usr/bin/gestured" --multi-page --date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)" \
+# The tool runs the binary for its help: another architecture's through a wrapper of that name.
+helper=$root/usr/bin/gestured
+if [ ${#RUN[@]} -gt 0 ]; then
+    mkdir "$work/run"
+    helper=$work/run/gestured
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "${RUN[*]}" "$root/usr/bin/gestured" > "$helper"
+    chmod 0755 "$helper"
+fi
+"$tool" "$helper" --multi-page --date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)" \
     --output-directory "$work/man"
 [ -f "$work/man/gestured.1" ] || fail "generate-manual wrote no gestured.1"
 # Gzipped as dh_compress does (-9, no name or time stamp in the header). generate-manual copies
@@ -149,9 +189,9 @@ done
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/usr/share/fish/vendor_completions.d"
 # (bash-completion sources the file: the generated `#!/bin/bash` line means nothing there.)
-"$gestured" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/gestured"
-"$gestured" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_gestured"
-"$gestured" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/gestured.fish"
+"${RUN[@]}" "$gestured" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/gestured"
+"${RUN[@]}" "$gestured" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_gestured"
+"${RUN[@]}" "$gestured" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/gestured.fish"
 
 # Documentation: copyright and changelog (Debian's names), every guide the configuration header,
 # the help texts and the man pages point to, and examples/ as it is (recordings to replay, files
@@ -184,7 +224,7 @@ mkdir -p "$work/source/debian"
 cp "$DEB/control" "$DEB/changelog" "$work/source/debian/"
 (
     cd "$work/source"
-    dpkg-shlibdeps -T"$work/substvars" -e"$root/usr/bin/gestured"
+    dpkg-shlibdeps -T"$work/substvars" "${SHLIBDEPS[@]}" -e"$root/usr/bin/gestured"
     misc="systemd | systemd-standalone-sysusers | systemd-sysusers"
     # RELR relocations (Package.swift's link) need a loader that knows them, glibc 2.36, which the
     # binary asks for by version (GLIBC_ABI_DT_RELR), not by a symbol: dpkg-shlibdeps reads only

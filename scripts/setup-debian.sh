@@ -7,15 +7,24 @@
 #                                      (the VM harness), socat, python3-jsonschema, evemu,
 #                                      libinput-tools, chromium + chromium-driver + python3-venv (the
 #                                      browser test), lintian (the package test), prometheus +
-#                                      prometheus-node-exporter (scripts/test-metrics.sh)
+#                                      prometheus-node-exporter (scripts/test-metrics.sh), qemu-system-arm
+#                                      (the aarch64 VM), reprepro + gpg (scripts/apt-repository.sh),
+#                                      and --cross's
+#   scripts/setup-debian.sh --cross    what the arm64 cross build uses on the host (scripts/cross/):
+#                                      mmdebstrap (the build root), qemu-user-static (arm64 programs
+#                                      here), binutils-aarch64-linux-gnu (strip, dpkg-shlibdeps' objdump)
 set -euo pipefail
 packages=(libevdev-dev libudev-dev libmtdev-dev libyaml-dev pkg-config)
 if [ "${1:-}" = "--package" ] || [ "${1:-}" = "--test" ]; then
     packages+=(dpkg-dev binutils xz-utils)
 fi
+if [ "${1:-}" = "--cross" ] || [ "${1:-}" = "--test" ]; then
+    packages+=(dpkg-dev binutils xz-utils mmdebstrap qemu-user-static binutils-aarch64-linux-gnu)
+fi
 if [ "${1:-}" = "--test" ]; then
     packages+=(qemu-system-x86 busybox-static cpio socat python3 python3-jsonschema evemu-tools libinput-tools systemd
-        chromium chromium-driver python3-venv lintian prometheus prometheus-node-exporter)
+        chromium chromium-driver python3-venv lintian prometheus prometheus-node-exporter
+        qemu-system-arm reprepro gpg)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -8,8 +8,10 @@
 # the WebSocket conformance run (Autobahn), checks the systemd units, scrapes a replaying daemon
 # with a real Prometheus (scripts/test-metrics.sh), builds the Debian package twice (byte-identical)
 # and installs, upgrades, removes and purges it (as root), and runs the real-kernel suites in a qemu
-# VM (or natively where /dev/uinput exists), the end-to-end one with the package's binary. Prints
-# each stage's duration.
+# VM (or natively where /dev/uinput exists), the end-to-end one with the package's binary; then
+# arm64 (docs/PACKAGING.md, "arm64"): the package cross-compiled, replay compared with amd64's byte
+# for byte; and the signed apt repository on Debian 12 roots, with the Ansible role. Prints each
+# stage's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -17,6 +19,15 @@ stage() { echo "== $1 ($(( $(date +%s) - start )) s so far)"; }
 
 stage "setup"
 scripts/setup-debian.sh --test
+# What the arm64 and apt stages download (~1.3 GB: Debian's Swift and arm64 packages, a Debian 12
+# root, ansible-core) comes in behind the amd64 stages, each into its cache.
+prefetch=$(mktemp -d)
+scripts/cross/make-toolchain.sh > "$prefetch/cross.log" 2>&1 &
+cross_pid=$!
+scripts/test-apt-repository.sh --prepare > "$prefetch/apt.log" 2>&1 &
+apt_pid=$!
+# (the end: wait for one of them, print its log, fail with it)
+fetched() { local status=0; wait "$1" || status=$?; cat "$prefetch/$2.log"; return $status; }
 export GESTURED_STRICT=1
 
 stage "declared edges (every import is a dependency in Package.swift)"
@@ -65,5 +76,24 @@ scripts/test-package.sh "$deb" "$again"
 
 stage "end-to-end suite (the package's binary)"
 scripts/e2e.sh --deb "$deb"
+
+stage "arm64: the cross toolchain (Debian sid's Swift 6.2.3, an arm64 sysroot of Debian 13's packages)"
+fetched "$cross_pid" cross
+
+stage "arm64: the package, cross-compiled; lintian and Depends (docs/PACKAGING.md, \"arm64\")"
+deb_arm64=$(scripts/package-deb.sh --arch arm64 --output dist | tail -n 1)
+scripts/test-package.sh --no-install "$deb_arm64"
+
+stage "arm64: replay of every recording, byte-identical to amd64's (the packages' binaries)"
+binaries=$(mktemp -d)
+dpkg-deb -x "$deb" "$binaries/amd64"
+dpkg-deb -x "$deb_arm64" "$binaries/arm64"
+scripts/cross/compare-replay.sh "$binaries/amd64/usr/bin/gestured" "$binaries/arm64/usr/bin/gestured"
+rm -rf "$binaries"
+
+stage "apt repository: signed, installed, upgraded, another key refused; the Ansible role (Debian 12 roots)"
+fetched "$apt_pid" apt
+scripts/test-apt-repository.sh "$deb" "$deb_arm64"
+rm -rf "$prefetch"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"

@@ -111,20 +111,23 @@ struct MultiFingerSwipeTests {
     /// Drags of `fingers` fingers, 45 mm on the panel at 30–60 mm/s in each direction, the
     /// fingers landing and lifting 0–150 ms apart; each as (direction, its script line).
     static func slowDrags(fingers: Int, width: Double, height: Double) -> [(direction: String, line: String)] {
-        directions.enumerated().flatMap { i, direction in
-            speeds.enumerated().map { j, speed in
+        var drags: [(direction: String, line: String)] = []
+        for (i, direction) in directions.enumerated() {
+            for (j, speed) in speeds.enumerated() {
                 let spread = spreads[(i + j) % spreads.count]
-                let component = direction.contains("-") ? 0.5.squareRoot() : 1
-                let dx = direction.contains("right") || direction.contains("left") ? component : 0
-                let dy = direction.contains("up") || direction.contains("down") ? component : 0
+                let component: Double = direction.contains("-") ? 0.5.squareRoot() : 1
+                let dx: Double = direction.contains("right") || direction.contains("left") ? component : 0
+                let dy: Double = direction.contains("up") || direction.contains("down") ? component : 0
                 // Surface units along the script's unit direction that make 45 mm on this panel.
-                let distance = 45 / ((dx * width) * (dx * width) + (dy * height) * (dy * height)).squareRoot()
+                let squared: Double = (dx * width) * (dx * width) + (dy * height) * (dy * height)
+                let distance: Double = 45 / squared.squareRoot()
                 let ms = Int((45 / speed * 1000).rounded())
                 let line =
                     "swipe \(direction) fingers=\(fingers) distance=\(distance) duration=\(ms)ms landing=\(spread)ms lifting=\(spread)ms"
-                return (direction, line)
+                drags.append((direction, line))
             }
         }
+        return drags
     }
 
     @Test(

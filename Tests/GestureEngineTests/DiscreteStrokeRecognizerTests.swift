@@ -156,7 +156,9 @@ struct DiscreteStrokeRecognizerTests {
         var decision = Proposal.none
         for k in 1...20 {
             h.wait(10)
-            let moved = h.move((0..<4).map { i in (UInt32(i + 1), 120 + 15 * Double(i), 60 + 4 * Double(k)) })
+            let moved = h.move((0..<4).map { i -> (UInt32, Double, Double) in
+                (UInt32(i + 1), 120 + 15 * Double(i), 60 + 4 * Double(k))
+            })
             if case .none = decision { decision = moved }
         }
         #expect(decision.name == "recognize")
@@ -196,7 +198,8 @@ struct DiscreteStrokeRecognizerTests {
         // 2.5 mm right and 6 mm across per frame: covering 20 mm takes 8 frames and 52 mm of path.
         for k in 1...24 {
             h.wait(8.333)
-            #expect(h.move([(1, 100 + 2.5 * Double(k), 100 + (k % 2 == 0 ? 0 : 6))]).name == "none")
+            let across: Double = k % 2 == 0 ? 0 : 6
+            #expect(h.move([(1, 100 + 2.5 * Double(k), 100 + across)]).name == "none")
         }
         #expect(h.up([1]).name == "fail")
     }

@@ -31,8 +31,10 @@ import Testing
         var bytes: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         switch length {
         case ..<126: bytes.append(0x80 | UInt8(length))
-        case ..<65_536: bytes += [0x80 | 126, UInt8(length >> 8), UInt8(length & 0xFF)]
-        default: bytes += [0x80 | 127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
+        case ..<65_536: bytes += [UInt8(0x80 | 126), UInt8(length >> 8), UInt8(length & 0xFF)]
+        default:
+            bytes.append(0x80 | 127)
+            bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
         }
         return ByteBuffer(bytes: bytes + [0, 0, 0, 0] + payload)
     }

@@ -9,6 +9,12 @@
 #   TESTDIR (and in --extra paths) are found with ldd and copied along, at the
 #   same paths (so RUNPATHs such as /opt/swift/... keep working).
 # options:
+#   --arch A          amd64 (default) or arm64: qemu-system-aarch64 -M virt -cpu cortex-a72 (TCG)
+#                     booting Debian 13's arm64 kernel with busybox-static:arm64 (and trixie's
+#                     udev); libraries of the ELF files are found by a readelf walk over that
+#                     tree and the cross sysroot (scripts/cross/make-toolchain.sh), not ldd;
+#                     --accel icount and --bzimage are amd64's only
+#   --fetch           only download and unpack what a boot needs (the kernel, udev), then exit
 #   --udev            also start systemd-udevd (Debian package 'udev', extracted,
 #                     not installed) + udevadm trigger/settle before COMMAND,
 #                     so libudev sees ID_INPUT_TOUCHSCREEN etc.
@@ -41,10 +47,11 @@
 #   busybox-static, cpio if missing (--no-install-recommends).
 set -euo pipefail
 
-UDEV=0; MEM=1024; SMP=2; ACCEL=tcg; TIMEOUT=900; COMPRESS=0; KEEP=0; QUIET=0; PVH=1; OUTDIR=
+ARCH=amd64; FETCH=0; UDEV=0; MEM=1024; SMP=2; ACCEL=tcg; TIMEOUT=900; COMPRESS=0; KEEP=0; QUIET=0; PVH=1; OUTDIR=
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --arch) ARCH=$2; shift 2;;
     --udev) UDEV=1; shift;;
     --extra) EXTRA+=("$2"); shift 2;;
     --mem) MEM=$2; shift 2;;
@@ -57,12 +64,14 @@ while [ $# -gt 0 ]; do
     --out) OUTDIR=$2; shift 2;;
     --keep) KEEP=1; shift;;
     --quiet) QUIET=1; shift;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0;;
+    --fetch) FETCH=1; shift;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0;;
     --) shift; break;;
     -*) echo "unknown option $1" >&2; exit 2;;
     *) if [ -z "${TESTDIR:-}" ]; then TESTDIR=$1; shift; else break; fi;;
   esac
 done
+[ "$FETCH" = 1 ] && { TESTDIR=/; UDEV=1; set -- true; }
 [ -n "${TESTDIR:-}" ] && [ -d "$TESTDIR" ] && [ $# -gt 0 ] || { echo "usage: $0 [options] TESTDIR -- COMMAND..." >&2; exit 2; }
 TESTDIR=$(cd "$TESTDIR" && pwd)
 if [ -n "$OUTDIR" ]; then mkdir -p "$OUTDIR"; OUTDIR=$(cd "$OUTDIR" && pwd); fi
@@ -71,6 +80,43 @@ CACHE=${VMTEST_CACHE:-$(cd "$(dirname "$0")/.." && pwd)/cache/vm}
 mkdir -p "$CACHE"
 log() { echo "[run-vm-test] $*" >&2; }
 
+case "$ARCH" in amd64|arm64) ;; *) echo "--arch: amd64 or arm64" >&2; exit 2;; esac
+if [ "$ARCH" = arm64 ]; then
+  # ---- arm64: Debian 13's kernel, busybox-static and udev, unpacked (mmdebstrap's extract
+  # variant: no arm64 code runs here) into one tree, once ----
+  CACHE=$CACHE/arm64; mkdir -p "$CACHE"
+  need=()
+  command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
+  command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+  command -v cpio >/dev/null || need+=(cpio)
+  if [ ${#need[@]} -gt 0 ]; then
+    log "installing ${need[*]}"
+    apt-get install -y --no-install-recommends "${need[@]}" >/dev/null || { apt-get update >/dev/null && apt-get install -y --no-install-recommends "${need[@]}" >/dev/null; }
+  fi
+  if [ ! -f "$CACHE/tree.v1.ready" ]; then
+    log "downloading Debian 13's arm64 kernel, busybox-static and udev"
+    rm -rf "$CACHE/tree" "$CACHE/modules" "$CACHE/modules9p"
+    mmdebstrap --quiet --mode=root --variant=extract --architectures=arm64 --aptopt='Acquire::Retries "3"' \
+      --include=linux-image-arm64,busybox-static,udev --dpkgopt='path-exclude=/usr/share/doc/*' \
+      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+      trixie "$CACHE/tree" "${GESTURED_CROSS_MIRROR:-http://deb.debian.org/debian}" >&2
+    kver=$(ls "$CACHE/tree/usr/lib/modules" | head -1)
+    grep -q '^CONFIG_INPUT=y' "$CACHE/tree/boot/config-$kver" || { log "CONFIG_INPUT is not =y in $kver"; exit 2; }
+    cp "$CACHE/tree/boot/vmlinuz-$kver" "$CACHE/vmlinuz"
+    mkdir -p "$CACHE/modules" "$CACHE/modules9p"
+    for m in drivers/input/evdev drivers/input/misc/uinput; do
+      xz -dc "$CACHE/tree/usr/lib/modules/$kver/kernel/$m.ko.xz" > "$CACHE/modules/$(basename $m).ko"
+    done
+    # virtio-9p for --out, in load order (virtio and its PCI transport are built into this kernel)
+    n=0
+    for m in fs/netfs/netfs net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p; do
+      n=$((n+1)); xz -dc "$CACHE/tree/usr/lib/modules/$kver/kernel/$m.ko.xz" > "$CACHE/modules9p/$(printf %02d $n)-$(basename $m).ko"
+    done
+    echo "$kver" > "$CACHE/kver"
+    rm -rf "$CACHE/tree/usr/lib/modules" "$CACHE/tree/boot" "$CACHE/tree/usr/lib/firmware"
+    touch "$CACHE/tree.v1.ready"
+  fi
+else
 # ---- host tools (Debian 12 packages) ----
 need=()
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
@@ -130,6 +176,9 @@ if [ "$UDEV" = 1 ] && [ ! -f "$CACHE/udev.ready" ]; then
   dpkg -x "$CACHE"/udev_*.deb "$CACHE/udev"
   touch "$CACHE/udev.ready"
 fi
+fi
+
+[ "$FETCH" = 1 ] && exit 0
 
 # ---- stage the initramfs ----
 WORK=$(mktemp -d /tmp/vmtest.XXXXXX)
@@ -137,7 +186,7 @@ cleanup() { [ "$KEEP" = 1 ] && log "work dir kept: $WORK" || rm -rf "$WORK"; }
 trap cleanup EXIT
 R=$WORK/root
 mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,run,etc,lib/modules,lib64,test}
-cp /bin/busybox "$R/bin/busybox"
+if [ "$ARCH" = arm64 ]; then cp "$CACHE/tree/usr/bin/busybox" "$R/bin/busybox"; else cp /bin/busybox "$R/bin/busybox"; fi
 mknod -m 600 "$R/dev/console" c 5 1 2>/dev/null || true
 mknod -m 666 "$R/dev/null" c 1 3 2>/dev/null || true
 cp "$CACHE"/modules/*.ko "$R/lib/modules/"
@@ -168,7 +217,14 @@ while IFS= read -r -d '' f; do
 done < <(find "$TESTDIR" "${EXTRA[@]}" -type f -print0 2>/dev/null)
 for p in "${EXTRA[@]}"; do mkdir -p "$R$(dirname "$p")"; cp -a "$p" "$R$(dirname "$p")/"; done
 
-if [ "$UDEV" = 1 ]; then
+if [ "$UDEV" = 1 ] && [ "$ARCH" = arm64 ]; then
+  cp "$CACHE/tree/usr/bin/udevadm" "$R/bin/udevadm"
+  mkdir -p "$R/lib/systemd" "$R/lib/udev" "$R/etc/udev"
+  ln -s /bin/udevadm "$R/lib/systemd/systemd-udevd"
+  cp -a "$CACHE/tree/usr/lib/udev/rules.d" "$R/lib/udev/"
+  cp -a "$CACHE"/tree/usr/lib/udev/*_id "$R/lib/udev/" 2>/dev/null || true
+  elfs+=("$CACHE/tree/usr/bin/udevadm")
+elif [ "$UDEV" = 1 ]; then
   cp "$CACHE/udev/bin/udevadm" "$R/bin/udevadm"
   mkdir -p "$R/lib/systemd" "$R/lib/udev" "$R/etc/udev"
   ln -s /bin/udevadm "$R/lib/systemd/systemd-udevd"
@@ -178,6 +234,28 @@ if [ "$UDEV" = 1 ]; then
   elfs+=("$CACHE/udev/bin/udevadm")
 fi
 
+if [ "$ARCH" = arm64 ]; then
+# shared libraries of every ELF we ship, by a walk over NEEDED and RUNPATH (ldd cannot run arm64
+# programs here): found in the tree above or the cross sysroot, copied to the same path in the guest
+LIBROOTS=("$CACHE/tree" "${GESTURED_CROSS_CACHE:-$HOME/.cache/gestured/cross}/sysroot")
+queue=("${elfs[@]}"); seen=" "
+while [ ${#queue[@]} -gt 0 ]; do
+  f=${queue[0]}; queue=("${queue[@]:1}")
+  dirs=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p' | tr ':' ' ')
+  for so in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    case "$seen" in *" $so "*) continue;; esac
+    seen+="$so "
+    found=
+    for root in "${LIBROOTS[@]}"; do
+      for d in $dirs /usr/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu/systemd /usr/lib; do
+        if [ -e "$root$d/$so" ]; then found=$root$d/$so; mkdir -p "$R$d"; cp -L "$found" "$R$d/$so"; break 2; fi
+      done
+    done
+    if [ -n "$found" ]; then queue+=("$found"); else log "$f needs $so, found in no arm64 tree"; fi
+  done
+done
+cp -L "$CACHE/tree/usr/lib/ld-linux-aarch64.so.1" "$R/lib/"
+else
 # shared libraries (+ the dynamic loader) of every ELF we ship, at their ldd paths
 for f in "${elfs[@]}"; do
   ldd "$f" 2>/dev/null | awk '/=> \//{print $3} /^\s*\/[^ ]*ld-linux/{print $1}' || true
@@ -187,6 +265,7 @@ done | sort -u | while read -r lib; do
   cp -L "$lib" "$R$lib"
 done
 [ -e /lib64/ld-linux-x86-64.so.2 ] && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
+fi
 
 # the command, quoted for sh
 { printf 'cd /test\n'; printf '%q ' "$@" | sed 's/ $//'; printf '\n'; } > "$R/test-cmd"
@@ -196,7 +275,7 @@ NONCE=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 cat > "$R/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu HOME=/root TMPDIR=/tmp
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin LD_LIBRARY_PATH=/lib/@TRIPLET@:/usr/lib/@TRIPLET@ HOME=/root TMPDIR=/tmp
 export SYSTEMD_PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -214,8 +293,8 @@ fi
 if [ -x /bin/udevadm ]; then
   mkdir -p /run/udev
   /lib/systemd/systemd-udevd --daemon 2>/tmp/udevd.log || echo "VMTEST: udevd failed"
-  udevadm trigger --type=subsystems --action=add
-  udevadm trigger --type=devices --action=add
+  udevadm trigger --type=subsystems --action=add @TRIGGER@
+  udevadm trigger --type=devices --action=add @TRIGGER@
   udevadm settle --timeout=60 || echo "VMTEST: settle timed out"
   echo "VMTEST: udevd up at $(cut -d' ' -f1 /proc/uptime)s"
 fi
@@ -228,7 +307,10 @@ grep -q " /out 9p " /proc/mounts && { echo $rc > /out/exit-status; umount /out; 
 sync
 poweroff -f
 EOF
-sed -i "s/@NONCE@/$NONCE/" "$R/init"
+TRIPLET=x86_64-linux-gnu; TRIGGER=
+# Under arm64's TCG a trigger of every device takes ~12 s; the tests need input and misc (uinput).
+[ "$ARCH" = arm64 ] && { TRIPLET=aarch64-linux-gnu; TRIGGER="--subsystem-match=input --subsystem-match=misc"; }
+sed -i -e "s/@NONCE@/$NONCE/" -e "s/@TRIPLET@/$TRIPLET/g" -e "s/@TRIGGER@/$TRIGGER/" "$R/init"
 chmod 755 "$R/init"
 
 INITRD=$WORK/initramfs.cpio
@@ -257,9 +339,16 @@ SHARE=()
 [ -n "$OUTDIR" ] && SHARE=(-fsdev "local,id=out,path=$OUTDIR,security_model=none" -device "virtio-9p-pci,fsdev=out,mount_tag=out")
 # no_timer_check: under TCG on a loaded host the kernel's IO-APIC timer check can miss its ticks and
 # panic ("IO-APIC + timer doesn't work"; seen at host load ~15-19); the check is for broken hardware.
-timeout --foreground -k 5 "$TIMEOUT" qemu-system-x86_64 "${ACC[@]}" -m "$MEM" -smp "$SMP" \
-  -nographic -no-reboot -nic none -fw_cfg name=etc/sercon-port,string=0 "${SHARE[@]}" -kernel "$KERNEL" -initrd "$INITRD" \
-  -append "console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check rdinit=/init" </dev/null 2>&1 | tr -d '\r' | grep -av --line-buffered 'fw_cfg item names should be prefixed' | \
+if [ "$ARCH" = arm64 ]; then
+  QEMU=(qemu-system-aarch64 -M virt -cpu cortex-a72)
+  APPEND="console=ttyAMA0 quiet loglevel=3 panic=-1 rdinit=/init"
+else
+  QEMU=(qemu-system-x86_64 -fw_cfg name=etc/sercon-port,string=0)
+  APPEND="console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check rdinit=/init"
+fi
+timeout --foreground -k 5 "$TIMEOUT" "${QEMU[@]}" "${ACC[@]}" -m "$MEM" -smp "$SMP" \
+  -nographic -no-reboot -nic none "${SHARE[@]}" -kernel "$KERNEL" -initrd "$INITRD" \
+  -append "$APPEND" </dev/null 2>&1 | tr -d '\r' | grep -av --line-buffered 'fw_cfg item names should be prefixed' | \
   if [ "$QUIET" = 1 ]; then cat > "$LOG"; else tee "$LOG"; fi
 qrc=${PIPESTATUS[0]}
 set -e

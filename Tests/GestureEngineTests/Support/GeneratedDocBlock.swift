@@ -30,7 +30,8 @@ struct GeneratedDocBlock {
         let wanted = "\n" + content
         guard current != wanted else { return }
         if ProcessInfo.processInfo.environment["GESTURED_UPDATE_DOCS"] == "1" {
-            try (text[..<start] + wanted + text[stop.lowerBound...]).write(to: url, atomically: true, encoding: .utf8)
+            try (String(text[..<start]) + wanted + String(text[stop.lowerBound...]))
+                .write(to: url, atomically: true, encoding: .utf8)
             return
         }
         Issue.record(

@@ -71,7 +71,10 @@ struct MachineHarness<R: Recognizer> {
     static func fingers(
         _ count: Int, at x: Double, _ y: Double, dx: Double = 0, dy: Double = 0
     ) -> [(UInt32, Double, Double)] {
-        (0..<count).map { i in (UInt32(i + 1), x + Double(i) * 15 - Double(count - 1) * 7.5 + dx, y + dy) }
+        let spread = Double(count - 1) * 7.5
+        return (0..<count).map { i -> (UInt32, Double, Double) in
+            (UInt32(i + 1), x + Double(i) * 15 - spread + dx, y + dy)
+        }
     }
 }
 
