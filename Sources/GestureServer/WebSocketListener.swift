@@ -47,7 +47,7 @@ enum WebSocketListener {
                     try channel.pipeline.syncOperations.addHandler(
                         WebSocketConnectionGate(
                             maxClients: endpoint.maxClients, maxClientsPerPeer: endpoint.maxClientsPerPeer,
-                            logger: logger, throttle: throttle, refused: refused))
+                            names: .webSocket, logger: logger, throttle: throttle, refused: refused))
                 }
             }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
