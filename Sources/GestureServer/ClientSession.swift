@@ -110,10 +110,13 @@ final class ClientSession {
         self.core = core
         self.link = link
         self.transport = transport
-        self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages)
+        self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages, byteLimit: core.limits.maxQueuedBytes)
     }
 
     var id: ClientID? { clientID }
+
+    /// What its queue holds (``OutboundQueue/bytes``).
+    var queuedBytes: Int { queue.bytes }
 
     var isOpen: Bool {
         if case .open = state { return true }
@@ -506,6 +509,8 @@ final class ClientSession {
             needsFlush = true
             return
         }
+        // A line waits in storage of its own, not in a bigger one it shares (the encoder's).
+        let line = line.capacity > 2 * line.readableBytes ? ByteBuffer(bytes: line.readableBytesView) : line
         switch queue.enqueue(line, stream: stream, isUpdate: isUpdate, isReply: isReply) {
         case .queued:
             // Its replies wait: it is not read until they are written (read back-pressure).
@@ -516,12 +521,16 @@ final class ClientSession {
             core.countDropped(transport, overflowed: true)
             core.logger.warning(
                 "client reads too slowly, disconnecting",
-                metadata: ["client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)"])
+                metadata: [
+                    "client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)",
+                    "queued-bytes": "\(queue.bytes)",
+                ])
             close(
                 with: ErrorMessage(
                     code: .overflow,
                     message:
-                        "the client read too slowly: more than \(core.limits.maxQueuedMessages) messages were waiting"))
+                        "the client read too slowly: \(queue.count) messages (\(queue.bytes) bytes) were waiting; at "
+                        + "most \(core.limits.maxQueuedMessages) messages and \(core.limits.maxQueuedBytes) bytes may"))
         }
     }
 
