@@ -394,6 +394,7 @@ final class InputLoop {
         case .reloadFailed(let reason):
             counters.reloadsFailed += 1
             counters.lastReloadFailure = (wallNow, reason)
+            server.statusChanged()
             logger.error("reload failed, keeping the running configuration: \(reason)")
             notifier.ready(status: "configuration reloaded")
         }
@@ -438,6 +439,7 @@ final class InputLoop {
         counters.reloadsSucceeded += 1
         counters.configurationLoaded = wallNow
         counters.lastReloadFailure = nil
+        server.statusChanged()
         for loss in dropped {
             guard case .client(let n) = loss.owner else { continue }
             logger.warning(

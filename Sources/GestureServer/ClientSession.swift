@@ -392,11 +392,12 @@ final class ClientSession {
         }
     }
 
-    /// Asks the daemon for its part of a `status` (a snapshot it hands over), then makes the
-    /// reply — the clients connected when it was asked, their users' names looked up — and
-    /// encodes it on the decoder's thread; this thread only writes the finished line.
+    /// Asks for the daemon's part of a `status` (``ServerCore/status(for:_:)``: one shared by the
+    /// requests within 100 ms), then makes the reply — the clients connected when it was asked,
+    /// their users' names looked up — and encodes it on the decoder's thread; this thread only
+    /// writes the finished line.
     private func status(id: RequestID?, client: ClientID) {
-        guard let delegate = core.delegate else {
+        guard core.delegate != nil else {
             return send(.error(ErrorMessage(code: .unavailable, message: "this server keeps no status", id: id)))
         }
         requestsInFlight += 1
@@ -404,24 +405,23 @@ final class ClientSession {
         let session = ServerThreadBound(self)
         let mailbox = core.mailbox
         let decoder = core.decoder
-        delegate.status(
-            StatusRequest(client: client) { answer in
-                decoder.run {
-                    let line: ByteBuffer?
-                    switch answer {
-                    case .success(var status):
-                        status.id = id
-                        status.clients = clients.map(\.status)
-                        var encoder = LineEncoder()
-                        line = (try? encoder.encode(.status(status))).map { ByteBuffer(bytes: $0) }
-                    case .failure(var error):
-                        error.id = id
-                        var encoder = LineEncoder()
-                        line = (try? encoder.encode(.error(error))).map { ByteBuffer(bytes: $0) }
-                    }
-                    mailbox.post { session.value.replyReady(line) }
+        core.status(for: client) { answer in
+            decoder.run {
+                let line: ByteBuffer?
+                switch answer {
+                case .success(var status):
+                    status.id = id
+                    status.clients = clients.map(\.status)
+                    var encoder = LineEncoder()
+                    line = (try? encoder.encode(.status(status))).map { ByteBuffer(bytes: $0) }
+                case .failure(var error):
+                    error.id = id
+                    var encoder = LineEncoder()
+                    line = (try? encoder.encode(.error(error))).map { ByteBuffer(bytes: $0) }
                 }
-            })
+                mailbox.post { session.value.replyReady(line) }
+            }
+        }
     }
 
     /// A reply made and encoded off this thread (`status`): written as it is.
