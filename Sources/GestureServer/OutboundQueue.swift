@@ -147,8 +147,8 @@ protocol QueuedLine {
 }
 
 extension ByteBuffer: QueuedLine {
-    /// Its storage, not only its bytes: a line may share storage bigger than itself (the
-    /// server's encoding buffer), and that is what waiting keeps (``ClientSession`` gives a
-    /// line its own storage before it queues it).
-    var queuedBytes: Int { capacity }
+    /// Its bytes. What waiting keeps is its storage, which may be bigger and shared (the server's
+    /// encoding buffer): ``ClientSession`` gives a line storage of its own, at most twice its
+    /// size, before it queues it.
+    var queuedBytes: Int { readableBytes }
 }
