@@ -26,8 +26,12 @@ protocol SessionLink: AnyObject {
     func close(after last: ByteBuffer?, deadline: NIODeadline)
     /// A connection being closed already closes by `deadline` at the latest.
     func closeNoLater(than deadline: NIODeadline)
-    /// Logs who connected (peer credentials on the Unix socket, page origin on a WebSocket).
-    func logConnected(_ id: ClientID, logger: Logger)
+    /// Logs who connected (peer credentials on the Unix socket, page origin on a WebSocket),
+    /// throttled per peer.
+    func logConnected(_ id: ClientID, logger: Logger, throttle: LogThrottle)
+    /// The peer as the journal's rate limit tells peers apart (``LogThrottle``): a uid, an
+    /// address.
+    var logPeer: String { get }
     /// The transport's answer to a message it refused (``LineFrame/tooLong``,
     /// ``LineFrame/notUTF8``), once the session's error is written: a line is skipped (nothing to
     /// do), a WebSocket message ends the connection (1009, 1007).
@@ -105,6 +109,8 @@ final class ClientSession {
     private var linesThisTurn = 0
     /// A ``pump()`` is posted for the next turn (its budget for this one was spent).
     private var pumpPosted = false
+    /// Its peer, for the journal's rate limit (``SessionLink/logPeer``).
+    private var logPeer = "?"
 
     init(core: ServerCore, link: any SessionLink, transport: Transport) {
         self.core = core
@@ -147,15 +153,16 @@ final class ClientSession {
     /// The connection is up: admitted with its `hello`, or refused with its error.
     func start() {
         guard case .connecting = state else { return }
+        logPeer = link?.logPeer ?? "?"
         switch core.admit(self) {
         case .accepted(let id, let hello):
             state = .open(id)
-            link?.logConnected(id, logger: core.logger)
+            link?.logConnected(id, logger: core.logger, throttle: core.throttle)
             send(hello)
             pump()
         case .refused(let error):
             core.throttle.log(
-                .warning, "connection refused", cause: "connection-refused",
+                .warning, "connection refused", cause: "connection-refused", peer: logPeer,
                 metadata: ["code": "\(error.code)", "reason": "\(error.message)"], to: core.logger)
             close(with: error)
         }
@@ -173,7 +180,9 @@ final class ClientSession {
         state = .closed
         queue.removeAll()
         if wasAdmitted, let id {
-            core.logger.info("client disconnected", metadata: ["client": "\(id)"])
+            core.throttle.log(
+                .info, "client disconnected", cause: "disconnection", peer: logPeer, metadata: ["client": "\(id)"],
+                to: core.logger)
             core.remove(self, id: id)
         }
     }
@@ -509,7 +518,8 @@ final class ClientSession {
             needsFlush = true
             return
         }
-        // A line waits in storage of its own, not in a bigger one it shares (the encoder's).
+        // A line waits in storage at most twice its size, not in a bigger one it shares (the
+        // encoder's, as big as the longest line it ever encoded).
         let line = line.capacity > 2 * line.readableBytes ? ByteBuffer(bytes: line.readableBytesView) : line
         switch queue.enqueue(line, stream: stream, isUpdate: isUpdate, isReply: isReply) {
         case .queued:
@@ -519,12 +529,12 @@ final class ClientSession {
             core.countDropped(transport, overflowed: false)
         case .overflow:
             core.countDropped(transport, overflowed: true)
-            core.logger.warning(
-                "client reads too slowly, disconnecting",
+            core.throttle.log(
+                .warning, "client reads too slowly, disconnecting", cause: "overflow", peer: logPeer,
                 metadata: [
                     "client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)",
                     "queued-bytes": "\(queue.bytes)",
-                ])
+                ], to: core.logger)
             close(
                 with: ErrorMessage(
                     code: .overflow,

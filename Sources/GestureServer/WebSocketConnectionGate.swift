@@ -162,6 +162,7 @@ public final class WebSocketConnectionGate: ChannelInboundHandler {
                 : "\(names.maxClientsPerPeer) (\(quota.perPeer) connections of one peer)"
             throttle.log(
                 .warning, "\(names.listener) connection refused", cause: "\(names.cause).refused-connection",
+                peer: "\(peer)",
                 metadata: ["peer": "\(peer)", "limit": "\(limit)"], to: logger)
             refused.add()
             connection.close(promise: nil)

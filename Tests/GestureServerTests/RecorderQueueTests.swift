@@ -24,7 +24,8 @@ import TouchValues
             lastMessage = last.map { String(buffer: $0) }
         }
         func closeNoLater(than deadline: NIODeadline) {}
-        func logConnected(_ id: ClientID, logger: Logger) {}
+        func logConnected(_ id: ClientID, logger: Logger, throttle: LogThrottle) {}
+        var logPeer: String { "test" }
         func refusedMessageAnswered() {}
         func nextFrame() -> LineFrame? { nil }
         func setReading(_ reading: Bool) {}
