@@ -286,6 +286,10 @@ let package = Package(
             dependencies: [
                 "GestureDaemon", "GestureProtocol", "GestureClient", "GestureEngine", "GestureServer", "TouchInput",
                 "TestSupport", "GestureMetrics",
+                // The metrics endpoint's connections on an embedded channel (MetricsEndpointTests).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures", "Golden"],
             swiftSettings: swiftSettings),

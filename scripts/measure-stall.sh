@@ -18,6 +18,19 @@
 #              another size, so that each reload is also compiled and installed — cancelling the
 #              gestures in progress by rule R9 (docs/ARBITRATION.md), which lengthens the gap by
 #              design: the stall shows in the pongs and the latest `changed` update.
+#   metrics    another local user (nobody, when run as root) on the metrics endpoint: its 4
+#              connections each write pipelined `GET /metrics` as fast as the socket takes them and
+#              never read (a connection closed is opened again);
+#   recorders  that user's non-reading recorders in rounds: 60 Unix connections each send
+#              `record` (the replayed file is world-readable, so anyone may), never read, and
+#              close after 6 s; again until the load ends;
+#   status     60 Unix connections of that user ask `status` as fast as they can, reading each
+#              reply, with the largest configuration the loader takes (the reload phases' 1 MiB
+#              file) running.
+# The daemon gets its Unix socket and a metrics socket as systemd passes them (LISTEN_FDS), and a
+# scraper (this script's user: another peer than the attackers) fetches /metrics every second of
+# each phase: how many it got, how many failed, the slowest. Resident memory is read again 5 and
+# 10 s after the load ends (the attackers gone) besides at its end.
 # For each: the longest gap between two of the subscriber's gestures, and that against the run
 # without load; the latest `changed` gesture (its delivery after its frame's time, less the
 # earliest such in the run: the reports of continuous gestures are sent at their frame, so this
@@ -25,18 +38,20 @@
 # at its end (and the peak); the input thread's CPU and the other threads'; and the time from
 # SIGTERM, sent at the end of the load while it still runs, to the daemon's exit.
 # Targets (docs/PERFORMANCE.md): the longest gap within 50 ms of the unloaded run's, pongs within
-# 100 ms, resident memory growth within 64 MB, SIGTERM to exit within 1 s.
+# 100 ms, resident memory growth within 64 MB and flat once the attackers leave, a scrape answered
+# under every load, SIGTERM to exit within 1 s.
 #
 # usage: scripts/measure-stall.sh [BINARY] [SECONDS]  (default .build/release/gestured, 20)
 # Environment: RECORDING (default examples/recordings/demo.evemu), PAGES (default 8: the endpoint's
-# limit per peer), PHASES (default "none websocket churn reload reload-changed").
+# limit per peer), PHASES (default "none websocket churn reload reload-changed metrics recorders
+# status").
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-$here/.build/release/gestured}
 seconds=${2:-20}
 recording=${RECORDING:-$here/examples/recordings/demo.evemu}
-exec python3 - "$binary" "$seconds" "$recording" "${PAGES:-8}" "${PHASES:-none websocket churn reload reload-changed}" <<'EOF'
-import json, os, signal, socket, subprocess, sys, tempfile, threading, time
+exec python3 - "$binary" "$seconds" "$recording" "${PAGES:-8}" "${PHASES:-none websocket churn reload reload-changed metrics recorders status}" <<'EOF'
+import fcntl, json, os, signal, socket, subprocess, sys, tempfile, threading, time
 
 binary, seconds, recording, pages, phases = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5].split()
 now_us = lambda: time.monotonic_ns() // 1000
@@ -122,9 +137,27 @@ class Daemon:
         notify.bind(notify_path)
         notify.settimeout(1)
         self.log = open(os.path.join(directory, "daemon.log"), "w")
+        # The sockets as systemd passes them (gestured.socket, gestured-metrics.socket): fds 3 and
+        # 4, named. The Unix socket is open to the attacking user.
+        unix = socket.socket(socket.AF_UNIX)
+        unix.bind(self.socket)
+        os.chmod(self.socket, 0o666)
+        unix.listen(128)
+        metrics = socket.socket()
+        metrics.bind(("127.0.0.1", 0))
+        metrics.listen(16)
+        self.metrics_port = metrics.getsockname()[1]
+        # Above 4 whatever this process has open, so that the shell's moves cannot clash.
+        u, m = (fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 10) for sock in (unix, metrics))
         self.process = subprocess.Popen(
-            [binary, "run", "--config", self.config, "--socket", self.socket, "--replay", recording, "--loop"],
-            env=dict(os.environ, NOTIFY_SOCKET=notify_path), stderr=self.log, stdout=subprocess.DEVNULL)
+            ["sh", "-c", f'exec 3<&{u} 4<&{m} {u}<&- {m}<&-; export LISTEN_PID=$$; exec "$@"', "sh", binary, "run", "--config",
+             self.config, "--socket", self.socket, "--replay", recording, "--loop"],
+            env=dict(os.environ, NOTIFY_SOCKET=notify_path, LISTEN_FDS="2", LISTEN_FDNAMES="unix:metrics"),
+            stderr=self.log, stdout=subprocess.DEVNULL, pass_fds=(u, m))
+        for fd in (u, m):
+            os.close(fd)
+        unix.close()
+        metrics.close()
         deadline = time.monotonic() + 300
         while True:
             try:
@@ -253,6 +286,110 @@ def churn_connection(path, stop, counts):
     s.close()
 
 
+# The attacks another local user makes (run as nobody when this script runs as root, so that
+# the scraper and the subscriber are other peers): python3 -c ATTACK MODE SOCKET PORT SECONDS.
+ATTACK = r"""
+import json, socket, sys, threading, time
+mode, path, port, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+end = time.monotonic() + seconds
+counts = {}
+lock = threading.Lock()
+def count(key, n=1):
+    with lock: counts[key] = counts.get(key, 0) + n
+def pipeline():
+    requests = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 1000
+    while time.monotonic() < end:
+        try:
+            s = socket.create_connection(("127.0.0.1", port)); s.settimeout(0.5)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        except OSError:
+            count("not connected"); time.sleep(0.2); continue
+        count("connections")
+        try:
+            while time.monotonic() < end:
+                try:
+                    s.sendall(requests); count("bytes sent", len(requests))
+                except socket.timeout:
+                    count("send held back")
+        except OSError:
+            count("closed by the daemon")
+        s.close()
+def recorders():
+    while time.monotonic() < end:
+        held = []
+        for _ in range(60):
+            s = socket.socket(socket.AF_UNIX)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            try:
+                s.connect(path); s.sendall(b'{"type":"record","id":1}\n'); held.append(s)
+            except OSError:
+                s.close(); count("not connected")
+        count("recorders", len(held))
+        time.sleep(max(0, min(6, end - time.monotonic())))
+        for s in held: s.close()
+        count("rounds")
+def status():
+    try:
+        s = socket.socket(socket.AF_UNIX); s.connect(path); s.settimeout(30)
+        f = s.makefile("rwb", buffering=0)
+        f.readline()
+        while time.monotonic() < end:
+            f.write(b'{"type":"status","id":1}\n')
+            while True:
+                line = f.readline()
+                if not line: raise EOFError
+                if b'"type":"status"' in line: count("statuses"); break
+                if b'"type":"error"' in line: count("errors"); break
+    except (OSError, EOFError):
+        count("closed by the daemon")
+threads = {"metrics": [pipeline] * 4, "recorders": [recorders], "status": [status] * 60}[mode]
+threads = [threading.Thread(target=t) for t in threads]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps(counts), flush=True)
+"""
+
+
+def attacker(mode, path, port):
+    command = ["python3", "-c", ATTACK, mode, path, str(port), str(seconds)]
+    if os.getuid() == 0:
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3"] + command[1:]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+
+class Scraper:
+    """Fetches /metrics every second; keeps how long each took, and each failure."""
+
+    def __init__(self, port):
+        self.port, self.times, self.failures, self.running = port, [], [], True
+        self.thread = threading.Thread(target=self.scrape, daemon=True)
+        self.thread.start()
+
+    def scrape(self):
+        while self.running:
+            started = time.monotonic()
+            try:
+                s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+                s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                data = b""
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+                s.close()
+                if data.startswith(b"HTTP/1.1 200") and b"gestured_frames_read" in data:
+                    self.times.append(time.monotonic() - started)
+                else:
+                    self.failures.append(data[:40].decode(errors="replace") or "closed without an answer")
+            except OSError as error:
+                self.failures.append(str(error))
+            time.sleep(max(0, 1 - (time.monotonic() - started)))
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+
+
 def percentile(values, p):
     values = sorted(values)
     return values[min(len(values) - 1, int(p * len(values)))] if values else 0
@@ -270,6 +407,7 @@ def with_port(configuration, port):
 
 def run(phase, configuration, reload_configurations=()):
     with tempfile.TemporaryDirectory(prefix="gestured-stall-") as directory:
+        os.chmod(directory, 0o755)  # the attacking user reaches the socket
         port = free_port()
         daemon = Daemon(directory, with_port(configuration, port))
         subscriber = Subscriber(daemon.socket)
@@ -283,7 +421,9 @@ def run(phase, configuration, reload_configurations=()):
             threads = [threading.Thread(target=flood_page, args=(port, stop, k % 2 == 0, counts)) for k in range(pages)]
         elif phase == "churn":
             threads = [threading.Thread(target=churn_connection, args=(daemon.socket, stop, counts)) for _ in range(60)]
+        scraper = Scraper(daemon.metrics_port)
         start = now_us()
+        attack = attacker(phase, daemon.socket, daemon.metrics_port) if phase in ("metrics", "recorders", "status") else None
         for t in threads:
             t.start()
         if phase.startswith("reload"):
@@ -303,6 +443,15 @@ def run(phase, configuration, reload_configurations=()):
         rss_end = status(daemon.pid, "VmRSS")
         peak = status(daemon.pid, "VmHWM")
         cpu_end = cpu_seconds(daemon.pid)
+        scraper.stop()
+        rss_gone = []
+        if attack:
+            attack_counts = attack.communicate()[0].strip()
+            counts.update(json.loads(attack_counts.splitlines()[-1]) if attack_counts else {"attacker": "no counts"})
+            # The attackers are gone: resident memory 5 and 10 s later.
+            for _ in range(2):
+                time.sleep(5)
+                rss_gone.append(status(daemon.pid, "VmRSS") / 1024)
         exit_ms, killed = daemon.stop()
         stop.set()
         subscriber.running = False
@@ -320,7 +469,10 @@ def run(phase, configuration, reload_configurations=()):
             "latest changed ms": max(late, default=0) / 1000, "changed p99 ms": percentile(late, 0.99) / 1000,
             "slowest pong ms": max(trips, default=0) / 1000, "pong p99 ms": percentile(trips, 0.99) / 1000,
             "pongs": len(trips), "RSS before MB": rss_before / 1024, "RSS at end MB": rss_end / 1024,
-            "RSS peak MB": peak / 1024, "input thread CPU s": cpu_end[0] - cpu_before[0],
+            "RSS peak MB": peak / 1024, "RSS 5 s and 10 s after MB": rss_gone,
+            "scrapes": len(scraper.times), "scrapes failed": len(scraper.failures), "scrape failures": scraper.failures[:5],
+            "slowest scrape ms": max(scraper.times, default=0) * 1000,
+            "input thread CPU s": cpu_end[0] - cpu_before[0],
             "other threads CPU s": cpu_end[1] - cpu_before[1], "SIGTERM to exit ms": exit_ms, "killed after 30 s": killed,
             "load": counts, "daemon errors logged": errors,
         }
@@ -354,16 +506,18 @@ print(f"measure-stall: {binary}, {seconds:g} s a phase, recording {os.path.basen
       f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; reload file {len(large.encode())} bytes, {k} filler shapes", flush=True)
 results = {}
 for phase in phases:
-    base = large if phase.startswith("reload") else configuration
+    base = large if phase.startswith("reload") or phase == "status" else configuration
     reloads = {"reload": (large,), "reload-changed": (other, large)}.get(phase, ())
     results[phase] = run(phase, base, reload_configurations=reloads)
     print(json.dumps(results[phase]), flush=True)
 unloaded = results.get("none")
 if unloaded:
-    print("\nphase          longest gap (vs none)   latest changed   slowest pong   RSS before → end (peak)   SIGTERM→exit   input thread CPU")
+    print("\nphase          longest gap (vs none)   latest changed   slowest pong   RSS before → end (peak) → 5 s, 10 s after   scrapes (failed, slowest)   SIGTERM→exit   input thread CPU")
     for phase, r in results.items():
         delta = r["longest gap ms"] - unloaded["longest gap ms"]
+        after = ", ".join(f"{v:.1f}" for v in r["RSS 5 s and 10 s after MB"]) or "-"
         print(f"{phase:14} {r['longest gap ms']:7.1f} ms ({delta:+6.1f})   {r['latest changed ms']:7.1f} ms   "
-              f"{r['slowest pong ms']:7.1f} ms   {r['RSS before MB']:6.1f} → {r['RSS at end MB']:6.1f} ({r['RSS peak MB']:.1f}) MB   "
+              f"{r['slowest pong ms']:7.1f} ms   {r['RSS before MB']:6.1f} → {r['RSS at end MB']:6.1f} ({r['RSS peak MB']:.1f}) → {after} MB   "
+              f"{r['scrapes']} ({r['scrapes failed']}, {r['slowest scrape ms']:.0f} ms)   "
               f"{r['SIGTERM to exit ms']:6.0f} ms{' (killed)' if r['killed after 30 s'] else ''}   {r['input thread CPU s']:.2f} s")
 EOF

@@ -2,6 +2,7 @@ import GestureActions
 import GestureClient
 import GestureEngine
 import GestureProtocol
+import GestureServer
 import Logging
 import Synchronization
 
@@ -27,6 +28,11 @@ public final class ActionsRunner: Sendable {
     private let performer: any ActionPerformer
     private let commands: CommandRunner
     private let logger: Logger
+    /// What it logs per connection and per message of the daemon, at most a few lines a minute of
+    /// each daemon (its uid), so a daemon restarting in a loop cannot flood the journal.
+    private let daemonLog = LogThrottle()
+    /// The daemon's uid, for ``daemonLog``.
+    private let daemonPeer = Mutex("?")
     private let state: Mutex<State>
 
     private struct State {
@@ -64,6 +70,7 @@ public final class ActionsRunner: Sendable {
                         let trust = state.withLock { DaemonTrust(daemonUser: $0.loaded.configuration.daemonUser) }
                         let problem = trust.problem(with: server)
                         refused.withLock { $0 = problem != nil }
+                        daemonPeer.withLock { $0 = "uid \(server.uid)" }
                         return problem
                     }
                 ) { client in
@@ -72,7 +79,9 @@ public final class ActionsRunner: Sendable {
                     return try await serve(client)
                 }
                 if Task.isCancelled { break }
-                logger.warning("the daemon closed the connection\(ending.map { ": \($0)" } ?? ""); reconnecting")
+                daemonLog.log(
+                    .warning, "the daemon closed the connection\(ending.map { ": \($0)" } ?? ""); reconnecting",
+                    cause: "disconnected", peer: daemonPeer.withLock { $0 }, to: logger)
             } catch let error as GestureClientError {
                 failures += 1
                 // Once per outage at warning level (a server refused as not the daemon: error),
@@ -112,12 +121,12 @@ public final class ActionsRunner: Sendable {
             return (s.loaded.configuration.recognizerNames, ActionsCheck.warnings(s.loaded, against: hello.recognizers))
         }
         try await client.subscribe(Subscription(gestures: names))
-        logger.info(
-            "connected",
+        daemonLog.log(
+            .info, "connected", cause: "connected", peer: daemonPeer.withLock { $0 },
             metadata: [
                 "socket": "\(socket)", "daemon": "\(hello.daemonVersion)", "client": "\(hello.client)",
                 "recognizers": "\(names.sorted().joined(separator: ","))",
-            ])
+            ], to: logger)
         for warning in warnings { logger.warning("\(warning)") }
         return try await withThrowingTaskGroup(of: ErrorMessage?.self) { group in
             group.addTask { [self] in
@@ -137,7 +146,9 @@ public final class ActionsRunner: Sendable {
                     case .error(let error) where error.code.closesConnection:
                         return error
                     case .error(let error):
-                        logger.warning("the daemon says: \(error)")
+                        daemonLog.log(
+                            .warning, "the daemon says: \(error)", cause: "daemon-error",
+                            peer: daemonPeer.withLock { $0 }, to: logger)
                     case .wake, .idle, .active:
                         act(onPanel: message)
                     case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status, .contact, .recording, .raw:

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GestureEngine
 import GestureServer
+import TouchInput
 import YAMLCoding
 
 /// A configuration problem, located in its file. Prints as `FILE:LINE:COLUMN: message`, the
@@ -38,7 +39,7 @@ public enum ConfigurationLoader {
 
     /// Loads and fully checks the file at `path` with its drop-ins (`PATH.d/*.yaml`), as `run`, a
     /// reload and `check-config` do: the text, and what it names on this system (the socket's
-    /// group).
+    /// group, the panels' screen files).
     public static func load(contentsOf path: String) throws(ConfigurationFileError) -> DaemonConfiguration {
         try loadSet(contentsOf: path).configuration
     }
@@ -60,7 +61,8 @@ public enum ConfigurationLoader {
 
     /// Fully checks a file set read by ``read(_:)``, as ``load(contentsOf:)`` does.
     public static func load(_ set: YAMLFileSet) throws(ConfigurationFileError) -> DaemonConfiguration {
-        withRecordGroupID(try decode(set.root, file: set.file, groupProblem: groupProblem))
+        withRecordGroupID(
+            try decode(set.root, file: set.file, groupProblem: groupProblem, screenProblem: { $0.problem() }))
     }
 
     /// `configuration` with its `record-group` looked up (the group exists: the full check just
@@ -132,24 +134,27 @@ public enum ConfigurationLoader {
 
     /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.
     public static func load(_ data: Data, file: String) throws(ConfigurationFileError) -> DaemonConfiguration {
-        withRecordGroupID(try parse(data, file: file, groupProblem: groupProblem))
+        withRecordGroupID(try parse(data, file: file, groupProblem: groupProblem, screenProblem: { $0.problem() }))
     }
 
     /// Decodes and checks configuration text; `file` names it in errors. `groupProblem` says what
     /// is wrong with a group name on this system (nil: nothing) — the socket's and `record-group`;
-    /// without it the groups are not looked up.
+    /// `screenProblem` what is wrong with a panel's screen file; without them neither is looked at.
     public static func parse(
-        _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil }
+        _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil },
+        screenProblem: (ScreenStateFile) -> String? = { _ in nil }
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
         try YAMLFile.checkSize(data.count, limit: maximumFileSize, kind: "a configuration file", file: file)
         return try decode(
-            try YAMLFile.mapping(data, file: file, expecting: expecting), file: file, groupProblem: groupProblem)
+            try YAMLFile.mapping(data, file: file, expecting: expecting), file: file, groupProblem: groupProblem,
+            screenProblem: screenProblem)
     }
 
     /// Decodes and checks a configuration's document (nil: an empty file); `file` names it in
     /// errors where a node does not name the drop-in it came from.
     private static func decode(
-        _ document: YAMLNode?, file: String, groupProblem: (String) -> String?
+        _ document: YAMLNode?, file: String, groupProblem: (String) -> String?,
+        screenProblem: (ScreenStateFile) -> String?
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
         guard let root = document else { return DaemonConfiguration() }
         let configuration = try YAMLFile.decode(DaemonConfiguration.self, from: root, file: file)
@@ -159,6 +164,15 @@ public enum ConfigurationLoader {
         }
         if let group = configuration.recordGroup, let problem = groupProblem(group) {
             let target = root.resolve([AnyCodingKey(stringValue: "record-group")])
+            throw ConfigurationFileError(file: file, at: target.node.mark, problem)
+        }
+        for (index, device) in configuration.devices.enumerated() {
+            guard let screen = device.screen, let problem = screenProblem(screen) else { continue }
+            let entry = AnyCodingKey(intValue: index) ?? AnyCodingKey(stringValue: "\(index)")
+            let target = root.resolve([
+                AnyCodingKey(stringValue: "devices"), entry, AnyCodingKey(stringValue: "screen"),
+                AnyCodingKey(stringValue: screen.kind.rawValue),
+            ])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
         // References between definitions (names, parents, relations, cycles).

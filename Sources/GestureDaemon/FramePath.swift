@@ -43,6 +43,9 @@ final class FramePath {
     private(set) var pendingSince: Int64 = 0
     /// The recordings of panels under way (``PanelRecordings``).
     var recordings = PanelRecordings()
+    /// The journal's rate limit for what each user's `record` requests log: started, stopped,
+    /// refused (a user recording in a loop gets its share, not a line a request).
+    let recordingLog = LogThrottle()
 
     init(
         engine: GestureEngine, interest: Interest,

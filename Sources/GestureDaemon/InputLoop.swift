@@ -274,12 +274,12 @@ final class InputLoop {
     /// (``RecordPermission``), and the recording started — or refused, with the reason logged.
     private func record(_ request: RecordRequest, wallNow: Int64) {
         func refuse(_ code: ErrorCode, _ message: String) {
-            logger.warning(
-                "recording refused",
+            path.recordingLog.log(
+                .warning, "recording refused", cause: "recording-refused", peer: request.peer.map { "uid \($0.uid)" },
                 metadata: [
                     "client": "\(request.client)", "uid": "\(request.peer.map { "\($0.uid)" } ?? "?")",
                     "device": "\(request.options.device ?? "-")", "reason": "\(message)",
-                ])
+                ], to: logger)
             request.refuse(ErrorMessage(code: code, message: message))
         }
         if let current = path.recordings.recording(of: request.client) {
@@ -394,6 +394,7 @@ final class InputLoop {
         case .reloadFailed(let reason):
             counters.reloadsFailed += 1
             counters.lastReloadFailure = (wallNow, reason)
+            server.statusChanged()
             logger.error("reload failed, keeping the running configuration: \(reason)")
             notifier.ready(status: "configuration reloaded")
         }
@@ -438,6 +439,7 @@ final class InputLoop {
         counters.reloadsSucceeded += 1
         counters.configurationLoaded = wallNow
         counters.lastReloadFailure = nil
+        server.statusChanged()
         for loss in dropped {
             guard case .client(let n) = loss.owner else { continue }
             logger.warning(

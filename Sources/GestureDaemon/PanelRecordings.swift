@@ -70,13 +70,13 @@ extension FramePath {
             .recording(
                 .started(device: panel.descriptor.label, description: panel.description, id: request.id),
                 client: request.client))
-        logger.notice(
-            "recording started",
+        recordingLog.log(
+            .notice, "recording started", cause: "recording-started", peer: request.peer.map { "uid \($0.uid)" },
             metadata: [
                 "client": "\(request.client)", "uid": "\(request.peer.map { "\($0.uid)" } ?? "?")",
                 "device": "\(panel.descriptor.label)", "node": "\(panel.node ?? "-")", "allowed": "\(reason)",
                 "duration-ms": "\(request.options.durationMS.map(String.init) ?? "until stopped")",
-            ])
+            ], to: logger)
     }
 
     /// A read of `device` brought `events`: they go to the connections recording it.
@@ -100,13 +100,13 @@ extension FramePath {
                         .stopped(device: recording.label, events: recording.events, reason: reason, id: id),
                         client: recording.client))
             }
-            logger.notice(
-                "recording stopped",
+            recordingLog.log(
+                .notice, "recording stopped", cause: "recording-stopped", peer: recording.peer.map { "uid \($0.uid)" },
                 metadata: [
                     "client": "\(recording.client)", "uid": "\(recording.peer.map { "\($0.uid)" } ?? "?")",
                     "device": "\(recording.label)", "events": "\(recording.events)",
                     "reason": "\(reason?.rawValue ?? "client-gone")",
-                ])
+                ], to: logger)
         }
         return ended.map(\.device)
     }

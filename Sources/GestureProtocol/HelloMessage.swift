@@ -6,7 +6,7 @@ import GestureEngine
 /// {"type":"hello","protocol":1,"daemon":"0.1.0","client":7,
 ///  "devices":[{"label":"event5",…}],
 ///  "recognizers":[{"name":"tap","kind":"tap","owner":"configuration","region":"root"}],
-///  "limits":{"max_line_bytes":65536,"max_queued_messages":1024,"max_clients":128,
+///  "limits":{"max_line_bytes":65536,"max_queued_bytes":262144,"max_queued_messages":1024,"max_clients":128,
 ///            "max_definitions":64}}
 /// ```
 public struct HelloMessage: Hashable, Sendable {
@@ -98,6 +98,9 @@ public struct ServerLimits: Hashable, Sendable {
     /// Messages a client may have waiting for it (after coalescing) before it is disconnected
     /// with `overflow`.
     public var maxQueuedMessages: Int
+    /// Bytes a client may have waiting for it: with this much waiting, the next message
+    /// disconnects it with `overflow`, however few messages they are.
+    public var maxQueuedBytes: Int
     /// Connections at once through the transport the connection came by (the Unix socket and
     /// the WebSocket endpoint each have their own); on the Unix socket the next one gets
     /// `too-many-clients` and is closed.
@@ -118,11 +121,13 @@ public struct ServerLimits: Hashable, Sendable {
     public var maxClientTemplates: Int
 
     public init(
-        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxClients: Int = 128, maxClientsPerPeer: Int = 64,
-        maxDefinitions: Int = 64, maxTemplates: Int = 16, maxClientDefinitions: Int = 256, maxClientTemplates: Int = 128
+        maxLineBytes: Int = 65_536, maxQueuedMessages: Int = 1024, maxQueuedBytes: Int = 262_144, maxClients: Int = 128,
+        maxClientsPerPeer: Int = 64, maxDefinitions: Int = 64, maxTemplates: Int = 16, maxClientDefinitions: Int = 256,
+        maxClientTemplates: Int = 128
     ) {
         self.maxLineBytes = maxLineBytes
         self.maxQueuedMessages = maxQueuedMessages
+        self.maxQueuedBytes = maxQueuedBytes
         self.maxClients = maxClients
         self.maxClientsPerPeer = maxClientsPerPeer
         self.maxDefinitions = maxDefinitions
@@ -135,6 +140,7 @@ public struct ServerLimits: Hashable, Sendable {
 extension ServerLimits: Codable {
     enum CodingKeys: String, CodingKey {
         case maxLineBytes = "max_line_bytes", maxQueuedMessages = "max_queued_messages"
+        case maxQueuedBytes = "max_queued_bytes"
         case maxClients = "max_clients", maxClientsPerPeer = "max_clients_per_peer"
         case maxDefinitions = "max_definitions", maxTemplates = "max_templates"
         case maxClientDefinitions = "max_client_definitions", maxClientTemplates = "max_client_templates"
@@ -149,6 +155,7 @@ extension ServerLimits: Codable {
             maxLineBytes: try c.decodeIfPresent(Int.self, forKey: .maxLineBytes) ?? defaults.maxLineBytes,
             maxQueuedMessages: try c.decodeIfPresent(Int.self, forKey: .maxQueuedMessages)
                 ?? defaults.maxQueuedMessages,
+            maxQueuedBytes: try c.decodeIfPresent(Int.self, forKey: .maxQueuedBytes) ?? defaults.maxQueuedBytes,
             maxClients: try c.decodeIfPresent(Int.self, forKey: .maxClients) ?? defaults.maxClients,
             maxClientsPerPeer: try c.decodeIfPresent(Int.self, forKey: .maxClientsPerPeer)
                 ?? defaults.maxClientsPerPeer,

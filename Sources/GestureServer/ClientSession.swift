@@ -26,8 +26,12 @@ protocol SessionLink: AnyObject {
     func close(after last: ByteBuffer?, deadline: NIODeadline)
     /// A connection being closed already closes by `deadline` at the latest.
     func closeNoLater(than deadline: NIODeadline)
-    /// Logs who connected (peer credentials on the Unix socket, page origin on a WebSocket).
-    func logConnected(_ id: ClientID, logger: Logger)
+    /// Logs who connected (peer credentials on the Unix socket, page origin on a WebSocket),
+    /// throttled per peer.
+    func logConnected(_ id: ClientID, logger: Logger, throttle: LogThrottle)
+    /// The peer as the journal's rate limit tells peers apart (``LogThrottle``): a uid, an
+    /// address.
+    var logPeer: String { get }
     /// The transport's answer to a message it refused (``LineFrame/tooLong``,
     /// ``LineFrame/notUTF8``), once the session's error is written: a line is skipped (nothing to
     /// do), a WebSocket message ends the connection (1009, 1007).
@@ -105,15 +109,20 @@ final class ClientSession {
     private var linesThisTurn = 0
     /// A ``pump()`` is posted for the next turn (its budget for this one was spent).
     private var pumpPosted = false
+    /// Its peer, for the journal's rate limit (``SessionLink/logPeer``).
+    private var logPeer = "?"
 
     init(core: ServerCore, link: any SessionLink, transport: Transport) {
         self.core = core
         self.link = link
         self.transport = transport
-        self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages)
+        self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages, byteLimit: core.limits.maxQueuedBytes)
     }
 
     var id: ClientID? { clientID }
+
+    /// What its queue holds (``OutboundQueue/bytes``).
+    var queuedBytes: Int { queue.bytes }
 
     var isOpen: Bool {
         if case .open = state { return true }
@@ -144,15 +153,16 @@ final class ClientSession {
     /// The connection is up: admitted with its `hello`, or refused with its error.
     func start() {
         guard case .connecting = state else { return }
+        logPeer = link?.logPeer ?? "?"
         switch core.admit(self) {
         case .accepted(let id, let hello):
             state = .open(id)
-            link?.logConnected(id, logger: core.logger)
+            link?.logConnected(id, logger: core.logger, throttle: core.throttle)
             send(hello)
             pump()
         case .refused(let error):
             core.throttle.log(
-                .warning, "connection refused", cause: "connection-refused",
+                .warning, "connection refused", cause: "connection-refused", peer: logPeer,
                 metadata: ["code": "\(error.code)", "reason": "\(error.message)"], to: core.logger)
             close(with: error)
         }
@@ -170,7 +180,9 @@ final class ClientSession {
         state = .closed
         queue.removeAll()
         if wasAdmitted, let id {
-            core.logger.info("client disconnected", metadata: ["client": "\(id)"])
+            core.throttle.log(
+                .info, "client disconnected", cause: "disconnection", peer: logPeer, metadata: ["client": "\(id)"],
+                to: core.logger)
             core.remove(self, id: id)
         }
     }
@@ -389,11 +401,12 @@ final class ClientSession {
         }
     }
 
-    /// Asks the daemon for its part of a `status` (a snapshot it hands over), then makes the
-    /// reply — the clients connected when it was asked, their users' names looked up — and
-    /// encodes it on the decoder's thread; this thread only writes the finished line.
+    /// Asks for the daemon's part of a `status` (``ServerCore/status(for:_:)``: one shared by the
+    /// requests within 100 ms), then makes the reply — the clients connected when it was asked,
+    /// their users' names looked up — and encodes it on the decoder's thread; this thread only
+    /// writes the finished line.
     private func status(id: RequestID?, client: ClientID) {
-        guard let delegate = core.delegate else {
+        guard core.delegate != nil else {
             return send(.error(ErrorMessage(code: .unavailable, message: "this server keeps no status", id: id)))
         }
         requestsInFlight += 1
@@ -401,24 +414,23 @@ final class ClientSession {
         let session = ServerThreadBound(self)
         let mailbox = core.mailbox
         let decoder = core.decoder
-        delegate.status(
-            StatusRequest(client: client) { answer in
-                decoder.run {
-                    let line: ByteBuffer?
-                    switch answer {
-                    case .success(var status):
-                        status.id = id
-                        status.clients = clients.map(\.status)
-                        var encoder = LineEncoder()
-                        line = (try? encoder.encode(.status(status))).map { ByteBuffer(bytes: $0) }
-                    case .failure(var error):
-                        error.id = id
-                        var encoder = LineEncoder()
-                        line = (try? encoder.encode(.error(error))).map { ByteBuffer(bytes: $0) }
-                    }
-                    mailbox.post { session.value.replyReady(line) }
+        core.status(for: client) { answer in
+            decoder.run {
+                let line: ByteBuffer?
+                switch answer {
+                case .success(var status):
+                    status.id = id
+                    status.clients = clients.map(\.status)
+                    var encoder = LineEncoder()
+                    line = (try? encoder.encode(.status(status))).map { ByteBuffer(bytes: $0) }
+                case .failure(var error):
+                    error.id = id
+                    var encoder = LineEncoder()
+                    line = (try? encoder.encode(.error(error))).map { ByteBuffer(bytes: $0) }
                 }
-            })
+                mailbox.post { session.value.replyReady(line) }
+            }
+        }
     }
 
     /// A reply made and encoded off this thread (`status`): written as it is.
@@ -506,6 +518,9 @@ final class ClientSession {
             needsFlush = true
             return
         }
+        // A line waits in storage at most twice its size, not in a bigger one it shares (the
+        // encoder's, as big as the longest line it ever encoded).
+        let line = line.capacity > 2 * line.readableBytes ? ByteBuffer(bytes: line.readableBytesView) : line
         switch queue.enqueue(line, stream: stream, isUpdate: isUpdate, isReply: isReply) {
         case .queued:
             // Its replies wait: it is not read until they are written (read back-pressure).
@@ -514,14 +529,18 @@ final class ClientSession {
             core.countDropped(transport, overflowed: false)
         case .overflow:
             core.countDropped(transport, overflowed: true)
-            core.logger.warning(
-                "client reads too slowly, disconnecting",
-                metadata: ["client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)"])
+            core.throttle.log(
+                .warning, "client reads too slowly, disconnecting", cause: "overflow", peer: logPeer,
+                metadata: [
+                    "client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)",
+                    "queued-bytes": "\(queue.bytes)",
+                ], to: core.logger)
             close(
                 with: ErrorMessage(
                     code: .overflow,
                     message:
-                        "the client read too slowly: more than \(core.limits.maxQueuedMessages) messages were waiting"))
+                        "the client read too slowly: \(queue.count) messages (\(queue.bytes) bytes) were waiting; at "
+                        + "most \(core.limits.maxQueuedMessages) messages and \(core.limits.maxQueuedBytes) bytes may"))
         }
     }
 

@@ -270,6 +270,13 @@ public final class GestureServer: Sendable {
         return core.statistics(refusedByGate: refusedByGate.value)
     }
 
+    /// What `status` reports has changed (the daemon reloaded its configuration, or failed to):
+    /// no `status` request from now on is answered from a status the daemon made before
+    /// (``StatusShare``).
+    public func statusChanged() {
+        onServerThread { core in core.statusChanged() }
+    }
+
     /// Tells `client` that a reload took some of its definitions (a `dropped` message), and
     /// stops counting them against the limits.
     public func dropped(_ message: DroppedMessage, client: ClientID) {

@@ -2,21 +2,37 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// Repeated warnings, at most ``burst`` of each cause per ``interval``; the others are counted,
-/// and the next one let through says how many were left out (`suppressed`), as the kernel's
-/// printk rate limit does. The journal's own rate limit counts a whole service, so one flood
-/// (refused handshakes, connections over a limit) would otherwise silence every other line of
-/// the daemon along with it.
+/// Repeated lines, at most ``burst`` of each cause — and of each peer, for the lines a peer
+/// causes — per ``interval``; the others are counted, and the next one let through says how many
+/// were left out (`suppressed`), as the kernel's printk rate limit does. The journal's own rate
+/// limit counts a whole service (journald: 10 000 lines in 30 s by default), so one flood
+/// (refused handshakes, connections over a limit, a user connecting in a loop) would otherwise
+/// silence every other line of the daemon along with it — the reloads, the panels, the
+/// recordings refused. Per peer, one peer's flood leaves another's lines alone.
 ///
-/// A cause is one of a few fixed names the code chooses, never text a client sent: the table
-/// stays as small as the code's list of causes. Time is passed in (``admit(_:at:)``), so the
-/// rule is tested without a clock. `gestured actions` uses it too, for its commands' output and
+/// A cause is one of a few fixed names the code chooses, never text a client sent; a peer is
+/// what the kernel says of it (a uid, an address). The table is bounded: once it holds
+/// ``maxWindows`` windows, those whose interval is over are forgotten (with the count of lines
+/// they left out, which no line will report), and a peer that still finds no room shares one
+/// window of its cause with the others in that case (`other peers`).
+/// Time is passed in (``admit(_:peer:at:)``), so the rule is tested without a clock. `gestured
+/// actions` uses it too, for what it logs of the daemon and for its commands' output and
 /// refusals (a cause there is a command of its file).
 public struct LogRateLimit: Sendable {
-    /// Lines of one cause let through per interval.
+    /// Lines of one cause (and peer) let through per interval.
     public let burst: Int
     public let interval: TimeAmount
-    private var causes: [String: Window] = [:]
+    /// Windows kept at most (a cause, or a cause and a peer, each).
+    public let maxWindows: Int
+    private var windows: [Key: Window] = [:]
+
+    private struct Key: Hashable {
+        var cause: String
+        var peer: String?
+    }
+
+    /// The peer of a line whose own peer found no room.
+    static let otherPeers = "other peers"
 
     private struct Window {
         var start: NIODeadline
@@ -31,20 +47,29 @@ public struct LogRateLimit: Sendable {
         case suppress
     }
 
-    public init(burst: Int = 5, interval: TimeAmount = .seconds(60)) {
-        precondition(burst > 0, "a rate limit lets at least one line through")
+    public init(burst: Int = 5, interval: TimeAmount = .seconds(60), maxWindows: Int = 1024) {
+        precondition(burst > 0 && maxWindows > 0, "a rate limit lets at least one line through")
         self.burst = burst
         self.interval = interval
+        self.maxWindows = maxWindows
     }
 
-    mutating func admit(_ cause: String, at now: NIODeadline) -> Admission {
-        var window = causes[cause] ?? Window(start: now)
+    /// Windows held now.
+    var windowCount: Int { windows.count }
+
+    mutating func admit(_ cause: String, peer: String? = nil, at now: NIODeadline) -> Admission {
+        var key = Key(cause: cause, peer: peer)
+        if windows[key] == nil, windows.count >= maxWindows {
+            windows = windows.filter { now - $0.value.start < interval }
+            if windows.count >= maxWindows, peer != nil { key.peer = Self.otherPeers }
+        }
+        var window = windows[key] ?? Window(start: now)
         var suppressed = 0
         if now - window.start >= interval {
             suppressed = window.suppressed
             window = Window(start: now)
         }
-        defer { causes[cause] = window }
+        defer { windows[key] = window }
         guard window.logged < burst else {
             window.suppressed += 1
             return .suppress
@@ -64,14 +89,15 @@ public final class LogThrottle: Sendable {
         self.now = now
     }
 
-    /// Logs `message` unless its cause has had its share of the interval; whether it did.
+    /// Logs `message` unless its cause — of `peer`, when a peer caused it — has had its share of
+    /// the interval; whether it did.
     @discardableResult
     public func log(
-        _ level: Logger.Level, _ message: Logger.Message, cause: String, metadata: Logger.Metadata = [:],
-        to logger: Logger
+        _ level: Logger.Level, _ message: Logger.Message, cause: String, peer: String? = nil,
+        metadata: Logger.Metadata = [:], to logger: Logger
     ) -> Bool {
         let time = now()
-        switch limit.withLock({ $0.admit(cause, at: time) }) {
+        switch limit.withLock({ $0.admit(cause, peer: peer, at: time) }) {
         case .suppress:
             return false
         case .log(let suppressed):

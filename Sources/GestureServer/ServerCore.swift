@@ -41,6 +41,8 @@ final class ServerCore {
     /// The Unix socket's connections, in all and per user (the WebSocket endpoint's are counted
     /// as they are accepted: ``WebSocketConnectionGate``). Nil user: no peer credentials.
     private var unixQuota: ConnectionQuota<uid_t?>
+    /// `status` answers shared by the requests within 100 ms (``status(for:_:)``).
+    private var statusShare = StatusShare<(StatusShare<Void>.Answer) -> Void>()
     private var devices: [DeviceInfo] = []
     private var recognizers: [RecognizerSummary] = []
     private var nextClientID: UInt64 = 1
@@ -192,6 +194,32 @@ final class ServerCore {
         }
     }
 
+    /// Calls `answer` on this thread with the daemon's part of a `status` (its configuration,
+    /// panels and counters) at most 100 ms old (``StatusShare``): the delegate is asked at most
+    /// once at a time, for `client`'s request. Needs a delegate.
+    func status(for client: ClientID, _ answer: @escaping (StatusShare<Void>.Answer) -> Void) {
+        switch statusShare.request(answer, at: .now()) {
+        case .answer(let shared):
+            answer(shared)
+        case .wait:
+            break
+        case .ask:
+            let core = ServerThreadBound(self)
+            let mailbox = self.mailbox
+            delegate?.status(StatusRequest(client: client) { made in mailbox.post { core.value.statusArrived(made) } })
+        }
+    }
+
+    private func statusArrived(_ answer: StatusShare<Void>.Answer) {
+        for waiter in statusShare.arrived(answer, at: .now()) { waiter(answer) }
+    }
+
+    /// What `status` says has changed (the daemon reloaded, a panel came or went): no request
+    /// from now on is answered from an earlier status.
+    func statusChanged() {
+        statusShare.invalidate()
+    }
+
     private func decide(_ session: ClientSession) -> Admission {
         if isShuttingDown {
             return .refused(ErrorMessage(code: .shutdown, message: "the daemon is stopping"))
@@ -280,6 +308,7 @@ final class ServerCore {
                 session.deliver(line!, stream: nil, isUpdate: false)
             }
         case .device(let message):
+            statusChanged()
             devices.removeAll { $0.label == message.device.label }
             switch message.event {
             case .added: devices.append(message.device)

@@ -23,11 +23,13 @@ public struct ServerStatistics: Sendable, Equatable {
     public init() {}
 }
 
-/// Connections the WebSocket endpoint's gate refused, counted on SwiftNIO's thread.
-final class RefusedConnections: Sendable {
+/// Connections a listener's gate refused (``WebSocketConnectionGate``), counted on SwiftNIO's thread.
+public final class RefusedConnections: Sendable {
     private let count = Atomic<UInt64>(0)
+
+    public init() {}
 
     func add() { count.add(1, ordering: .relaxed) }
 
-    var value: UInt64 { count.load(ordering: .relaxed) }
+    public var value: UInt64 { count.load(ordering: .relaxed) }
 }

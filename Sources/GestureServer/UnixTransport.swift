@@ -434,19 +434,22 @@ final class UnixConnection: SessionLink {
     }
 
     /// Logs who connected (its peer credentials).
-    func logConnected(_ id: ClientID, logger: Logger) {
+    func logConnected(_ id: ClientID, logger: Logger, throttle: LogThrottle) {
         guard let credentials else {
-            logger.info(
-                "client connected (no peer credentials)",
-                metadata: ["client": "\(id)", "error": "\(errnoDescription(credentialsError))"])
+            throttle.log(
+                .info, "client connected (no peer credentials)", cause: "connection", peer: logPeer,
+                metadata: ["client": "\(id)", "error": "\(errnoDescription(credentialsError))"], to: logger)
             return
         }
-        logger.info(
-            "client connected",
+        throttle.log(
+            .info, "client connected", cause: "connection", peer: logPeer,
             metadata: [
                 "client": "\(id)", "pid": "\(credentials.pid)", "uid": "\(credentials.uid)", "gid": "\(credentials.gid)",
-            ])
+            ], to: logger)
     }
+
+    /// Its user: what the journal's rate limit tells peers apart by.
+    var logPeer: String { credentials.map { "uid \($0.uid)" } ?? "no credentials" }
 
     /// A line is skipped up to its newline; the connection goes on.
     func refusedMessageAnswered() {}

@@ -99,6 +99,9 @@ final class WebSocketLink: SessionLink {
     let channel: any Channel
     let origin: String
     let peer: String
+    /// The peer's address (all local users share 127.0.0.1: the journal's rate limit is per
+    /// address here).
+    let logPeer: String
     let logger: Logger
     /// Set right after init (the session needs its link first); the link owns its session.
     var session: ClientSession!
@@ -112,6 +115,7 @@ final class WebSocketLink: SessionLink {
         self.channel = channel
         self.origin = origin
         self.peer = peer
+        logPeer = channel.remoteAddress?.ipAddress ?? "?"
         self.logger = logger
     }
 
@@ -153,8 +157,10 @@ final class WebSocketLink: SessionLink {
         }
     }
 
-    func logConnected(_ id: ClientID, logger: Logger) {
-        logger.info("client connected", metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"])
+    func logConnected(_ id: ClientID, logger: Logger, throttle: LogThrottle) {
+        throttle.log(
+            .info, "client connected", cause: "connection", peer: logPeer,
+            metadata: ["client": "\(id)", "websocket": "\(peer)", "origin": "\(origin)"], to: logger)
     }
 
     /// A page has no credentials the kernel vouches for.

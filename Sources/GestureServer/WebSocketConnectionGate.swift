@@ -89,6 +89,9 @@ final class PeerIdentifier {
 /// handshakes count too, and a peer that opens them by the thousand only ever holds its share.
 /// The journal says which limit refused it (rate-limited).
 ///
+/// The metrics endpoint uses it too, under its own ``Names`` and limits: each listener has its
+/// own gate, so a peer that fills one has no effect on another's.
+///
 /// Also pauses accepting when accept(2) fails (out of descriptors, most likely: the connection
 /// stays in the backlog, and a level-triggered listener would be ready again at once, a spin of
 /// thousands of failures a second) for ``WebSocketListener/acceptRetry``, and says so,
@@ -96,10 +99,34 @@ final class PeerIdentifier {
 /// this spin: it delays the listener's `read()`, and after a failed accept SwiftNIO keeps the
 /// read pending and the socket registered without asking for another (swift-nio 2.101,
 /// `BaseSocketChannel.readable0`). Turning `autoRead` off takes the listener out of epoll.
-final class WebSocketConnectionGate: ChannelInboundHandler {
-    typealias InboundIn = any Channel
-    typealias InboundOut = any Channel
+public final class WebSocketConnectionGate: ChannelInboundHandler {
+    public typealias InboundIn = any Channel
+    public typealias InboundOut = any Channel
 
+    /// What the journal calls the listener and its limits.
+    public struct Names: Sendable {
+        /// `WebSocket`, `metrics`: "\(listener) connection refused".
+        public var listener: String
+        /// The limit on connections at once, and on one peer's, as the journal names them.
+        public var maxClients: String
+        public var maxClientsPerPeer: String
+        /// The prefix of its lines' causes (``LogThrottle``).
+        public var cause: String
+
+        public init(listener: String, maxClients: String, maxClientsPerPeer: String, cause: String) {
+            self.listener = listener
+            self.maxClients = maxClients
+            self.maxClientsPerPeer = maxClientsPerPeer
+            self.cause = cause
+        }
+
+        static let webSocket = Names(
+            listener: "WebSocket", maxClients: "websocket.max-clients",
+            maxClientsPerPeer: "websocket.max-clients-per-peer",
+            cause: "websocket")
+    }
+
+    private let names: Names
     private var quota: ConnectionQuota<TCPPeer>
     private let identifier: PeerIdentifier?
     private let logger: Logger
@@ -110,7 +137,11 @@ final class WebSocketConnectionGate: ChannelInboundHandler {
     /// Counts what it refuses, for the metrics.
     private let refused: RefusedConnections
 
-    init(maxClients: Int, maxClientsPerPeer: Int, logger: Logger, throttle: LogThrottle, refused: RefusedConnections) {
+    public init(
+        maxClients: Int, maxClientsPerPeer: Int, names: Names, logger: Logger, throttle: LogThrottle,
+        refused: RefusedConnections
+    ) {
+        self.names = names
         quota = ConnectionQuota(total: maxClients, perPeer: maxClientsPerPeer)
         self.refused = refused
         identifier = PeerIdentifier()
@@ -118,7 +149,7 @@ final class WebSocketConnectionGate: ChannelInboundHandler {
         self.throttle = throttle
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let connection = unwrapInboundIn(data)
         let peer =
             identifier?.identify(remote: connection.remoteAddress, local: connection.localAddress)
@@ -127,10 +158,11 @@ final class WebSocketConnectionGate: ChannelInboundHandler {
         guard verdict == .admitted else {
             let limit =
                 verdict == .full
-                ? "websocket.max-clients (\(quota.total) connections)"
-                : "websocket.max-clients-per-peer (\(quota.perPeer) connections of one peer)"
+                ? "\(names.maxClients) (\(quota.total) connections)"
+                : "\(names.maxClientsPerPeer) (\(quota.perPeer) connections of one peer)"
             throttle.log(
-                .warning, "WebSocket connection refused", cause: "websocket.refused-connection",
+                .warning, "\(names.listener) connection refused", cause: "\(names.cause).refused-connection",
+                peer: "\(peer)",
                 metadata: ["peer": "\(peer)", "limit": "\(limit)"], to: logger)
             refused.add()
             connection.close(promise: nil)
@@ -141,10 +173,11 @@ final class WebSocketConnectionGate: ChannelInboundHandler {
         context.fireChannelRead(data)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? IOError else { return context.fireErrorCaught(error) }
         throttle.log(
-            .error, "cannot accept WebSocket connections, retrying shortly", cause: "websocket.accept-failed",
+            .error, "cannot accept \(names.listener) connections, retrying shortly",
+            cause: "\(names.cause).accept-failed",
             metadata: ["error": "\(error)", "retry-ms": "\(WebSocketListener.acceptRetry.nanoseconds / 1_000_000)"],
             to: logger)
         guard !paused, let options = context.channel.syncOptions else { return }

@@ -47,7 +47,7 @@ enum WebSocketListener {
                     try channel.pipeline.syncOperations.addHandler(
                         WebSocketConnectionGate(
                             maxClients: endpoint.maxClients, maxClientsPerPeer: endpoint.maxClientsPerPeer,
-                            logger: logger, throttle: throttle, refused: refused))
+                            names: .webSocket, logger: logger, throttle: throttle, refused: refused))
                 }
             }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -247,7 +247,7 @@ private final class HandshakeRefusal: ChannelInboundHandler, RemovableChannelHan
         timeout = context.eventLoop.scheduleTask(in: WebSocketEndpoint.timeAmount(endpoint.handshakeTimeout)) {
             throttle.log(
                 .info, "no WebSocket handshake in time, closing", cause: "websocket.handshake-timeout",
-                metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"], to: logger)
+                peer: channel.remoteAddress?.ipAddress ?? "?", metadata: ["peer": "\(channel.remoteAddress?.description ?? "?")"], to: logger)
             channel.close(promise: nil)
         }
     }
@@ -298,6 +298,7 @@ private final class HandshakeRefusal: ChannelInboundHandler, RemovableChannelHan
             }
             throttle.log(
                 .warning, "WebSocket handshake refused", cause: "websocket.refused-handshake",
+                peer: context.channel.remoteAddress?.ipAddress ?? "?",
                 metadata: [
                     "origin": "\(origin)", "peer": "\(context.channel.remoteAddress?.description ?? "?")",
                     "reason": "\(refusal.reason)",

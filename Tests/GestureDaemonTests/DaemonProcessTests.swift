@@ -23,12 +23,15 @@ struct DaemonProcessTests {
     /// `gestured run` with `arguments`, once it says it is ready; `limitingDescriptorsTo` runs
     /// it under `prlimit --nofile` (as `ulimit -n` would), `softLimit` and `hardLimit` with
     /// those two apart.
+    /// `launcher` runs before the daemon, in its process (a command that execs the rest of its
+    /// arguments: what passes it sockets).
     static func startDaemon(
-        _ arguments: [String], limitingDescriptorsTo limit: Int? = nil, softLimit: Int? = nil, hardLimit: Int? = nil
+        _ arguments: [String], limitingDescriptorsTo limit: Int? = nil, softLimit: Int? = nil, hardLimit: Int? = nil,
+        launcher: [String] = []
     ) async throws -> ChildProcess {
         let (soft, hard) = (softLimit ?? limit, hardLimit ?? limit)
         let prefix = soft.flatMap { soft in hard.map { ["prlimit", "--nofile=\(soft):\($0)"] } } ?? []
-        let daemon = try ChildProcess(prefix + [try gestured(), "run"] + arguments)
+        let daemon = try ChildProcess(prefix + launcher + [try gestured(), "run"] + arguments)
         do {
             try await daemon.output.wait(for: "READY", within: .seconds(60)) { o in
                 o.lines.contains { $0.contains("ready") }

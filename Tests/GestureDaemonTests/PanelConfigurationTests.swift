@@ -115,6 +115,58 @@ struct PanelConfigurationTests {
     }
 }
 
+/// `screen` paths as this system has them: a full load (`check-config`, `run`, a reload) refuses
+/// a path that is not a file the daemon can read its state from, at the path's line and column.
+@Suite("Configuration: screen paths on this system")
+struct ScreenPathTests {
+    static func configuration(_ path: String) -> String {
+        "devices:\n  - match: {name: a}\n    screen: {dpms: \(path)}\n"
+    }
+
+    /// Loads `text` as a file with a full check, as check-config does.
+    static func load(_ text: String) throws(ConfigurationFileError) -> DaemonConfiguration {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("screen-\(UUID().uuidString)").path
+        mkdir(directory, 0o700)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/gestured.yaml"
+        try? text.write(toFile: file, atomically: true, encoding: .utf8)
+        return try ConfigurationLoader.load(contentsOf: file)
+    }
+
+    @Test(
+        "a path that is not a readable file is refused at its line and column",
+        arguments: [
+            ("/dev/zero", "a character device"), ("/nonexistent/card1-DSI-1/dpms", "No such file"),
+            ("/tmp", "a directory"), ("FIFO", "a FIFO"),
+        ])
+    func refused(_ path: String, _ says: String) throws {
+        var path = path
+        var fifo: String?
+        if path == "FIFO" {
+            fifo = FileManager.default.temporaryDirectory.appendingPathComponent("dpms-\(UUID().uuidString)").path
+            try #require(mkfifo(fifo!, 0o600) == 0)
+            path = fifo!
+        }
+        defer { if let fifo { unlink(fifo) } }
+        do {
+            let config = try Self.load(Self.configuration(path))
+            Issue.record("accepted \(path): \(config.devices)")
+        } catch {
+            #expect((error.line, error.column) == (3, 20), "\(error)")
+            #expect(error.message.contains(says) && error.message.contains(path), "\(error)")
+        }
+    }
+
+    @Test("a regular file is taken, as sysfs attributes are")
+    func regularFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dpms-\(UUID().uuidString)").path
+        try "On\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let config = try Self.load(Self.configuration(path))
+        #expect(config.devices.first?.screen?.path == path)
+    }
+}
+
 @Suite("The screen's state")
 struct ScreenStateTests {
     static func file(_ contents: String, _ kind: ScreenStateFile.Kind) throws -> ScreenStateFile {

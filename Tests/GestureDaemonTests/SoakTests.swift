@@ -16,7 +16,9 @@ private let soakSeconds = ProcessInfo.processInfo.environment["GESTURED_SOAK_SEC
 /// endpoint's hostile clients beside them — ping floods that never read, half-sent handshakes
 /// (as another user where the test may switch users), slow readers, pages flooding 54 KB
 /// `define`s the endpoint refuses — connections churning 54 KB `define`s over the limits and
-/// undefines, and descriptor pressure:
+/// undefines, the metrics endpoint's and the recorders' (pipelined scrapes never read, requests
+/// trickled a byte at a time, recorders that never read, in rounds), a `status` flood, and
+/// descriptor pressure:
 /// the daemon runs with `ulimit -n 64`, and bursts of connections to both transports take what
 /// it has left, so both listeners run out and must resume. Afterwards the daemon's memory,
 /// descriptors, CPU and recognizers must be back where they were, and the watching client (on
@@ -54,6 +56,11 @@ struct SoakTests {
     ///               back for a second (the daemon stopped reading the page) ends the flood
     ///   defchurn    4 threads: connect, then for 2 s that `define` (over the template limit) and
     ///               an undefine, again and again, reading the replies; close and do it again
+    ///   metrics     the metrics endpoint: 3 connections that write pipelined `GET /metrics` as
+    ///               fast as the socket takes them and never read, and one that trickles a request
+    ///               a byte every 0.2 s; a connection the daemon closes is opened again
+    ///   recorders   rounds of 8 connections that send `record` and never read, closed after 2 s
+    ///   status      6 connections asking `status` as fast as they can, reading the replies
     /// A connection the daemon refuses (closed before `hello` or before the handshake's answer)
     /// is counted as `refused`; nothing else may go wrong.
     static let load = """
@@ -252,7 +259,57 @@ struct SoakTests {
                             if reply.get("id") == want: break
                         count(reply.get("code", reply["type"]))
                 s.close(); count("connections")
+        mport = int(sys.argv[5])
+        def mconnect():
+            s = socket.create_connection(("127.0.0.1", mport)); s.settimeout(1)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            return s
+        def pipeline(n):
+            requests = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 200
+            while time.monotonic() < end:
+                try: s = mconnect()
+                except OSError: count("not connected"); time.sleep(0.2); continue
+                count("connections")
+                try:
+                    while time.monotonic() < end:
+                        try: s.sendall(requests); count("sent")
+                        except socket.timeout: count("held back")
+                except OSError: count("closed by the daemon")
+                s.close()
+        def trickle():
+            request = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"y" * 200 + b"\r\n\r\n"
+            while time.monotonic() < end:
+                try: s = mconnect()
+                except OSError: count("not connected"); time.sleep(0.2); continue
+                try:
+                    for byte in request:
+                        if time.monotonic() >= end: count("trickling at the end"); break
+                        s.sendall(bytes([byte])); time.sleep(0.2)
+                    else: count("trickled whole")
+                except OSError: count("closed at its deadline")
+                s.close()
+        def recorders():
+            while time.monotonic() < end:
+                held = []
+                for _ in range(8):
+                    r = socket.socket(socket.AF_UNIX); r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                    try: r.connect(path); r.sendall(b'{"type":"record","id":1}\n'); held.append(r)
+                    except OSError: r.close(); count("refused")
+                count("rounds")
+                time.sleep(max(0, min(2, end - time.monotonic())))
+                for r in held: r.close()
+        def status(n):
+            while time.monotonic() < end:
+                try:
+                    s, f = connect()
+                    while time.monotonic() < end:
+                        reply = request(f, {"type": "status", "id": "st"})
+                        count(reply["type"])
+                    s.close()
+                except (OSError, EOFError, ValueError): count("refused")
         jobs = {
+            "metrics": [lambda n=n: pipeline(n) for n in range(3)] + [trickle],
+            "recorders": [recorders], "status": [lambda n=n: status(n) for n in range(6)],
             "wsdefine": [lambda n=n: wsdefine(n) for n in range(2)], "defchurn": [lambda n=n: defchurn(n) for n in range(4)],
             "churn": [churn], "define": [lambda n=n: define(n) for n in range(8)],
             "stall": [lambda n=n: stall(n) for n in range(4)], "wsflood": [lambda n=n: wsflood(n) for n in range(2)],
@@ -308,13 +365,36 @@ struct SoakTests {
 
     /// Load modes, and the user each runs as: the half handshakes come from another local user
     /// (as a hostile one would) when the test may switch users.
-    static let modes = ["churn", "define", "stall", "wsflood", "wshalf", "wsslow", "fdpressure", "wsdefine", "defchurn"]
+    static let modes = [
+        "churn", "define", "stall", "wsflood", "wshalf", "wsslow", "fdpressure", "wsdefine", "defchurn", "metrics",
+        "recorders", "status",
+    ]
 
-    static func loadCommand(_ mode: String, _ socket: String, _ seconds: Int, _ port: Int) -> [String] {
-        let arguments = ["-c", load, mode, socket, String(seconds), String(port)]
+    static func loadCommand(_ mode: String, _ socket: String, _ seconds: Int, _ port: Int, _ metricsPort: Int) -> [String] {
+        let arguments = ["-c", load, mode, socket, String(seconds), String(port), String(metricsPort)]
         guard mode == "wshalf", getuid() == 0 else { return ["python3"] + arguments }
         // The system's Python: pyenv's, under /root, is out of that user's reach.
         return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3"] + arguments
+    }
+
+    /// Runs the rest of its arguments with a listening TCP socket on a free loopback port as fd 3,
+    /// named `metrics` (`LISTEN_FDS`, as gestured-metrics.socket passes it): the daemon serves its
+    /// metrics there (it logs the port: ``metricsPort(_:)``).
+    static let metricsSocket = """
+        import os, socket, sys
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+        fd = s.detach()
+        if fd != 3: os.dup2(fd, 3); os.close(fd)
+        os.set_inheritable(3, True)
+        os.environ.update(LISTEN_FDS="1", LISTEN_FDNAMES="metrics", LISTEN_PID=str(os.getpid()))
+        os.execvp(sys.argv[1], sys.argv[1:])
+        """
+
+    /// The metrics endpoint's port, as the daemon logged it.
+    static func metricsPort(_ daemon: ChildProcess) throws -> Int {
+        let line = try #require(daemon.lines.first { $0.contains("serving metrics") })
+        let port = line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }
+        return try #require(port, "\(line)")
     }
 
     /// What the watcher printed so far, read.
@@ -384,9 +464,10 @@ struct SoakTests {
         try Self.configurations[0].write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try await DaemonProcessTests.startDaemon(
             ["--config", config, "--socket", socket, "--replay", DaemonProcessTests.recording, "--loop"],
-            limitingDescriptorsTo: Self.descriptorLimit)
+            limitingDescriptorsTo: Self.descriptorLimit, launcher: ["python3", "-c", Self.metricsSocket])
         defer { daemon.send(SIGKILL) }
         let port = try DescriptorExhaustionTests.webSocketPort(daemon)
+        let metricsPort = try Self.metricsPort(daemon)
         let watcher = try ChildProcess(["python3", "-c", Self.watcher, socket])
         defer { watcher.send(SIGKILL) }
 
@@ -400,7 +481,7 @@ struct SoakTests {
         let baseline = quiet.taps.map { $0.received - $0.time }.min() ?? 0
 
         func runLoad(_ seconds: Int, reloading: Bool) async throws -> (reloads: Int, counts: [String]) {
-            let loads = try Self.modes.map { try ChildProcess(Self.loadCommand($0, socket, seconds, port)) }
+            let loads = try Self.modes.map { try ChildProcess(Self.loadCommand($0, socket, seconds, port, metricsPort)) }
             defer { for load in loads { load.send(SIGKILL) } }
             var reloads = 0
             if reloading {
@@ -494,6 +575,21 @@ struct SoakTests {
         let churned = load("defchurn", allowed: ["connections", "invalid-definition", "ok"])
         #expect(churned["invalid-definition"] != nil && churned["ok"] != nil, "\(churned)")
         _ = load("fdpressure", allowed: ["bursts", "unix backlog full", "tcp not connected"])
+        // The metrics endpoint: the pipelines sent, and were held back once their answers waited
+        // (the daemon reads a connection's next request only once its answer is written); the
+        // trickled request was closed at its deadline.
+        let metrics = load(
+            "metrics",
+            allowed: [
+                "connections", "sent", "held back", "closed by the daemon", "not connected", "trickled whole",
+                "trickling at the end", "closed at its deadline",
+            ])
+        #expect(metrics["sent"] != nil && metrics["held back"] != nil, "\(metrics)")
+        #expect(metrics["closed at its deadline"] != nil && metrics["trickled whole"] == nil, "\(metrics)")
+        let recorders = load("recorders", allowed: ["rounds", "refused"])
+        #expect(recorders["rounds"] != nil, "\(recorders)")
+        let statuses = load("status", allowed: ["status", "refused"])
+        #expect(statuses["status"] != nil, "\(statuses)")
         // Descriptor pressure reached the limit: the Unix listener ran out (and came back, or the
         // watcher's pings and the probes above would have gone unanswered).
         let journal = daemon.lines

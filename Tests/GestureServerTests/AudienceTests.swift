@@ -23,7 +23,8 @@ import Testing
         func flush() {}
         func close(after last: ByteBuffer?, deadline: NIODeadline) {}
         func closeNoLater(than deadline: NIODeadline) {}
-        func logConnected(_ id: ClientID, logger: Logger) {}
+        func logConnected(_ id: ClientID, logger: Logger, throttle: LogThrottle) {}
+        var logPeer: String { "test" }
         func refusedMessageAnswered() {}
         /// Requests "read", for the session to take.
         var requests = CircularBuffer<LineFrame>()

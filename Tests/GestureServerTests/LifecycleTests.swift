@@ -168,8 +168,8 @@ extension SocketTests {
         @Test(arguments: [64, 100_000])
         func `shutdown tells a reading client and does not wait for one that does not read`(queue: Int) async throws {
             let events = 1500  // ~600 kB of lines: more than the socket and NIO's buffer hold
-            try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: queue), closeTimeout: .seconds(600)) {
-                f in
+            let limits = ServerLimits(maxQueuedMessages: queue, maxQueuedBytes: queue * 1024)
+            try await ServerFixture.with(limits: limits, closeTimeout: .seconds(600)) { f in
                 let stalled = try await f.subscriber(reading: false)
                 let reader = try await f.subscriber()
                 for start in stride(from: 1, through: events, by: 50) {

@@ -62,6 +62,34 @@ import Testing
         }
     }
 
+    @Test func `a peer's flood does not use up another peer's lines of the same cause`() {
+        var limit = LogRateLimit(burst: 2, interval: .seconds(10))
+        let flood = (0..<100).map {
+            limit.admit("connection", peer: "uid 1001", at: Self.start + .milliseconds(Int64($0)))
+        }
+        #expect(flood.count { $0 != .suppress } == 2)
+        #expect(limit.admit("connection", peer: "uid 1000", at: Self.start + .seconds(1)) == .log(suppressed: 0))
+        #expect(limit.admit("connection", peer: "uid 1001", at: Self.start + .seconds(10)) == .log(suppressed: 98))
+    }
+
+    @Test func `the table stays bounded however many peers come; the newcomers share a window`() {
+        var limit = LogRateLimit(burst: 1, interval: .seconds(10), maxWindows: 8)
+        for peer in 0..<8 { _ = limit.admit("connection", peer: "uid \(peer)", at: Self.start) }
+        // Full, with windows that still have something to report (their next line says so).
+        for peer in 0..<8 { _ = limit.admit("connection", peer: "uid \(peer)", at: Self.start) }
+        #expect(limit.admit("connection", peer: "uid 100", at: Self.start) == .log(suppressed: 0))
+        #expect(
+            limit.admit("connection", peer: "uid 101", at: Self.start) == .suppress, "uid 101 shares uid 100's window")
+        #expect(limit.windowCount == 9)
+        // An interval on, the windows of peers not heard from since make room: new peers get
+        // their own again, up to the bound.
+        let later = Self.start + .seconds(20)
+        #expect(limit.admit("connection", peer: "uid 1000", at: later) == .log(suppressed: 0))
+        #expect(limit.admit("connection", peer: "uid 1001", at: later) == .log(suppressed: 0))
+        for peer in 1002..<1100 { _ = limit.admit("connection", peer: "uid \(peer)", at: later) }
+        #expect(limit.windowCount <= 9)
+    }
+
     @Test func `text a peer sent is shortened for the log, on a character boundary`() {
         #expect(loggable("http://localhost:8080") == "http://localhost:8080")
         let long = String(repeating: "é", count: 40_000)

@@ -69,7 +69,7 @@ import Glibc
         // connection keeps: the sends come up short, then EAGAIN, EPOLLOUT resumes them, and the
         // rest waits in the queue (large enough here never to overflow).
         let events = 5000
-        try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: 10_000)) { f in
+        try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: 10_000, maxQueuedBytes: 64 << 20)) { f in
             let slow = try Self.rawClient(f.path)
             defer { close(slow) }
             Self.send(slow, #"{"type":"subscribe","id":"s"}"# + "\n")
@@ -107,7 +107,7 @@ import Glibc
     }
 
     @Test func `a client that goes away with bytes still owed to it costs the others nothing`() async throws {
-        try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: 10_000)) { f in
+        try await ServerFixture.with(limits: ServerLimits(maxQueuedMessages: 10_000, maxQueuedBytes: 64 << 20)) { f in
             let observer = try await f.subscriber()
             let leaver = try Self.rawClient(f.path)
             Self.send(leaver, #"{"type":"subscribe","id":"s"}"# + "\n")

@@ -47,6 +47,35 @@ public struct ScreenStateFile: Hashable, Sendable, CustomStringConvertible {
         return parse(buffer[..<count])
     }
 
+    /// What is wrong with ``path`` on this system (nil: nothing): it must name a file the daemon
+    /// can read — a sysfs attribute, or a file a script keeps — not a FIFO, a device, a directory
+    /// or a socket, whose read may wait for a writer or never end. Looked at where the
+    /// configuration is checked (`check-config`, the start, a reload), never on the input thread.
+    public func problem() -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return "cannot use \(path) as the screen's \(kind.rawValue) file: \(String(cString: strerror(errno)))"
+        }
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            let what =
+                switch type {
+                case S_IFIFO: "a FIFO"
+                case S_IFCHR: "a character device"
+                case S_IFBLK: "a block device"
+                case S_IFDIR: "a directory"
+                case S_IFSOCK: "a socket"
+                default: "not a regular file"
+                }
+            return "\(path) is \(what), not a file the screen's state can be read from "
+                + "(a sysfs attribute such as /sys/class/drm/card1-HDMI-A-1/dpms, or a file a script keeps)"
+        }
+        guard access(path, R_OK) == 0 else {
+            return "cannot read \(path) (the screen's \(kind.rawValue) file): \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
     /// What `bytes`, the file's contents, say.
     public func parse(_ bytes: some Collection<UInt8>) -> Reading {
         let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
