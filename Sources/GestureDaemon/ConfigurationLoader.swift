@@ -56,14 +56,16 @@ public enum ConfigurationLoader {
 
     /// Fully checks a file set read by ``read(_:)``, as ``load(contentsOf:)`` does.
     public static func load(_ set: YAMLFileSet) throws(ConfigurationFileError) -> DaemonConfiguration {
-        withRecordGroupID(try decode(set.root, file: set.file, groupProblem: groupProblem))
+        withGroupIDs(try decode(set.root, file: set.file, groupProblem: groupProblem))
     }
 
-    /// `configuration` with its `record-group` looked up (the group exists: the full check just
-    /// found it), here, off the input thread, so that deciding who may record asks no one.
-    private static func withRecordGroupID(_ configuration: DaemonConfiguration) -> DaemonConfiguration {
+    /// `configuration` with its `record-group` and `touches-group` looked up (the groups exist:
+    /// the full check just found them), here, off the input thread, so that deciding who may see
+    /// where fingers are asks no one.
+    private static func withGroupIDs(_ configuration: DaemonConfiguration) -> DaemonConfiguration {
         var configuration = configuration
         if let group = configuration.recordGroup { configuration.recordGroupID = try? SocketFile.groupID(group) }
+        if let group = configuration.touchesGroup { configuration.touchesGroupID = try? SocketFile.groupID(group) }
         return configuration
     }
 
@@ -109,7 +111,8 @@ public enum ConfigurationLoader {
 
     private static let expecting = "expected a mapping of settings at the top level"
 
-    /// What is wrong with a group name (the socket's, `record-group`) on this system (nil: nothing).
+    /// What is wrong with a group name (the socket's, `record-group`, `touches-group`) on this
+    /// system (nil: nothing).
     private static func groupProblem(_ group: String) -> String? {
         do throws(ServerError) {
             _ = try SocketFile.groupID(group)
@@ -128,7 +131,7 @@ public enum ConfigurationLoader {
 
     /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.
     public static func load(_ data: Data, file: String) throws(ConfigurationFileError) -> DaemonConfiguration {
-        withRecordGroupID(try parse(data, file: file, groupProblem: groupProblem))
+        withGroupIDs(try parse(data, file: file, groupProblem: groupProblem))
     }
 
     /// Decodes and checks configuration text; `file` names it in errors. `groupProblem` says what
@@ -153,8 +156,9 @@ public enum ConfigurationLoader {
             let target = root.resolve([AnyCodingKey(stringValue: "socket"), AnyCodingKey(stringValue: "group")])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
-        if let group = configuration.recordGroup, let problem = groupProblem(group) {
-            let target = root.resolve([AnyCodingKey(stringValue: "record-group")])
+        for (key, group) in [("record-group", configuration.recordGroup), ("touches-group", configuration.touchesGroup)] {
+            guard let group, let problem = groupProblem(group) else { continue }
+            let target = root.resolve([AnyCodingKey(stringValue: key)])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
         // References between definitions (names, parents, relations, cycles).

@@ -14,6 +14,7 @@ extension DaemonConfiguration: Codable {
         case wakeAfterIdle = "wake-after-idle"
         case stuckContact = "stuck-contact"
         case recordGroup = "record-group"
+        case touchesGroup = "touches-group"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +65,12 @@ extension DaemonConfiguration: Codable {
                 forKey: .recordGroup, in: c, debugDescription: "'record-group' must name a group (or give a gid)")
         }
         recordGroupID = recordGroup.flatMap { UInt32($0) }
+        touchesGroup = try c.decodeIfPresent(String.self, forKey: .touchesGroup)
+        if let touchesGroup, touchesGroup.isEmpty {
+            throw DecodingError.dataCorruptedError(
+                forKey: .touchesGroup, in: c, debugDescription: "'touches-group' must name a group (or give a gid)")
+        }
+        touchesGroupID = touchesGroup.flatMap { UInt32($0) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -79,6 +86,7 @@ extension DaemonConfiguration: Codable {
         if panels.wakeAfterIdle { try c.encode(true, forKey: .wakeAfterIdle) }
         try c.encodeIfPresent(panels.stuckContact, for: .stuckContact)
         try c.encodeIfPresent(recordGroup, for: .recordGroup)
+        try c.encodeIfPresent(touchesGroup, for: .touchesGroup)
     }
 }
 
@@ -201,6 +209,7 @@ extension WebSocketConfiguration: Codable {
         case allowedOrigins = "allowed-origins"
         case allowDefine = "allow-define"
         case allowStatus = "allow-status"
+        case allowTouches = "allow-touches"
         case pingIntervalMS = "ping-interval-ms"
         case maxClients = "max-clients"
         case maxClientsPerPeer = "max-clients-per-peer"
@@ -229,6 +238,7 @@ extension WebSocketConfiguration: Codable {
         ) { origins in (1...64).contains(origins.count) && origins.allSatisfy(Self.isOrigin) }
         allowDefine = try c.decode(.allowDefine, default: allowDefine)
         allowStatus = try c.decode(.allowStatus, default: allowStatus)
+        allowTouches = try c.decode(.allowTouches, default: allowTouches)
         pingIntervalMS = try c.decode(.pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000") {
             (1000...3_600_000).contains($0)
         }
@@ -246,6 +256,7 @@ extension WebSocketConfiguration: Codable {
         try c.encode(allowedOrigins, forKey: .allowedOrigins)
         try c.encode(allowDefine, forKey: .allowDefine)
         try c.encode(allowStatus, forKey: .allowStatus)
+        try c.encode(allowTouches, forKey: .allowTouches)
         try c.encode(pingIntervalMS, forKey: .pingIntervalMS)
         try c.encode(maxClients, forKey: .maxClients)
         try c.encode(maxClientsPerPeer, forKey: .maxClientsPerPeer)
