@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GestureEngine
 import GestureServer
+import Glibc
 import YAMLCoding
 
 /// A configuration problem, located in its file. Prints as `FILE:LINE:COLUMN: message`, the
@@ -111,9 +112,21 @@ public enum ConfigurationLoader {
 
     private static let expecting = "expected a mapping of settings at the top level"
 
-    /// What is wrong with a group name (the socket's, `record-group`, `touches-group`) on this
-    /// system (nil: nothing).
+    /// What is wrong with a group (the socket's, `record-group`, `touches-group`: a name or a
+    /// gid) on this system (nil: nothing). A gid no group has is refused as an unknown name is:
+    /// it is a typing mistake more often than a group the system does not list, and a group
+    /// granting rights should be one an administrator can see (`getent group`).
     private static func groupProblem(_ group: String) -> String? {
+        if let gid = gid_t(group) {
+            var entry = Glibc.group()
+            var result: UnsafeMutablePointer<Glibc.group>? = nil
+            var buffer = [CChar](repeating: 0, count: 65_536)
+            let code = getgrgid_r(gid, &entry, &buffer, buffer.count, &result)
+            if code == 0 && result != nil { return nil }
+            return code == 0
+                ? "no group has gid \(gid) (getent group lists the groups)"
+                : "cannot look up gid \(gid): \(String(cString: strerror(code)))"
+        }
         do throws(ServerError) {
             _ = try SocketFile.groupID(group)
             return nil

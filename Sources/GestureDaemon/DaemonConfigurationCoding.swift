@@ -306,6 +306,25 @@ extension DeviceConfiguration: Codable {
     /// Dead zones on one panel at most (each is checked at every landing).
     static let mostDeadZones = 16
 
+    /// Whether `zones` together cover the whole surface: every cell of the grid their edges cut
+    /// the surface into lies in one of them (at most 33 × 33 cells of 16 zones).
+    static func coverWholePanel(_ zones: [SurfaceRect]) -> Bool {
+        guard !zones.isEmpty else { return false }
+        func cuts(_ edges: [Double]) -> [Double] {
+            Array(Set([0, 1] + edges.map { min(max($0, 0), 1) })).sorted()
+        }
+        let xs = cuts(zones.flatMap { [$0.x, $0.x + $0.width] })
+        let ys = cuts(zones.flatMap { [$0.y, $0.y + $0.height] })
+        for (left, right) in zip(xs, xs.dropFirst()) {
+            for (top, bottom) in zip(ys, ys.dropFirst()) {
+                let (x, y) = ((left + right) / 2, (top + bottom) / 2)
+                guard zones.contains(where: { x >= $0.x && x < $0.x + $0.width && y >= $0.y && y < $0.y + $0.height })
+                else { return false }
+            }
+        }
+        return true
+    }
+
     /// `idle-after-ms` at `key`, checked.
     static func decodeIdleAfter<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Int? {
         guard c.contains(key) else { return nil }
@@ -349,6 +368,12 @@ extension DeviceConfiguration: Codable {
         forceTouchscreen = try c.decode(.forceTouchscreen, default: forceTouchscreen)
         ignore = try c.decode(.ignore, default: [], expect: "a list of at most \(Self.mostDeadZones) rectangles") {
             $0.count <= Self.mostDeadZones
+        }
+        if Self.coverWholePanel(ignore) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .ignore, in: c,
+                debugDescription: "the dead zones cover the whole panel: no contact would reach anything "
+                    + "(to leave the panel alone, write 'enabled: false')")
         }
         stuckContact = try c.decodeIfPresent(StuckContactLimit.self, forKey: .stuckContact)
         idleAfterMS = try Self.decodeIdleAfter(c, .idleAfterMS)
