@@ -169,7 +169,8 @@ public enum ConfigurationLoader {
             let target = root.resolve([AnyCodingKey(stringValue: "socket"), AnyCodingKey(stringValue: "group")])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
-        for (key, group) in [("record-group", configuration.recordGroup), ("touches-group", configuration.touchesGroup)] {
+        let groups = [("record-group", configuration.recordGroup), ("touches-group", configuration.touchesGroup)]
+        for (key, group) in groups {
             guard let group, let problem = groupProblem(group) else { continue }
             let target = root.resolve([AnyCodingKey(stringValue: key)])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)

@@ -11,40 +11,45 @@
 /// touches its recognizer has taken, together: a touch in two clients' private regions (or a
 /// gesture of touches in both) reaches no connection.
 public struct Privacy: Hashable, Sendable {
-    /// It landed in a private region of the configuration.
-    public private(set) var configuration: Bool
-    /// The client whose private region it landed in (a connection's id); 0: none;
-    /// ``severalClients``: more than one.
-    private var client: UInt64
+    /// One word, so that it costs a gesture event eight bytes: the top bit says it landed in a
+    /// private region of the configuration; the others, the client whose private region it
+    /// landed in (a connection's id; 0: none; all ones: more than one client's).
+    private var bits: UInt64
 
-    private static let severalClients = UInt64.max
+    private static let configurationBit: UInt64 = 1 << 63
+    private static let clientBits: UInt64 = ~configurationBit
 
     /// Not private: for whoever may see the message at all.
-    public static let open = Privacy(configuration: false, client: 0)
+    public static let open = Privacy(bits: 0)
 
-    private init(configuration: Bool, client: UInt64) {
-        self.configuration = configuration
-        self.client = client
+    private init(bits: UInt64) {
+        self.bits = bits
     }
 
     /// Landed in a private region of `owner`.
     public init(privateTo owner: Owner) {
         switch owner {
-        case .configuration: self.init(configuration: true, client: 0)
-        case .client(let id): self.init(configuration: false, client: id)
+        case .configuration: self.init(bits: Self.configurationBit)
+        case .client(let id): self.init(bits: min(id, Self.clientBits))
         }
     }
 
-    public var isOpen: Bool { self == .open }
+    public var isOpen: Bool { bits == 0 }
+
+    /// It landed in a private region of the configuration.
+    public var configuration: Bool { bits & Self.configurationBit != 0 }
+
+    private var client: UInt64 { bits & Self.clientBits }
 
     /// Private to everything either is private to.
     public mutating func formUnion(_ other: Privacy) {
-        configuration = configuration || other.configuration
+        var client = self.client
         if client == 0 {
             client = other.client
         } else if other.client != 0 && other.client != client {
-            client = Self.severalClients
+            client = Self.clientBits
         }
+        bits = (bits | other.bits) & Self.configurationBit | client
     }
 
     /// Whether connection `client` (its id), which may or may not see raw touches

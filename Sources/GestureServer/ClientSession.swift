@@ -307,7 +307,8 @@ final class ClientSession {
             return nil
         case "record":
             // The rule refuses every page: it has no credentials to check.
-            guard case .page = viewer, case .refused(let code, let reason) = core.positions.decide(viewer, sees: .panel(nil))
+            guard case .page = viewer,
+                case .refused(let code, let reason) = core.positions.decide(viewer, sees: .panel(nil))
             else { return nil }
             return ErrorMessage(code: code, message: reason, id: head.id)
         case "status":

@@ -203,7 +203,8 @@ struct ActionsCommandTests {
         #expect(check.status == 1 && check.output.hasPrefix(owned), "\(check.output)")
         // Killed if it runs after all (with the other user's rule).
         let actions = try ChildProcess([
-            try ChildProcess.builtExecutable("gestured"), "actions", "--config", path, "--socket", "/nonexistent/g.sock",
+            try ChildProcess.builtExecutable("gestured"), "actions", "--config", path, "--socket",
+            "/nonexistent/g.sock",
         ])
         defer { actions.send(SIGKILL) }
         #expect(try await actions.waitForExit() == 1)

@@ -196,7 +196,8 @@ struct DropInTests {
         try await daemon.output.wait(for: "the reload to be refused") { o in
             o.lines.contains {
                 $0.contains("reload failed")
-                    && $0.contains("\(file).d:1:1: a drop-in directory that every user may write (mode 0777) is not read")
+                    && $0.contains(
+                        "\(file).d:1:1: a drop-in directory that every user may write (mode 0777) is not read")
             }
         }
         #expect(try await Self.recognizers(socket) == ["tap"])

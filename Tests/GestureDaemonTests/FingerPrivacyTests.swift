@@ -58,7 +58,9 @@ struct FingerPrivacyTests {
         #expect(try await !Self.printsTouches(refused), "\(refused.lines.prefix(3))")
         #expect(try await refused.waitForExit() == 1)
         #expect(
-            refused.lines.contains { $0.contains("permission-denied") && $0.contains("user 65534 gets no raw touches") },
+            refused.lines.contains {
+                $0.contains("permission-denied") && $0.contains("user 65534 gets no raw touches")
+            },
             "\(refused.lines)")
         try await daemon.output.wait(for: "the journal to say so") { o in
             o.lines.contains { $0.contains("raw touches refused") && $0.contains("user 65534") }

@@ -40,10 +40,13 @@ struct HostileFieldInputTests {
         for arguments in [["status", "--socket", socket], ["listen", "--pretty", "--socket", socket]] {
             let command = try ChildProcess([gestured] + arguments)
             defer { command.send(SIGKILL) }
-            try await command.output.wait(for: "the panel's line") { o in o.ended || o.lines.contains { $0.contains("evil") } }
+            try await command.output.wait(for: "the panel's line") { o in
+                o.ended || o.lines.contains { $0.contains("evil") }
+            }
             let line = try #require(command.lines.first { $0.contains("evil") }, "\(command.lines)")
             #expect(line.contains(#""evil\x1b]0;owned\x07\u{9b}2J""#), "\(line)")
-            #expect(!command.lines.joined().unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) })
+            #expect(
+                !command.lines.joined().unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) })
         }
     }
 
@@ -63,17 +66,20 @@ struct HostileFieldInputTests {
         #expect(try await ConfigCommandTests.gestured("check-config", path).status == 0)
     }
 
-    @Test("dead zones that together cover the whole panel are refused at their key", arguments: [
-        "[{x: 0, y: 0, width: 1, height: 1}]",
-        "[{x: 0, y: 0, width: 0.5, height: 1}, {x: 0.4, y: 0, width: 0.6, height: 0.7}, {x: 0.5, y: 0.6, width: 0.5, height: 0.4}]",
-    ])
+    @Test(
+        "dead zones that together cover the whole panel are refused at their key",
+        arguments: [
+            "[{x: 0, y: 0, width: 1, height: 1}]",
+            "[{x: 0, y: 0, width: 0.5, height: 1}, {x: 0.4, y: 0, width: 0.6, height: 0.7}, {x: 0.5, y: 0.6, width: 0.5, height: 0.4}]",
+        ])
     func deadZonesCoveringThePanel(zones: String) async throws {
         let path = try ConfigCommandTests.write("devices:\n  - match: {name: \"*\"}\n    ignore: \(zones)\n")
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let check = try await ConfigCommandTests.gestured("check-config", path)
         #expect(check.status == 1)
         #expect(
-            check.output.hasPrefix("\(path):3:13: the dead zones cover the whole panel: no contact would reach anything"),
+            check.output.hasPrefix(
+                "\(path):3:13: the dead zones cover the whole panel: no contact would reach anything"),
             "\(check.output)")
         // One sliver left uncovered is a panel that can be touched.
         try "devices:\n  - match: {name: \"*\"}\n    ignore: [{x: 0, y: 0, width: 1, height: 0.99}]\n".write(

@@ -65,7 +65,10 @@ struct PrivacyTests {
         return marks
     }
 
-    @Test func `a stroke that lands in the configuration's private region is for who may see touches, sliding out or not`() throws {
+    @Test
+    func `a stroke that lands in the configuration's private region is for who may see touches, sliding out or not`()
+        throws
+    {
         for to in [SurfacePoint(x: 0.15, y: 0.15), SurfacePoint(x: 0.9, y: 0.1)] {
             let marks = try Self.marks(from: SurfacePoint(x: 0.15, y: 0.15), to: to)
             #expect(!marks.isEmpty && marks.allSatisfy { $0.configuration && !$0.isOpen })

@@ -80,7 +80,8 @@ import Testing
             switch Int.random(in: 0..<6, using: &rng) {
             case 0: return .configuration
             case 1 where !clients.isEmpty:
-                return .clients(Set(clients.filter { _ in Int.random(in: 0..<3, using: &rng) == 0 }).union([clients[0]]))
+                let some = clients.filter { _ in Int.random(in: 0..<3, using: &rng) == 0 }
+                return .clients(Set(some).union([clients[0]]))
             default: return .open
             }
         }

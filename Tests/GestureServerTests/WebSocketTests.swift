@@ -50,7 +50,9 @@ import Testing
             #expect(error.message.contains("websocket.allow-touches is false"), "\(error.message)")
             #expect(records.value.contains { $0.message == "raw touches refused" })
             // The subscription before it stays: the tap comes, the touch published with it does not.
-            f.publish([.touch(Sample.touch(1, id: 1, phase: .began)), .gesture(Sample.gesture(2), owner: .configuration)])
+            f.publish([
+                .touch(Sample.touch(1, id: 1, phase: .began)), .gesture(Sample.gesture(2), owner: .configuration),
+            ])
             guard case .gesture(let g) = try await page.next() else { throw Unexpected("the touch, or nothing") }
             #expect(g.seq == 2)
         }
@@ -75,7 +77,9 @@ import Testing
             guard case .error(let error) = try await page.next() else { throw Unexpected("not told") }
             #expect(error.code == .permissionDenied && error.id == nil)
             #expect(error.message.hasPrefix("raw touches stop: pages get no raw touches"), "\(error.message)")
-            f.publish([.touch(Sample.touch(1, id: 1, phase: .began)), .gesture(Sample.gesture(2), owner: .configuration)])
+            f.publish([
+                .touch(Sample.touch(1, id: 1, phase: .began)), .gesture(Sample.gesture(2), owner: .configuration),
+            ])
             guard case .gesture(let g) = try await page.next() else { throw Unexpected("the touch, or nothing") }
             #expect(g.seq == 2, "the rest of its subscription stays")
         }

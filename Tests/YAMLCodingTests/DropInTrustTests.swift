@@ -28,21 +28,28 @@ struct DropInTrustTests {
         Row(name: "root's, 0644, read by root", owner: 0, group: 0, mode: 0o644, runningAs: 0),
         Row(name: "root's, 0644, read by a kiosk user", owner: 0, group: 0, mode: 0o644, runningAs: 1000),
         Row(name: "the reader's own, 0600", owner: 1000, group: 1000, mode: 0o600, runningAs: 1000),
-        Row(name: "the reader's own, group-writable by its private group (umask 002)", owner: 1000, group: 1000,
+        Row(
+            name: "the reader's own, group-writable by its private group (umask 002)", owner: 1000, group: 1000,
             mode: 0o664, runningAs: 1000),
         Row(name: "root's directory 0755", owner: 0, group: 0, mode: 0o755, runningAs: 0),
-        Row(name: "another user's, 0644", owner: 1001, group: 1001, mode: 0o644, runningAs: 1000,
+        Row(
+            name: "another user's, 0644", owner: 1001, group: 1001, mode: 0o644, runningAs: 1000,
             refusal: "owned by uid 1001 is not read: only root's and those of the user running this (uid 1000) are"),
-        Row(name: "a kiosk user's, read by root (the daemon)", owner: 1000, group: 1000, mode: 0o644, runningAs: 0,
+        Row(
+            name: "a kiosk user's, read by root (the daemon)", owner: 1000, group: 1000, mode: 0o644, runningAs: 0,
             refusal: "owned by uid 1000 is not read"),
-        Row(name: "root's, writable by every user", owner: 0, group: 0, mode: 0o666, runningAs: 0,
+        Row(
+            name: "root's, writable by every user", owner: 0, group: 0, mode: 0o666, runningAs: 0,
             refusal: "that every user may write (mode 0666) is not read (chmod o-w it)"),
-        Row(name: "root's directory 1777, sticky or not", owner: 0, group: 0, mode: 0o1777, runningAs: 0,
+        Row(
+            name: "root's directory 1777, sticky or not", owner: 0, group: 0, mode: 0o1777, runningAs: 0,
             refusal: "that every user may write (mode 1777)"),
-        Row(name: "root's, writable by group users", owner: 0, group: 100, mode: 0o664, runningAs: 0,
+        Row(
+            name: "root's, writable by group users", owner: 0, group: 100, mode: 0o664, runningAs: 0,
             refusal: "that its group (gid 100) may write (mode 0664) is not read: only one whose group is its owner's "
                 + "private group may be (chmod g-w it)"),
-        Row(name: "the reader's own, writable by a group that is not its private one", owner: 1000, group: 100,
+        Row(
+            name: "the reader's own, writable by a group that is not its private one", owner: 1000, group: 100,
             mode: 0o620, runningAs: 1000, refusal: "that its group (gid 100) may write (mode 0620)"),
     ]
 
@@ -95,7 +102,9 @@ struct DropInTrustTests {
         }
         // Group `nogroup` (65534) is nobody's private group.
         #expect(chown(dropIn, 0, 65534) == 0 && chmod(dropIn, 0o664) == 0)
-        #expect(refusal().hasPrefix("\(dropIn):1:1: a drop-in that its group (gid 65534) may write (mode 0664) is not read"))
+        #expect(
+            refusal().hasPrefix("\(dropIn):1:1: a drop-in that its group (gid 65534) may write (mode 0664) is not read")
+        )
         #expect(chmod(dropIn, 0o646) == 0)
         #expect(refusal().hasPrefix("\(dropIn):1:1: a drop-in that every user may write (mode 0646) is not read"))
         #expect(chmod(dropIn, 0o644) == 0 && chown(dropIn, 65534, 65534) == 0)
@@ -104,7 +113,8 @@ struct DropInTrustTests {
         #expect(try Self.read(file).dropIns == [dropIn])
 
         #expect(chmod(file + ".d", 0o1777) == 0)
-        #expect(refusal().hasPrefix("\(file).d:1:1: a drop-in directory that every user may write (mode 1777) is not read"))
+        #expect(
+            refusal().hasPrefix("\(file).d:1:1: a drop-in directory that every user may write (mode 1777) is not read"))
         #expect(chmod(file + ".d", 0o755) == 0 && chown(file + ".d", 65534, 0) == 0)
         #expect(refusal().hasPrefix("\(file).d:1:1: a drop-in directory owned by uid 65534 is not read"))
         // The file named on the command line is the administrator's choice, not a drop-in.

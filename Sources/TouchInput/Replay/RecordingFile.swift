@@ -90,8 +90,9 @@ public enum RecordingFile {
 
     /// The most bytes a `libinput record` file may have: its YAML takes about five times the
     /// bytes of evemu's lines for the same events and is parsed token by token, so at the evemu
-    /// limit a replay took a minute and 347 MB before its first frame; at this one it takes a
-    /// quarter of that. Minutes of ten fingers, half an hour of one (docs/INPUT.md).
+    /// limit a replay took a minute and 347 MB before its first frame; at this one it holds
+    /// 105 MB, and its time, in proportion to the bytes, is a quarter. Minutes of ten fingers,
+    /// half an hour of one (docs/INPUT.md).
     public static let maximumLibinputFileSize = 64 << 20
 
     /// The bytes at `path`, every line within its format's limit and at most `limit` in all (at
