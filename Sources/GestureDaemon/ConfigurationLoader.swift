@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GestureEngine
 import GestureServer
+import Glibc
 import TouchInput
 import YAMLCoding
 
@@ -61,15 +62,17 @@ public enum ConfigurationLoader {
 
     /// Fully checks a file set read by ``read(_:)``, as ``load(contentsOf:)`` does.
     public static func load(_ set: YAMLFileSet) throws(ConfigurationFileError) -> DaemonConfiguration {
-        withRecordGroupID(
+        withGroupIDs(
             try decode(set.root, file: set.file, groupProblem: groupProblem, screenProblem: { $0.problem() }))
     }
 
-    /// `configuration` with its `record-group` looked up (the group exists: the full check just
-    /// found it), here, off the input thread, so that deciding who may record asks no one.
-    private static func withRecordGroupID(_ configuration: DaemonConfiguration) -> DaemonConfiguration {
+    /// `configuration` with its `record-group` and `touches-group` looked up (the groups exist:
+    /// the full check just found them), here, off the input thread, so that deciding who may see
+    /// where fingers are asks no one.
+    private static func withGroupIDs(_ configuration: DaemonConfiguration) -> DaemonConfiguration {
         var configuration = configuration
         if let group = configuration.recordGroup { configuration.recordGroupID = try? SocketFile.groupID(group) }
+        if let group = configuration.touchesGroup { configuration.touchesGroupID = try? SocketFile.groupID(group) }
         return configuration
     }
 
@@ -115,8 +118,21 @@ public enum ConfigurationLoader {
 
     private static let expecting = "expected a mapping of settings at the top level"
 
-    /// What is wrong with a group name (the socket's, `record-group`) on this system (nil: nothing).
+    /// What is wrong with a group (the socket's, `record-group`, `touches-group`: a name or a
+    /// gid) on this system (nil: nothing). A gid no group has is refused as an unknown name is:
+    /// it is a typing mistake more often than a group the system does not list, and a group
+    /// granting rights should be one an administrator can see (`getent group`).
     private static func groupProblem(_ group: String) -> String? {
+        if let gid = gid_t(group) {
+            var entry = Glibc.group()
+            var result: UnsafeMutablePointer<Glibc.group>? = nil
+            var buffer = [CChar](repeating: 0, count: 65_536)
+            let code = getgrgid_r(gid, &entry, &buffer, buffer.count, &result)
+            if code == 0 && result != nil { return nil }
+            return code == 0
+                ? "no group has gid \(gid) (getent group lists the groups)"
+                : "cannot look up gid \(gid): \(String(cString: strerror(code)))"
+        }
         do throws(ServerError) {
             _ = try SocketFile.groupID(group)
             return nil
@@ -134,7 +150,7 @@ public enum ConfigurationLoader {
 
     /// Fully checks configuration text read from `file`, as ``load(contentsOf:)`` does.
     public static func load(_ data: Data, file: String) throws(ConfigurationFileError) -> DaemonConfiguration {
-        withRecordGroupID(try parse(data, file: file, groupProblem: groupProblem, screenProblem: { $0.problem() }))
+        withGroupIDs(try parse(data, file: file, groupProblem: groupProblem, screenProblem: { $0.problem() }))
     }
 
     /// Decodes and checks configuration text; `file` names it in errors. `groupProblem` says what
@@ -162,8 +178,10 @@ public enum ConfigurationLoader {
             let target = root.resolve([AnyCodingKey(stringValue: "socket"), AnyCodingKey(stringValue: "group")])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
-        if let group = configuration.recordGroup, let problem = groupProblem(group) {
-            let target = root.resolve([AnyCodingKey(stringValue: "record-group")])
+        let groups = [("record-group", configuration.recordGroup), ("touches-group", configuration.touchesGroup)]
+        for (key, group) in groups {
+            guard let group, let problem = groupProblem(group) else { continue }
+            let target = root.resolve([AnyCodingKey(stringValue: key)])
             throw ConfigurationFileError(file: file, at: target.node.mark, problem)
         }
         for (index, device) in configuration.devices.enumerated() {

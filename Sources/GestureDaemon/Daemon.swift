@@ -84,7 +84,8 @@ public enum Daemon {
                 limits: ServerLimits(
                     maxClients: configuration.socket.maxClients,
                     maxClientsPerPeer: configuration.socket.maxClientsPerUser),
-                webSocket: configuration.websocket.map { WebSocketEndpoint($0, inheritedSocket: inherited?.webSocket) }),
+                webSocket: configuration.websocket.map { WebSocketEndpoint($0, inheritedSocket: inherited?.webSocket) },
+                positions: configuration.positionAccess(daemonUser: geteuid())),
             delegate: requests, logger: logger)
         let loop: InputLoop
         do {

@@ -1,5 +1,6 @@
 import GestureEngine
 import GestureProtocol
+import GestureServer
 import TouchInput
 
 /// The whole configuration file (`/etc/gestured/gestured.yaml`); documented key by key in
@@ -28,12 +29,19 @@ public struct DaemonConfiguration: Hashable, Sendable {
     /// ``recordGroup``'s gid: given as a number, or looked up when the file is loaded
     /// (``ConfigurationLoader/load(contentsOf:)``); nil when there is none or it was not looked up.
     public var recordGroupID: UInt32?
+    /// The group (a name or a gid) whose members see raw touches — where fingers land and move —
+    /// besides root, the daemon's user and ``recordGroup`` (docs/RECORDING.md, "Who may see
+    /// where fingers are"); nil: none.
+    public var touchesGroup: String?
+    /// ``touchesGroup``'s gid, as ``recordGroupID`` is ``recordGroup``'s.
+    public var touchesGroupID: UInt32?
 
     public init(
         socket: SocketConfiguration = SocketConfiguration(), websocket: WebSocketConfiguration? = nil,
         devices: [DeviceConfiguration] = [],
         regions: [RegionSpec] = [], recognizers: [RecognizerSpec]? = nil, clients: ClientPolicy = ClientPolicy(),
-        logLevel: LogLevel = .info, panels: PanelDefaults = PanelDefaults(), recordGroup: String? = nil
+        logLevel: LogLevel = .info, panels: PanelDefaults = PanelDefaults(), recordGroup: String? = nil,
+        touchesGroup: String? = nil
     ) {
         self.socket = socket
         self.websocket = websocket
@@ -45,6 +53,17 @@ public struct DaemonConfiguration: Hashable, Sendable {
         self.panels = panels
         self.recordGroup = recordGroup
         recordGroupID = recordGroup.flatMap { UInt32($0) }
+        self.touchesGroup = touchesGroup
+        touchesGroupID = touchesGroup.flatMap { UInt32($0) }
+    }
+
+    /// Who may see where fingers are under this configuration, for the daemon running as
+    /// `daemonUser`: the one rule the server applies to raw touches and the daemon to
+    /// recordings (``PositionAccess``).
+    public func positionAccess(daemonUser: UInt32) -> PositionAccess {
+        PositionAccess(
+            daemonUser: daemonUser, touchesGroup: touchesGroupID, recordGroup: recordGroupID,
+            pagesSeeTouches: websocket?.allowTouches ?? false)
     }
 
     /// What the engine runs: the file's regions, and its recognizers or the built-in set.
@@ -122,6 +141,8 @@ public struct WebSocketConfiguration: Hashable, Sendable {
     public var allowDefine: Bool
     /// Whether pages are answered `status` (it names local users).
     public var allowStatus: Bool
+    /// Whether pages get raw touches (where fingers are: docs/RECORDING.md).
+    public var allowTouches: Bool
     /// How often the daemon pings each connection (a silent one is closed at the next ping).
     public var pingIntervalMS: Int
     /// Connections through the endpoint at once, handshakes in progress included.
@@ -131,8 +152,10 @@ public struct WebSocketConfiguration: Hashable, Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 7330, allowedOrigins: [String], allowDefine: Bool = false,
-        allowStatus: Bool = false, pingIntervalMS: Int = 30_000, maxClients: Int = 32, maxClientsPerPeer: Int = 8
+        allowStatus: Bool = false, allowTouches: Bool = false, pingIntervalMS: Int = 30_000, maxClients: Int = 32,
+        maxClientsPerPeer: Int = 8
     ) {
+        self.allowTouches = allowTouches
         self.host = host
         self.port = port
         self.allowedOrigins = allowedOrigins

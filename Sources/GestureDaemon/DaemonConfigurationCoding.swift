@@ -14,6 +14,7 @@ extension DaemonConfiguration: Codable {
         case wakeAfterIdle = "wake-after-idle"
         case stuckContact = "stuck-contact"
         case recordGroup = "record-group"
+        case touchesGroup = "touches-group"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +65,12 @@ extension DaemonConfiguration: Codable {
                 forKey: .recordGroup, in: c, debugDescription: "'record-group' must name a group (or give a gid)")
         }
         recordGroupID = recordGroup.flatMap { UInt32($0) }
+        touchesGroup = try c.decodeIfPresent(String.self, forKey: .touchesGroup)
+        if let touchesGroup, touchesGroup.isEmpty {
+            throw DecodingError.dataCorruptedError(
+                forKey: .touchesGroup, in: c, debugDescription: "'touches-group' must name a group (or give a gid)")
+        }
+        touchesGroupID = touchesGroup.flatMap { UInt32($0) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -79,6 +86,7 @@ extension DaemonConfiguration: Codable {
         if panels.wakeAfterIdle { try c.encode(true, forKey: .wakeAfterIdle) }
         try c.encodeIfPresent(panels.stuckContact, for: .stuckContact)
         try c.encodeIfPresent(recordGroup, for: .recordGroup)
+        try c.encodeIfPresent(touchesGroup, for: .touchesGroup)
     }
 }
 
@@ -201,6 +209,7 @@ extension WebSocketConfiguration: Codable {
         case allowedOrigins = "allowed-origins"
         case allowDefine = "allow-define"
         case allowStatus = "allow-status"
+        case allowTouches = "allow-touches"
         case pingIntervalMS = "ping-interval-ms"
         case maxClients = "max-clients"
         case maxClientsPerPeer = "max-clients-per-peer"
@@ -229,6 +238,7 @@ extension WebSocketConfiguration: Codable {
         ) { origins in (1...64).contains(origins.count) && origins.allSatisfy(Self.isOrigin) }
         allowDefine = try c.decode(.allowDefine, default: allowDefine)
         allowStatus = try c.decode(.allowStatus, default: allowStatus)
+        allowTouches = try c.decode(.allowTouches, default: allowTouches)
         pingIntervalMS = try c.decode(.pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000") {
             (1000...3_600_000).contains($0)
         }
@@ -246,6 +256,7 @@ extension WebSocketConfiguration: Codable {
         try c.encode(allowedOrigins, forKey: .allowedOrigins)
         try c.encode(allowDefine, forKey: .allowDefine)
         try c.encode(allowStatus, forKey: .allowStatus)
+        try c.encode(allowTouches, forKey: .allowTouches)
         try c.encode(pingIntervalMS, forKey: .pingIntervalMS)
         try c.encode(maxClients, forKey: .maxClients)
         try c.encode(maxClientsPerPeer, forKey: .maxClientsPerPeer)
@@ -295,6 +306,25 @@ extension DeviceConfiguration: Codable {
     /// Dead zones on one panel at most (each is checked at every landing).
     static let mostDeadZones = 16
 
+    /// Whether `zones` together cover the whole surface: every cell of the grid their edges cut
+    /// the surface into lies in one of them (at most 33 × 33 cells of 16 zones).
+    static func coverWholePanel(_ zones: [SurfaceRect]) -> Bool {
+        guard !zones.isEmpty else { return false }
+        func cuts(_ edges: [Double]) -> [Double] {
+            Array(Set([0, 1] + edges.map { min(max($0, 0), 1) })).sorted()
+        }
+        let xs = cuts(zones.flatMap { [$0.x, $0.x + $0.width] })
+        let ys = cuts(zones.flatMap { [$0.y, $0.y + $0.height] })
+        for (left, right) in zip(xs, xs.dropFirst()) {
+            for (top, bottom) in zip(ys, ys.dropFirst()) {
+                let (x, y) = ((left + right) / 2, (top + bottom) / 2)
+                guard zones.contains(where: { x >= $0.x && x < $0.x + $0.width && y >= $0.y && y < $0.y + $0.height })
+                else { return false }
+            }
+        }
+        return true
+    }
+
     /// `idle-after-ms` at `key`, checked.
     static func decodeIdleAfter<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Int? {
         guard c.contains(key) else { return nil }
@@ -338,6 +368,12 @@ extension DeviceConfiguration: Codable {
         forceTouchscreen = try c.decode(.forceTouchscreen, default: forceTouchscreen)
         ignore = try c.decode(.ignore, default: [], expect: "a list of at most \(Self.mostDeadZones) rectangles") {
             $0.count <= Self.mostDeadZones
+        }
+        if Self.coverWholePanel(ignore) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .ignore, in: c,
+                debugDescription: "the dead zones cover the whole panel: no contact would reach anything "
+                    + "(to leave the panel alone, write 'enabled: false')")
         }
         stuckContact = try c.decodeIfPresent(StuckContactLimit.self, forKey: .stuckContact)
         idleAfterMS = try Self.decodeIdleAfter(c, .idleAfterMS)

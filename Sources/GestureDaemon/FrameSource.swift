@@ -1,5 +1,6 @@
 import CLinuxSupport
 import GestureEngine
+import GestureServer
 import Glibc
 import Logging
 import TouchInput
@@ -104,7 +105,7 @@ final class RecordingFrameSource: FrameSource {
         return [
             RecordablePanel(
                 descriptor: driver.descriptor, description: driver.recording.description, node: file,
-                permissions: file.flatMap(RecordPermission.Node.init(path:)))
+                permissions: file.flatMap(PositionAccess.Node.init(path:)))
         ]
     }
 
@@ -275,7 +276,7 @@ final class LiveFrameSource: FrameSource {
         devices.map { device in
             RecordablePanel(
                 descriptor: device.descriptor, description: device.model.description, node: device.identity.devnode,
-                permissions: RecordPermission.Node(descriptor: device.fileDescriptor))
+                permissions: PositionAccess.Node(descriptor: device.fileDescriptor))
         }
     }
 

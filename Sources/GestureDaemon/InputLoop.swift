@@ -270,8 +270,8 @@ final class InputLoop {
 
     // MARK: - Recordings
 
-    /// A `record`: the panel it names, whether its client may read that panel
-    /// (``RecordPermission``), and the recording started — or refused, with the reason logged.
+    /// A `record`: the panel it names, whether its client may see that panel's every event
+    /// (``PositionAccess``), and the recording started — or refused, with the reason logged.
     private func record(_ request: RecordRequest, wallNow: Int64) {
         func refuse(_ code: ErrorCode, _ message: String) {
             path.recordingLog.log(
@@ -291,12 +291,11 @@ final class InputLoop {
         case .success(let chosen): panel = chosen
         case .failure(let problem): return refuse(.noSuchDevice, problem.message)
         }
-        let verdict = RecordPermission.decide(
-            peer: request.peer, daemonUser: geteuid(), node: panel.permissions,
-            recordGroup: configuration.recordGroupID)
-        switch verdict {
-        case .refused(let reason):
-            refuse(.permissionDenied, reason)
+        switch configuration.positionAccess(daemonUser: geteuid()).decide(
+            .local(request.peer), sees: .panel(panel.permissions))
+        {
+        case .refused(let code, let reason):
+            refuse(code, reason)
         case .allowed(let reason):
             let deadline = request.options.durationMS.map { wallNow + Int64($0) * 1000 }
             path.startRecording(request, panel: panel, deadline: deadline, allowedAs: reason)
@@ -456,6 +455,7 @@ final class InputLoop {
         dropIns = Array(loaded.files.dropFirst())
         logger.logLevel = fresh.logLevel.loggerLevel
         path.publishRecognizers()
+        server.setPositions(fresh.positionAccess(daemonUser: geteuid()))
         if rulesChanged { source.rulesChanged(fresh.deviceRules, path, wallNow: wallNow) }
         logger.info(
             "configuration reloaded",

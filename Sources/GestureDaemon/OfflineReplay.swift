@@ -117,13 +117,13 @@ public struct OfflineReplay {
         path.flush { batch = $0 }
         for publication in batch {
             switch publication {
-            case .gesture(let gesture, _, _):
+            case .gesture(let gesture, _, _, _):
                 lastSeq = gesture.seq
                 try deliver(.gesture(gesture), lastSeq)
-            case .touch(let touch, _, _):
+            case .touch(let touch, _, _, _):
                 lastSeq = touch.seq
                 try deliver(.touch(touch), lastSeq)
-            case .explain(let explanation, _, _): try deliver(.explain(explanation), lastSeq)
+            case .explain(let explanation, _, _, _): try deliver(.explain(explanation), lastSeq)
             case .announcement(let message): try deliver(message, lastSeq)
             case .contact(let contact, _): try deliver(.contact(contact), lastSeq)
             // Nothing records an offline replay (no connection asks).

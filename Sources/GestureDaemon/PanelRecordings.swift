@@ -121,5 +121,5 @@ struct RecordablePanel {
     /// The node's path, for the journal.
     let node: String?
     /// Its owner and mode now; nil when it cannot be looked at.
-    let permissions: RecordPermission.Node?
+    let permissions: PositionAccess.Node?
 }

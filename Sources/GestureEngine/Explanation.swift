@@ -20,11 +20,15 @@ public struct Explanation: Sendable, Equatable {
     public var decision: Decision
     /// The owner of the other recognizer the decision names (R4–R6), when it names one.
     public var otherOwner: Owner?
+    /// What the touches the recognizer had taken (and the touch the decision is about) are
+    /// private to (``Privacy``).
+    public var privacy: Privacy
 
     public init(
         name: String, kind: GestureKind, owner: Owner, device: DeviceID, region: String, time: Timestamp,
-        decision: Decision, otherOwner: Owner? = nil
+        decision: Decision, otherOwner: Owner? = nil, privacy: Privacy = .open
     ) {
+        self.privacy = privacy
         self.name = name
         self.kind = kind
         self.owner = owner

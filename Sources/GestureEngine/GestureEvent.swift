@@ -109,6 +109,9 @@ public struct GestureEvent: Sendable, Equatable {
     public var owner: Owner
     public var device: DeviceID
     public var report: GestureReport
+    /// What its touches are private to, from the private regions they landed in (``Privacy``):
+    /// who may receive it, beside its owner's rule.
+    public var privacy: Privacy = .open
 
     public subscript<Value>(dynamicMember field: WritableKeyPath<GestureReport, Value>) -> Value {
         get { report[keyPath: field] }
@@ -195,15 +198,19 @@ public struct ViewTouchEvent: Sendable, Equatable {
     public var touch: Touch
     /// The time of that frame (held events keep their original time).
     public var time: Timestamp
+    /// What the touch is private to, from the private regions it landed in (``Privacy``).
+    public var privacy: Privacy
 
     public init(
-        device: DeviceID, region: String, clientRegions: [ClientRegion] = [], touch: Touch, time: Timestamp
+        device: DeviceID, region: String, clientRegions: [ClientRegion] = [], touch: Touch, time: Timestamp,
+        privacy: Privacy = .open
     ) {
         self.device = device
         self.region = region
         self.clientRegions = clientRegions
         self.touch = touch
         self.time = time
+        self.privacy = privacy
     }
 
     /// The region the touch landed in as `owner` sees it.

@@ -92,6 +92,15 @@ final class ClientSession {
     var readerVersion: UInt64 = 0
     /// Its place among the readers while it reads (``Interest/Reader/slot``).
     var readerSlot: Int?
+    /// Whether it may see where fingers are, as decided when it last subscribed or the rule
+    /// changed (``PositionAccess``).
+    private var seesPositions = false
+    /// Who it is to that rule, looked up once: its credentials are those of its connect.
+    private lazy var viewer: PositionAccess.Viewer =
+        switch transport {
+        case .unixSocket: .local(link?.peerCredentials)
+        case .webSocket: .page
+        }
     private var queue: OutboundQueue<ByteBuffer>
     private var needsFlush = false
     /// Bumped by every `define` sent to the delegate; a reply for an older one is stale.
@@ -145,7 +154,9 @@ final class ClientSession {
     /// What this connection wants, while it is open and subscribed.
     var reader: Interest.Reader? {
         guard case .open(let id) = state, let subscription, let readerSlot else { return nil }
-        return Interest.Reader(client: id, subscription: subscription, slot: readerSlot, version: readerVersion)
+        return Interest.Reader(
+            client: id, subscription: subscription, slot: readerSlot, version: readerVersion,
+            seesPositions: seesPositions)
     }
 
     // MARK: Connection events
@@ -307,13 +318,11 @@ final class ClientSession {
             if definePending { return ErrorMessage.busy(id: head.id) }
             return nil
         case "record":
-            guard case .unixSocket = transport else {
-                return ErrorMessage(
-                    code: .unavailable,
-                    message: "panels are recorded through the Unix socket only: a page has no credentials to check",
-                    id: head.id)
-            }
-            return nil
+            // The rule refuses every page: it has no credentials to check.
+            guard case .page = viewer,
+                case .refused(let code, let reason) = core.positions.decide(viewer, sees: .panel(nil))
+            else { return nil }
+            return ErrorMessage(code: code, message: reason, id: head.id)
         case "status":
             // It names the local users of the Unix socket's clients, and any page may ask.
             guard case .webSocket(_, _, _, allowsStatus: false) = transport else { return nil }
@@ -356,7 +365,13 @@ final class ClientSession {
     private func handle(_ request: ClientMessage, client: ClientID) {
         switch request.body {
         case .subscribe(let filters):
+            let sight = core.positions.decide(viewer, sees: .touches)
+            if filters.touches, case .refused(let code, let reason) = sight {
+                core.touchesRefused(client, reason)
+                return send(.error(ErrorMessage(code: code, message: reason, id: request.id, path: "/touches")))
+            }
             subscription = filters
+            seesPositions = sight.isAllowed
             core.readerChanged(self)
             send(.ok(id: request.id))
         case .unsubscribe:
@@ -488,6 +503,26 @@ final class ClientSession {
         requestsInFlight -= 1
         send(.pong(id: id))
         pump()
+    }
+
+    /// The rule of who may see where fingers are changed (a reload): what this connection sees is
+    /// decided again; a subscription to raw touches it may no longer have loses them, and the
+    /// client is told so (an `error` without an `id`).
+    func positionsChanged() {
+        guard isOpen, var changed = subscription else { return }
+        let sight = core.positions.decide(viewer, sees: .touches)
+        var lost: String?
+        if changed.touches, case .refused(_, let reason) = sight {
+            changed.touches = false
+            lost = reason
+        }
+        guard changed != subscription || sight.isAllowed != seesPositions else { return }
+        subscription = changed
+        seesPositions = sight.isAllowed
+        core.readerChanged(self)
+        guard let lost else { return }
+        send(.error(ErrorMessage(code: .permissionDenied, message: "raw touches stop: \(lost)")), isReply: false)
+        flushIfNeeded()
     }
 
     /// A reload took some of this connection's definitions: the client is told which and why

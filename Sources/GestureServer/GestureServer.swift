@@ -58,12 +58,16 @@ public final class GestureServer: Sendable {
         public var shutdownTimeout: TimeAmount
         /// Also serve the protocol over a WebSocket, for browsers (nil: the Unix socket only).
         public var webSocket: WebSocketEndpoint?
+        /// Who may see where fingers are (raw touches; ``setPositions(_:)`` replaces it).
+        public var positions: PositionAccess
 
         public init(
             listener: Listener, daemonVersion: String, socketMode: UInt32? = 0o660, socketGroup: String? = nil,
             limits: ServerLimits = ServerLimits(), closeTimeout: TimeAmount = .seconds(5),
-            shutdownTimeout: TimeAmount = .milliseconds(250), webSocket: WebSocketEndpoint? = nil
+            shutdownTimeout: TimeAmount = .milliseconds(250), webSocket: WebSocketEndpoint? = nil,
+            positions: PositionAccess = PositionAccess()
         ) {
+            self.positions = positions
             self.listener = listener
             self.daemonVersion = daemonVersion
             self.socketMode = socketMode
@@ -275,6 +279,12 @@ public final class GestureServer: Sendable {
     /// (``StatusShare``).
     public func statusChanged() {
         onServerThread { core in core.statusChanged() }
+    }
+
+    /// Replaces who may see where fingers are (a reload): connections subscribed to raw touches
+    /// that may no longer see them lose them, with an `error` `permission-denied`.
+    public func setPositions(_ access: PositionAccess) {
+        onServerThread { core in core.setPositions(access) }
     }
 
     /// Tells `client` that a reload took some of its definitions (a `dropped` message), and

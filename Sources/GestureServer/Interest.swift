@@ -18,6 +18,10 @@ public struct Interest: Sendable {
         var slot: Int
         /// The server's subscription clock when this connection's subscription last changed.
         var version: UInt64
+        /// Whether it may see where fingers are (``PositionAccess``, decided by the server when it
+        /// subscribed and at every change of the rule): raw touches, `contact` messages, and what
+        /// landed in the configuration's private regions.
+        var seesPositions: Bool
 
         /// How a reader sees a message it takes.
         enum View: Equatable {
@@ -30,28 +34,36 @@ public struct Interest: Sendable {
         /// decided on the engine's event, before the message is built.
         func takes(_ gesture: GestureEvent, device: String) -> Bool {
             subscription.matches(gesture.report, device: device) && sees(gesture.owner)
+                && admits(gesture.privacy)
         }
 
         /// How it takes `publication`; nil when it does not. Gestures of a client's own
-        /// recognizers, and explanations about or naming them, go to that client only; a touch
-        /// is seen where it landed among the configuration's regions and the reader's own.
+        /// recognizers, and explanations about or naming them, go to that client only; what
+        /// landed in a private region, to those its ``GestureEngine/Privacy`` admits; raw touches
+        /// and contacts, to a reader that may see where fingers are; a touch is seen where it
+        /// landed among the configuration's regions and the reader's own.
         func view(of publication: Publication) -> View? {
             switch publication {
-            case .gesture(let gesture, let owner, _):
-                return subscription.matches(gesture) && sees(owner) ? .asPublished : nil
-            case .explain(let explanation, let owner, _):
-                return subscription.matches(explanation) && sees(owner) ? .asPublished : nil
-            case .touch(var touch, let clientRegions, _):
+            case .gesture(let gesture, let owner, let privacy, _):
+                return subscription.matches(gesture) && sees(owner) && admits(privacy) ? .asPublished : nil
+            case .explain(let explanation, let owner, let privacy, _):
+                return subscription.matches(explanation) && sees(owner) && admits(privacy) ? .asPublished : nil
+            case .touch(var touch, let clientRegions, let privacy, _):
+                guard seesPositions && admits(privacy) else { return nil }
                 let landed = touch.region
                 for own in clientRegions where own.owner == client.owner { touch.region = own.name }
                 guard subscription.matches(touch) else { return nil }
                 return touch.region == landed ? .asPublished : .landedIn(touch.region)
             case .contact(let contact, _):
-                return subscription.explain && (subscription.devices?.contains(contact.device) ?? true)
-                    ? .asPublished : nil
+                return seesPositions && subscription.explain
+                    && (subscription.devices?.contains(contact.device) ?? true) ? .asPublished : nil
             case .device, .announcement, .recognizers, .recording, .raw:
                 return nil
             }
+        }
+
+        private func admits(_ privacy: Privacy) -> Bool {
+            privacy.isOpen || privacy.admits(client: client.rawValue, seesPositions: seesPositions)
         }
 
         private func sees(_ owner: Owner) -> Bool {
@@ -90,14 +102,14 @@ public struct Interest: Sendable {
             readers: [
                 Reader(
                     client: ClientID(0), subscription: Subscription(touches: touches, explain: explanations), slot: 0,
-                    version: 1)
+                    version: 1, seesPositions: true)
             ], version: 1)
     }
 
     init(readers: [Reader], version: UInt64) {
         self.readers = readers
         self.version = version
-        takesTouches = readers.contains { $0.subscription.touches }
+        takesTouches = readers.contains { $0.subscription.touches && $0.seesPositions }
         takesExplanations = readers.contains { $0.subscription.explain }
         var kinds: Set<GestureKind>? = []
         for reader in readers {
@@ -153,12 +165,13 @@ public struct Interest: Sendable {
     public func decided(_ publication: Publication) -> Publication? {
         let audience = audience(of: publication)
         switch publication {
-        case .gesture(let gesture, let owner, _):
-            return audience.isEmpty ? nil : .gesture(gesture, owner: owner, audience: audience)
-        case .touch(let touch, let clientRegions, _):
-            return audience.isEmpty ? nil : .touch(touch, clientRegions: clientRegions, audience: audience)
-        case .explain(let explanation, let owner, _):
-            return audience.isEmpty ? nil : .explain(explanation, owner: owner, audience: audience)
+        case .gesture(let gesture, let owner, let privacy, _):
+            return audience.isEmpty ? nil : .gesture(gesture, owner: owner, privacy: privacy, audience: audience)
+        case .touch(let touch, let clientRegions, let privacy, _):
+            return audience.isEmpty
+                ? nil : .touch(touch, clientRegions: clientRegions, privacy: privacy, audience: audience)
+        case .explain(let explanation, let owner, let privacy, _):
+            return audience.isEmpty ? nil : .explain(explanation, owner: owner, privacy: privacy, audience: audience)
         case .contact(let contact, _):
             return audience.isEmpty ? nil : .contact(contact, audience: audience)
         case .device, .announcement, .recognizers, .recording, .raw:

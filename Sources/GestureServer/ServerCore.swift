@@ -32,6 +32,9 @@ final class ServerCore {
     let decoder: RequestDecoder
     /// What each connection's definitions hold of the limits of all connections together.
     let ledger: DefinitionLedger
+    /// Who may see where fingers are: the configuration's rule, until a reload replaces it
+    /// (``setPositions(_:)``).
+    private(set) var positions: PositionAccess
     private var encoder = LineEncoder()
     /// Where ``encode(_:)`` writes each line (its storage reused while nobody keeps a line).
     private var lineStorage = ByteBufferAllocator().buffer(capacity: 1024)
@@ -74,6 +77,23 @@ final class ServerCore {
         unixQuota = ConnectionQuota(
             total: configuration.limits.maxClients, perPeer: configuration.limits.maxClientsPerPeer)
         ledger = DefinitionLedger(limits: configuration.limits)
+        positions = configuration.positions
+    }
+
+    /// A reload changed who may see where fingers are: every connection's right is decided again
+    /// (``ClientSession/positionsChanged()``).
+    func setPositions(_ access: PositionAccess) {
+        guard access != positions else { return }
+        positions = access
+        for session in sessions { session.positionsChanged() }
+    }
+
+    /// A connection is refused raw touches: the journal says who and why, as often as the
+    /// throttle lets a flood of them through.
+    func touchesRefused(_ client: ClientID, _ reason: String) {
+        throttle.log(
+            .warning, "raw touches refused", cause: "touches-refused",
+            metadata: ["client": "\(client)", "reason": "\(reason)"], to: logger)
     }
 
     /// `session` subscribed, unsubscribed, or stopped reading (it is closing or gone): its
@@ -120,7 +140,7 @@ final class ServerCore {
     /// configuration's); a `gesture` straight from where it lies, not copied into a
     /// ``ServerMessage`` first.
     private func encode(published publication: Publication) -> ByteBuffer? {
-        guard case .gesture(let gesture, _, _) = publication else {
+        guard case .gesture(let gesture, _, _, _) = publication else {
             return publication.message.flatMap { encode($0) }
         }
         do {
@@ -288,15 +308,15 @@ final class ServerCore {
 
     private func publish(_ publication: Publication) {
         switch publication {
-        case .gesture(let gesture, _, let audience):
+        case .gesture(let gesture, _, _, let audience):
             fanOut(
                 publication, to: audience, stream: .gesture(name: gesture.name, device: gesture.device),
                 isUpdate: gesture.state == .changed)
-        case .touch(let touch, _, let audience):
+        case .touch(let touch, _, _, let audience):
             fanOut(
                 publication, to: audience, stream: .touch(device: touch.device, touch: touch.touch.id.rawValue),
                 isUpdate: touch.phase == .moved)
-        case .explain(_, _, let audience), .contact(_, let audience):
+        case .explain(_, _, _, let audience), .contact(_, let audience):
             fanOut(publication, to: audience, stream: nil, isUpdate: false)
         case .announcement(let message):
             var line: ByteBuffer?
@@ -358,7 +378,7 @@ final class ServerCore {
                 return published
             case .landedIn(let region):
                 if let line = own.first(where: { $0.region == region })?.line { return line }
-                guard case .touch(var touch, _, _) = publication else { return nil }
+                guard case .touch(var touch, _, _, _) = publication else { return nil }
                 touch.region = region
                 // `encode`'s storage is copied on write when the next line is encoded into it.
                 guard let line = encode(.touch(touch)) else { return nil }

@@ -64,14 +64,15 @@ public struct WireMapping {
             guard interest.takesTouches else { return nil }
             let device = descriptor(t.device)
             let publication = Publication.touch(
-                TouchMessage(t, device: device, seq: seq + 1), clientRegions: t.clientRegions)
+                TouchMessage(t, device: device, seq: seq + 1), clientRegions: t.clientRegions, privacy: t.privacy)
             guard let decided = interest.decided(publication) else { return nil }
             seq += 1
             return decided
         case .explanation(let e):
             guard interest.takesExplanations else { return nil }
             let device = descriptor(e.device)
-            return interest.decided(.explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience))
+            return interest.decided(
+                .explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience, privacy: e.privacy))
         case .panel(let e):
             // Wake, idle and active go to everyone; what happened to a contact is an explanation.
             if let announcement = WakeMessage.announcement(e, deviceLabel: descriptor(e.device).label) {
@@ -95,6 +96,8 @@ public struct WireMapping {
         let audience = interest.audience(of: g, device: device.label)
         guard !audience.isEmpty else { return nil }
         seq += 1
-        return .gesture(GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner, audience: audience)
+        return .gesture(
+            GestureMessage(g, deviceLabel: device.label, seq: seq), owner: g.owner, privacy: g.privacy,
+            audience: audience)
     }
 }

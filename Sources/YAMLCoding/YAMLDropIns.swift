@@ -251,7 +251,7 @@ public struct YAMLFileSet: Sendable {
         var total = 0
         var root: YAMLNode?
         for (index, path) in ([file] + dropIns).enumerated() {
-            let bytes = try YAMLFile.contents(of: path, limit: limit, kind: kind)
+            let bytes = try YAMLFile.contents(of: path, limit: limit, kind: kind, dropIn: index > 0)
             total += bytes.count
             if total > YAMLDropIns.maximumSetSize {
                 throw YAMLFileError(
@@ -276,7 +276,8 @@ public struct YAMLFileSet: Sendable {
 
     /// The drop-ins of `file`: the regular files (or links to them) named `*.yaml` in its
     /// directory, not hidden (`.name.yaml`), sorted by name byte by byte; none when the directory
-    /// does not exist. More than ``YAMLDropIns/maximumCount`` is an error.
+    /// does not exist. More than ``YAMLDropIns/maximumCount`` is an error, and so is a directory
+    /// another user may write (``DropInTrust``).
     public static func dropInPaths(of file: String) throws(YAMLFileError) -> [String] {
         let directory = directory(of: file)
         func failure(_ message: String) -> YAMLFileError {
@@ -287,6 +288,7 @@ public struct YAMLFileSet: Sendable {
             throw failure("cannot read the drop-in directory: \(String(cString: strerror(errno)))")
         }
         defer { closedir(stream) }
+        if let problem = DropInTrust.problem(ofOpen: dirfd(stream), kind: .directory) { throw failure(problem) }
         var names: [String] = []
         while true {
             errno = 0

@@ -32,8 +32,12 @@ public enum YAMLFile {
     /// `/dev/zero` never end), or that it is larger than `limit` bytes. The size is the open
     /// file's own (`fstat`), so a file over the limit — a sparse 1 GB file included — is refused
     /// before a byte of it is read; a file that grows while it is read stops being read at
-    /// `limit + 1` bytes. `kind` names the file in that error ("a configuration file").
-    public static func contents(of path: String, limit: Int, kind: String) throws(YAMLFileError) -> [UInt8] {
+    /// `limit + 1` bytes. `kind` names the file in that error ("a configuration file"). A
+    /// `dropIn` is refused, before it is read, unless only its owner may write it
+    /// (``DropInTrust``).
+    public static func contents(
+        of path: String, limit: Int, kind: String, dropIn: Bool = false
+    ) throws(YAMLFileError) -> [UInt8] {
         func failure(_ message: String) -> YAMLFileError {
             YAMLFileError(file: path, line: 1, column: 1, message: message)
         }
@@ -52,6 +56,7 @@ public enum YAMLFile {
         case S_IFSOCK: throw failure("cannot read the file: it is a socket, not a regular file")
         default: throw failure("cannot read the file: it is an unknown kind of file, not a regular file")
         }
+        if dropIn, let problem = DropInTrust.problem(ofOpen: fd, kind: .file) { throw failure(problem) }
         try checkSize(Int(info.st_size), limit: limit, kind: kind, file: path)
         // Room for the size `fstat` gave and one byte more, to tell a file that grew since; it
         // grows up to one byte more than the limit.

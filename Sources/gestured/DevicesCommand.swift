@@ -68,7 +68,9 @@ struct DevicesCommand: ParsableCommand {
             let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(report.text, terminator: "")
+            // Device names are the devices' own: shown, not obeyed by the terminal.
+            let lines = report.text.split(separator: "\n", omittingEmptySubsequences: false)
+            print(lines.map(printable).joined(separator: "\n"), terminator: "")
             if report.touchscreens.isEmpty { print(Self.whyNone(skipped: report.skipped.count)) }
         }
     }

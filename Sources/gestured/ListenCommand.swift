@@ -232,7 +232,7 @@ struct MessagePrinter {
     }
 
     static func describe(_ d: DeviceInfo) -> String {
-        var text = "\(d.label) \"\(d.name)\""
+        var text = "\(printable(d.label)) \"\(printable(d.name))\""
         if let v = d.vendor, let p = d.product { text += " \(hex(v)):\(hex(p))" }
         text += d.sizeMM.map { " \(fixed($0.width))×\(fixed($0.height)) mm" } ?? " (size unknown)"
         return text + ", \(d.slots) slots"

@@ -45,3 +45,23 @@ enum Installed {
     /// An example file, as it is (a recording to replay, a file to copy).
     static func example(_ path: String) -> String { "\(docs)/examples/\(path)" }
 }
+
+/// `line` as a terminal shows it without obeying it: every control character — C0 (the escape
+/// that starts `ESC]0;…BEL`, which retitles a terminal), DEL, C1 — spelled `\x1b`, `\x7f`,
+/// `\u{9b}`. For what a peer, a device or a file chose and a command prints for people: a panel's
+/// name (a USB device names itself), a drop-in's file name, a page's origin.
+func printable(_ line: some StringProtocol) -> String {
+    var text = ""
+    for scalar in line.unicodeScalars {
+        switch scalar.value {
+        case 0..<0x20, 0x7F:
+            let digits = String(scalar.value, radix: 16)
+            text += "\\x" + (digits.count == 1 ? "0" : "") + digits
+        case 0x80..<0xA0:
+            text += "\\u{\(String(scalar.value, radix: 16))}"
+        default:
+            text.unicodeScalars.append(scalar)
+        }
+    }
+    return text
+}

@@ -135,7 +135,8 @@ enum AtomicFile {
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
-/// `gestured status`'s text: what an operator reads first.
+/// `gestured status`'s text: what an operator reads first. Each line is ``printable(_:)``: the
+/// names in it are the panels', the files' and the pages' own.
 enum StatusText {
     static func render(_ status: StatusMessage) -> String {
         let m = status.metrics
@@ -197,7 +198,7 @@ enum StatusText {
                     + "\(t.messagesDropped) messages dropped, \(t.overflowed) overflowed")
         }
         lines.append("  input thread CPU \(MessagePrinter.fixed(m.inputThreadCPUSeconds)) s")
-        return lines.joined(separator: "\n")
+        return lines.map(printable).joined(separator: "\n")
     }
 
     /// A Unix time as UTC, to the second: `2026-11-27 10:12:01 UTC`.

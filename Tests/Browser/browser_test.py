@@ -187,7 +187,8 @@ class BrowserTest(unittest.TestCase):
         cls.stranger = StaticServer(cls.served)  # the same page from another origin
         config = os.path.join(cls.directory, "gestured.yaml")
         with open(config, "w") as f:
-            f.write(f'websocket:\n  listen: "127.0.0.1:0"\n  allowed-origins: ["{cls.pages.origin}"]\n')
+            f.write(f'websocket:\n  listen: "127.0.0.1:0"\n  allowed-origins: ["{cls.pages.origin}"]\n'
+                    '  allow-touches: true\n')
         socket = os.path.join(cls.directory, "g.sock")
         cls.daemon = Daemon(cls.gestured, config, socket)
         port = re.search(r"\bport=(\d+)", cls.daemon.wait_for(r"listening for WebSockets")).group(1)

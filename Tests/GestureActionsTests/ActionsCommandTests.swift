@@ -197,6 +197,38 @@ struct ActionsCommandTests {
         )
     }
 
+    @Test(
+        "an actions drop-in another user owns or may write is refused by check-config and actions, with its path",
+        .enabled(if: getuid() == 0, "giving a file to another user needs root"))
+    func untrustedDropIn() async throws {
+        let path = try Self.write("actions:\n  - on: tap\n    run: [/bin/true]\n")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        // What another user could make `actions` run with the kiosk user's rights.
+        try Self.dropIn(path, "50-other.yaml", "actions:\n  - on: swipe\n    shell: touch /tmp/owned\n")
+        let dropIn = path + ".d/50-other.yaml"
+        #expect(chown(dropIn, 65534, 65534) == 0)
+        let owned = "\(dropIn):1:1: a drop-in owned by uid 65534 is not read"
+        let check = try await Self.gestured("check-config", path)
+        #expect(check.status == 1 && check.output.hasPrefix(owned), "\(check.output)")
+        // Killed if it runs after all (with the other user's rule).
+        let actions = try ChildProcess([
+            try ChildProcess.builtExecutable("gestured"), "actions", "--config", path, "--socket",
+            "/nonexistent/g.sock",
+        ])
+        defer { actions.send(SIGKILL) }
+        #expect(try await actions.waitForExit() == 1)
+        #expect(actions.lines.first?.hasPrefix("gestured actions: " + owned) == true, "\(actions.lines.prefix(3))")
+        #expect(chown(dropIn, 0, 0) == 0 && chmod(path + ".d", 0o757) == 0)
+        let open = try await Self.gestured("check-config", path)
+        #expect(
+            open.status == 1
+                && open.output.hasPrefix(
+                    "\(path).d:1:1: a drop-in directory that every user may write (mode 0757) is not read"),
+            "\(open.output)")
+        #expect(chmod(path + ".d", 0o755) == 0)
+        #expect(try await Self.gestured("check-config", path).status == 0)
+    }
+
     @Test("SIGHUP reads the drop-ins again: one added counts, a broken one keeps the running rules, one removed goes")
     func reloadDropIns() async throws {
         let path = try Self.write("actions:\n  - on: tap\n    run: [/bin/true]\n")

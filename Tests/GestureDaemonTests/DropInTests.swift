@@ -162,6 +162,49 @@ struct DropInTests {
         #expect(effective.status == 1 && effective.output == removal.output)
     }
 
+    @Test(
+        "a drop-in others may write is refused with its path and reason by check-config, run and a reload",
+        .enabled(if: getuid() == 0, "giving a file to another group needs root"))
+    func writableByOthers() async throws {
+        let (directory, file) = try Self.configuration("recognizers:\n  - name: tap\n    kind: tap\n")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let dropIn = file + ".d/10-site.yaml"
+        // What a world-writable drop-in could do: open the socket to every user.
+        try Self.dropIn(file, "10-site.yaml", "socket:\n  mode: \"0666\"\n")
+        // Group `nogroup` is nobody's private group.
+        #expect(chown(dropIn, 0, 65534) == 0 && chmod(dropIn, 0o664) == 0)
+        let reason = "\(dropIn):1:1: a drop-in that its group (gid 65534) may write (mode 0664) is not read"
+        let check = try await ConfigCommandTests.gestured("check-config", file)
+        #expect(check.status == 1 && check.output.hasPrefix(reason), "\(check.output)")
+        // Killed if it runs after all (a daemon that took the drop-in).
+        let run = try ChildProcess([try DaemonProcessTests.gestured(), "run", "--config", file, "--socket", socket])
+        defer { run.send(SIGKILL) }
+        #expect(try await run.waitForExit() == 1)
+        #expect(run.lines.contains { $0.contains(reason) }, "\(run.lines.prefix(3))")
+
+        // A daemon running without it keeps its configuration when a reload finds it.
+        #expect(chmod(dropIn, 0o644) == 0)
+        let daemon = try await DaemonProcessTests.startDaemon([
+            "--config", file, "--socket", socket, "--replay", DaemonProcessTests.recording, "--loop",
+        ])
+        defer { daemon.send(SIGKILL) }
+        var info = stat()
+        #expect(stat(socket, &info) == 0 && info.st_mode & 0o777 == 0o666, "the drop-in, trusted, applies")
+        #expect(chmod(file + ".d", 0o777) == 0)
+        daemon.send(SIGHUP)
+        try await daemon.output.wait(for: "the reload to be refused") { o in
+            o.lines.contains {
+                $0.contains("reload failed")
+                    && $0.contains(
+                        "\(file).d:1:1: a drop-in directory that every user may write (mode 0777) is not read")
+            }
+        }
+        #expect(try await Self.recognizers(socket) == ["tap"])
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(10)) == 0)
+    }
+
     /// The recognizer names a new connection's `hello` lists.
     static func recognizers(_ socket: String) async throws -> [String] {
         try await GestureClient.connect(to: socket) { client in client.hello.recognizers.map(\.name) }

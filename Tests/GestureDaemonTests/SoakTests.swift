@@ -347,11 +347,13 @@ struct SoakTests {
             say(f"{now()} {line.decode().rstrip()}")
         """
 
-    /// Both configurations serve pages too (socket settings are read at start only).
+    /// Both configurations serve pages too (socket settings are read at start only), raw
+    /// touches included (the slow pages subscribe to them).
     static let webSocket = """
         websocket:
           listen: "127.0.0.1:0"
           allowed-origins: ["http://localhost:8080"]
+          allow-touches: true
 
         """
     static let configurations = [

@@ -187,10 +187,12 @@ import Testing
         #expect(mapping.publication(of: .gesture(gesture), device: device, for: everything)?.message == nil)
         let reader = Interest(
             readers: [
-                Interest.Reader(client: ClientID(9), subscription: Subscription(touches: true), slot: 0, version: 1)
+                Interest.Reader(
+                    client: ClientID(9), subscription: Subscription(touches: true), slot: 0, version: 1,
+                    seesPositions: true)
             ], version: 1)
         guard
-            case .gesture(let message, let owner, _) = mapping.publication(
+            case .gesture(let message, let owner, _, _) = mapping.publication(
                 of: .gesture(gesture), device: device, for: reader)
         else {
             Issue.record("a gesture event did not become a gesture publication")
@@ -202,7 +204,7 @@ import Testing
             device: DeviceID(4), region: "root",
             touch: Touch(id: TouchID(1), phase: .began, position: SurfacePoint(x: 0.1, y: 0.2)),
             time: Timestamp(microseconds: 5))
-        guard case .touch(let t, _, _) = mapping.publication(of: .touch(touch), device: device, for: everything) else {
+        guard case .touch(let t, _, _, _) = mapping.publication(of: .touch(touch), device: device, for: everything) else {
             Issue.record("a touch event did not become a touch publication")
             return
         }
@@ -229,12 +231,14 @@ import Testing
                 time: Timestamp(microseconds: 5)))
         let swipes = Interest(
             readers: [
-                Interest.Reader(client: ClientID(1), subscription: Subscription(kinds: [.swipe]), slot: 0, version: 1)
+                Interest.Reader(
+                    client: ClientID(1), subscription: Subscription(kinds: [.swipe]), slot: 0, version: 1,
+                    seesPositions: true)
             ], version: 1)
         var mapping = WireMapping()
         var numbers: [UInt64] = []
         for event in [gesture(.pan), touch, gesture(.swipe), gesture(.tap), touch, gesture(.swipe)] {
-            guard case .gesture(let m, _, _) = mapping.publication(of: event, device: device, for: swipes) else {
+            guard case .gesture(let m, _, _, _) = mapping.publication(of: event, device: device, for: swipes) else {
                 continue
             }
             numbers.append(m.seq)
@@ -282,7 +286,8 @@ import Testing
                 case 2: Subscription(gestures: [], touches: true)
                 default: Subscription(touches: true, explain: true)
                 }
-            return Interest.Reader(client: ClientID(client), subscription: subscription, slot: slot, version: 1)
+            return Interest.Reader(
+                client: ClientID(client), subscription: subscription, slot: slot, version: 1, seesPositions: true)
         }
         let interest = Interest(
             readers: (0..<Int.random(in: 0...2, using: &rng)).map { reader(UInt64($0 + 1), slot: $0) }, version: 1)

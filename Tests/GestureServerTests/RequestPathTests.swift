@@ -105,7 +105,8 @@ import Testing
         let link = AudienceTests.KeepingLink()
         let session = ClientSession(core: core, link: link, transport: transport)
         session.start()
-        return AudienceTests.Connection(session: session, link: link, client: try #require(session.id).rawValue)
+        return AudienceTests.Connection(
+            session: session, link: link, client: try #require(session.id).rawValue, seesPositions: true)
     }
 
     /// Hands `connection` lines without waiting for their answers.

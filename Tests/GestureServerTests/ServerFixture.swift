@@ -126,15 +126,16 @@ struct ServerFixture {
     static func with<T>(
         limits: ServerLimits = ServerLimits(), delegate: TestDelegate? = TestDelegate(),
         socketMode: UInt32? = 0o660, socketGroup: String? = nil, closeTimeout: Duration = .seconds(5),
-        webSocket: WebSocketEndpoint? = nil, logger: Logger = ServerFixture.logger, validate: Bool = true,
-        _ body: (ServerFixture) async throws -> T
+        webSocket: WebSocketEndpoint? = nil, positions: PositionAccess = PositionAccess(),
+        logger: Logger = ServerFixture.logger, validate: Bool = true, _ body: (ServerFixture) async throws -> T
     ) async throws -> T {
         let directory = makeDirectory()
         let path = directory + "/s.sock"
         let server = GestureServer(
             configuration: .init(
                 listener: .path(path), daemonVersion: "0.0.0-test", socketMode: socketMode, socketGroup: socketGroup,
-                limits: limits, closeTimeout: .nanoseconds(closeTimeout.timeAmountNanoseconds), webSocket: webSocket),
+                limits: limits, closeTimeout: .nanoseconds(closeTimeout.timeAmountNanoseconds), webSocket: webSocket,
+                positions: positions),
             delegate: delegate, logger: logger)
         let fixture = ServerFixture(directory: directory, path: path, server: server, delegate: delegate)
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -27,10 +27,62 @@ import Testing
     static func with<T>(
         limits: ServerLimits = ServerLimits(), endpoint: WebSocketEndpoint = WebSocketTests.endpoint(),
         delegate: TestDelegate? = TestDelegate(), closeTimeout: Duration = .seconds(5),
-        logger: Logger = ServerFixture.logger, _ body: (ServerFixture) async throws -> T
+        positions: PositionAccess = PositionAccess(), logger: Logger = ServerFixture.logger,
+        _ body: (ServerFixture) async throws -> T
     ) async throws -> T {
         try await ServerFixture.with(
-            limits: limits, delegate: delegate, closeTimeout: closeTimeout, webSocket: endpoint, logger: logger, body)
+            limits: limits, delegate: delegate, closeTimeout: closeTimeout, webSocket: endpoint, positions: positions,
+            logger: logger, body)
+    }
+
+    // MARK: Who may see where fingers are
+
+    @Test func `a page gets permission-denied for raw touches, and none, unless pages may see them`() async throws {
+        let records = Observed<[LogCapture.Record]>([])
+        try await Self.with(logger: LogCapture.logger(into: records)) { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.send(#"{"type":"subscribe","id":"s","kinds":["tap"]}"#)
+            _ = try await page.next(ofType: "ok")
+            try await page.send(#"{"type":"subscribe","id":"t","touches":true}"#)
+            guard case .error(let error) = try await page.next() else { throw Unexpected("no error") }
+            #expect(error.code == .permissionDenied && error.id == .string("t") && error.path == "/touches")
+            #expect(error.message.contains("websocket.allow-touches is false"), "\(error.message)")
+            #expect(records.value.contains { $0.message == "raw touches refused" })
+            // The subscription before it stays: the tap comes, the touch published with it does not.
+            f.publish([
+                .touch(Sample.touch(1, id: 1, phase: .began)), .gesture(Sample.gesture(2), owner: .configuration),
+            ])
+            guard case .gesture(let g) = try await page.next() else { throw Unexpected("the touch, or nothing") }
+            #expect(g.seq == 2)
+        }
+        try await Self.with(positions: PositionAccess(pagesSeeTouches: true)) { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.send(#"{"type":"subscribe","id":"t","touches":true}"#)
+            _ = try await page.next(ofType: "ok")
+            f.publish([.touch(Sample.touch(1, id: 1, phase: .began))])
+            guard case .touch(let t) = try await page.next() else { throw Unexpected("no touch") }
+            #expect(t.seq == 1)
+        }
+    }
+
+    @Test func `a page that may see touches loses them when a reload takes the right, and is told`() async throws {
+        try await Self.with(positions: PositionAccess(pagesSeeTouches: true)) { f in
+            let page = try await f.connectWebSocket()
+            _ = try await page.next(ofType: "hello")
+            try await page.send(#"{"type":"subscribe","id":"t","touches":true}"#)
+            _ = try await page.next(ofType: "ok")
+            f.server.setPositions(PositionAccess())
+            guard case .error(let error) = try await page.next() else { throw Unexpected("not told") }
+            #expect(error.code == .permissionDenied && error.id == nil)
+            #expect(error.message.hasPrefix("raw touches stop: pages get no raw touches"), "\(error.message)")
+            f.publish([
+                .touch(Sample.touch(1, id: 1, phase: .began)), .gesture(Sample.gesture(2), owner: .configuration),
+            ])
+            guard case .gesture(let g) = try await page.next() else { throw Unexpected("the touch, or nothing") }
+            #expect(g.seq == 2, "the rest of its subscription stays")
+        }
     }
 
     // MARK: The same protocol
@@ -567,7 +619,7 @@ import Testing
         // before it read its `overflow` (seen once in a full run).
         try await Self.with(
             limits: ServerLimits(maxQueuedMessages: 32), closeTimeout: .seconds(120),
-            logger: LogCapture.logger(into: records)
+            positions: PositionAccess(pagesSeeTouches: true), logger: LogCapture.logger(into: records)
         ) { f in
             // Its own traffic log: its thousands of touches need no schema check of their own.
             let page = try await WebSocketClient.connect(

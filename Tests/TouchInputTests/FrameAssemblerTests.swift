@@ -122,6 +122,34 @@ import TouchValues
         #expect(frames[1].time == frames[2].time)
     }
 
+    @Test("a slot gives a frame one touch at most, whatever its tracking ids do between two reports")
+    func oneTouchASlotAFrame() throws {
+        var e = EventList()
+        e.down(slot: 0, id: 1, x: 5, y: 5)
+        e.report()
+        // Slot 1: three contacts come and go, a fourth stays.
+        e.down(slot: 1, id: 2, x: 9, y: 9)
+        e.tid(3)
+        e.tid(-1)
+        e.tid(4)
+        e.tid(5)
+        e.report()
+        // Slot 2: two contacts come and go; the last is the frame's.
+        e.down(slot: 2, id: 6, x: 7, y: 7)
+        e.tid(-1)
+        e.tid(7)
+        e.tid(-1)
+        e.report()
+        let (frames, assembler) = try assemble(e.events)
+        #expect(frames.map { $0.touches.count } == [1, 2, 3, 3])
+        #expect(frames[1].phases == [1: .stationary, 5: .began])
+        #expect(frames[2].phases == [1: .stationary, 5: .stationary, 7: .began])
+        #expect(frames[3].phases == [1: .stationary, 5: .stationary, 7: .ended])
+        #expect(assembler.diagnostics.contactsSupersededWithinOneFrame == 4)
+        #expect(assembler.diagnostics.contactsWithinOneFrame == 1)
+        #expect(assembler.liveTouchCount == 2)
+    }
+
     /// A kernel drops ABS_MT_SLOT values outside the slots a device announces, so only a
     /// recording holds them; they were followed (the table grew to 256), and 10 000 tracking ids
     /// on a 10-slot panel were explained as "64 fingers down". They are dropped as the kernel

@@ -78,6 +78,9 @@ struct CompiledSet: Sendable {
     var regionRects: [SurfaceRect] = [.unit]
     var regionOwners: [Owner] = [.configuration]
     var regionGroups: [Group] = [0]
+    /// What a touch landing in each region is private to: the private regions among it and its
+    /// ancestors (``Privacy``).
+    var regionPrivacy: [Privacy] = [.open]
     /// The first client region: the configuration's regions are `1 ..< firstClientRegion`.
     var firstClientRegion = 1
     /// Children of each region, in hit-test order: highest z first, later definitions first.
@@ -202,8 +205,10 @@ struct CompiledSet: Sendable {
         var regionParents = [-1]
         var pendingParents: [(Int, String?)] = []
         var z: [Int] = [0]
+        var privateRegions: [Bool] = [false]
         for (g, definitions) in owners.enumerated() {
             for region in definitions.regions {
+                privateRegions.append(region.isPrivate)
                 regionIndex[Key(owner: definitions.owner, name: region.name)] = regionNames.count
                 pendingParents.append((regionNames.count, region.parent))
                 regionNames.append(region.name)
@@ -285,7 +290,7 @@ struct CompiledSet: Sendable {
         }
         simultaneous = Relation(count: n, pairs: simultaneousPairs, symmetric: true)
         preempts = Relation(count: n, pairs: preemptsPairs, symmetric: false)
-        let depth = prepareDelivery(parents: regionParents)
+        let depth = prepareDelivery(parents: regionParents, privateRegions: privateRegions)
         order = Array(0..<n).sorted { a, b in
             let (da, db) = (depth[regionOf[a]], depth[regionOf[b]])
             return da != db ? da > db : a < b
@@ -293,9 +298,9 @@ struct CompiledSet: Sendable {
     }
 
     /// The attached recognizers by region (a counting sort), each region's nearest ancestor
-    /// with any, and the depth-first walk's numbering: each O(regions + recognizers). Returns
-    /// each region's depth (the root's is 0).
-    private mutating func prepareDelivery(parents: [Int]) -> [Int] {
+    /// with any, the depth-first walk's numbering and each region's privacy (its own and its
+    /// ancestors'): each O(regions + recognizers). Returns each region's depth (the root's is 0).
+    private mutating func prepareDelivery(parents: [Int], privateRegions: [Bool]) -> [Int] {
         let g = regionNames.count
         var links = [RegionLinks](repeating: RegionLinks(), count: g + 1)
         for r in regionOf.indices { links[regionOf[r] + 1].start += 1 }
@@ -309,6 +314,7 @@ struct CompiledSet: Sendable {
         func hasRecognizers(_ region: Int) -> Bool { links[region].start != links[region + 1].start }
         // Parents before children: the walk from the root, iterative (nesting may be deep).
         var depth = [Int](repeating: 0, count: g)
+        var privacy = [Privacy](repeating: .open, count: g)
         var clock: Int32 = 0
         var stack: [(region: Int, child: Int)] = [(0, 0)]
         while let (region, child) = stack.last {
@@ -325,11 +331,14 @@ struct CompiledSet: Sendable {
             }
             stack[stack.count - 1].child = child + 1
             let next = regionChildren[region][child]
+            privacy[next] = privacy[region]
+            if privateRegions[next] { privacy[next].formUnion(Privacy(privateTo: regionOwners[next])) }
             clock += 1
             links[next].walkIn = clock
             stack.append((next, 0))
         }
         self.links = links
+        regionPrivacy = privacy
         return depth
     }
 

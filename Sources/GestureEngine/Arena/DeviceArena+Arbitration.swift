@@ -266,7 +266,8 @@ extension DeviceArena {
                         velocity: report.velocity, velocityMM: geometry.physical(report.velocity),
                         scale: report.scale, rotation: report.rotation, scaleVelocity: report.scaleVelocity,
                         rotationVelocity: report.rotationVelocity, direction: report.direction, edge: report.edge,
-                        shape: shape, score: report.score))))
+                        shape: shape, score: report.score),
+                    privacy: table.privacy(of: instances[r].seen))))
     }
 }
 

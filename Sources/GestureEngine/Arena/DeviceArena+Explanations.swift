@@ -70,21 +70,24 @@ extension DeviceArena {
             appendFault(r, Decision(.touchCancelled, touch: touch), at: time, c, into: &events)
         case .delivery(let r, let slot, let delivery):
             let touch = table.lastTouch[slot]
+            let about = UInt64.bit(slot)
             switch delivery {
             case .taken:
                 return
             case .takenWhileActive:
                 if c.flags[r].contains(.cancelsTouches) {
-                    append(r, Decision(.claimsTouch, touch: touch.id), at: time, c, into: &events)
+                    append(r, Decision(.claimsTouch, touch: touch.id), about: about, at: time, c, into: &events)
                 }
             case .refused:
-                append(r, refusal(touch, r), at: time, c, into: &events)
+                append(r, refusal(touch, r), about: about, at: time, c, into: &events)
             case .full:
                 let most = Double(mostFingers[r])
-                append(r, Decision(.full, touch: touch.id, measured: most, limit: most), at: time, c, into: &events)
+                append(
+                    r, Decision(.full, touch: touch.id, measured: most, limit: most), about: about, at: time, c,
+                    into: &events)
             case .decided:
                 let reason: DecisionReason = instances[r].phase == .held ? .ignoredHeld : .ignoredDecided
-                append(r, Decision(reason, touch: touch.id), at: time, c, into: &events)
+                append(r, Decision(reason, touch: touch.id), about: about, at: time, c, into: &events)
             }
         case .companions(let r, let seen):
             for o in c.order where o != r && instances[o].seen & seen != 0 && c.meet(r, o) {
@@ -118,17 +121,17 @@ extension DeviceArena {
     }
 
     /// Appends an explanation of a decision about recognizer `r`, naming recognizer `other` if
-    /// the decision does.
+    /// the decision does; as private as the touches `r` has taken and those of `about`.
     private func append(
-        _ r: Int, _ decision: Decision, naming other: Int? = nil, at time: Timestamp, _ c: CompiledSet,
-        into events: inout [EngineEvent]
+        _ r: Int, _ decision: Decision, naming other: Int? = nil, about: UInt64 = 0, at time: Timestamp,
+        _ c: CompiledSet, into events: inout [EngineEvent]
     ) {
         events.append(
             .explanation(
                 Explanation(
                     name: c.names[r], kind: c.kinds[r], owner: c.owners[r], device: device.id,
                     region: c.regionNames[c.regionOf[r]], time: time, decision: decision,
-                    otherOwner: other.map { c.owners[$0] })))
+                    otherOwner: other.map { c.owners[$0] }, privacy: table.privacy(of: instances[r].seen | about))))
     }
 
     /// R9: a fault stops `r`: explained when it is doing something (undecided with touches, held

@@ -39,7 +39,7 @@ extension DeviceArena {
                         ViewTouchEvent(
                             device: device.id, region: c.regionNames[table.regions[slot]],
                             clientRegions: table.withClientRegions & .bit(slot) == 0 ? [] : table.clientRegions[slot],
-                            touch: touch, time: now)))
+                            touch: touch, time: now, privacy: table.privacy(of: .bit(slot)))))
             case .untold, .delayed, .finished:
                 break
             }

@@ -28,7 +28,7 @@ extension DeviceArena {
         return ViewTouchEvent(
             device: device.id, region: c.regionNames[table.regions[slot]],
             clientRegions: table.withClientRegions & .bit(slot) == 0 ? [] : table.clientRegions[slot], touch: touch,
-            time: time)
+            time: time, privacy: table.privacy(of: .bit(slot)))
     }
 
     /// Whether a recognizer with `flag` that received the touch has not decided yet.

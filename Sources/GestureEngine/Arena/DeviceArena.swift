@@ -354,6 +354,9 @@ struct DeviceArena {
                 offer(slot, to: r, at: time, c, &events)
             }
         }
+        var privacy = c.regionPrivacy[base]
+        for landing in ownLandings { privacy.formUnion(c.regionPrivacy[landing.region]) }
+        if !privacy.isOpen { table.setPrivacy(slot, privacy) }
         guard !ownLandings.isEmpty else { return slot }
         for (group, region) in ownLandings {
             c.forEachDelivered(from: region) { r in

@@ -18,6 +18,9 @@ struct TouchTable {
     var regions: [Int]
     /// The clients whose own regions it landed in, and where (R1), for the views.
     var clientRegions: [[ClientRegion]]
+    /// What it is private to, from the private regions it landed in (``Privacy``); read only
+    /// for the slots of ``privateSlots``.
+    var privacy: [Privacy]
     /// The touch as last reported: its current (or, once lifted, last) surface position
     /// (``position(_:)``), and for the views its tool, size and pressure. One table for both, so
     /// a moving touch is one store a frame.
@@ -37,6 +40,8 @@ struct TouchTable {
     var viewPending: UInt64 = 0
     /// Slots whose ``clientRegions`` are not empty (so the frame path reads none of the others).
     var withClientRegions: UInt64 = 0
+    /// Slots whose touch landed in a private region: a set without one costs a mask test.
+    var privateSlots: UInt64 = 0
 
     init() {
         let n = Self.capacity
@@ -45,6 +50,7 @@ struct TouchTable {
         startTimes = Array(repeating: Timestamp(microseconds: 0), count: n)
         regions = Array(repeating: 0, count: n)
         clientRegions = Array(repeating: [], count: n)
+        privacy = Array(repeating: .open, count: n)
         lastTouch = Array(
             repeating: Touch(id: TouchID(0), phase: .ended, position: SurfacePoint(x: 0, y: 0)), count: n)
         views = Array(repeating: .finished, count: n)
@@ -83,9 +89,24 @@ struct TouchTable {
             clientRegions[slot] = []
             withClientRegions &= ~.bit(slot)
         }
+        privateSlots &= ~.bit(slot)
         lastTouch[slot] = touch
         views[slot] = .untold
         return slot
+    }
+
+    /// The touch in `slot` landed in private regions (``Privacy``).
+    @inline(__always) mutating func setPrivacy(_ slot: Int, _ mark: Privacy) {
+        privacy[slot] = mark
+        privateSlots |= .bit(slot)
+    }
+
+    /// What the touches of `mask` together are private to.
+    @inline(__always) func privacy(of mask: UInt64) -> Privacy {
+        guard mask & privateSlots != 0 else { return .open }
+        var together = Privacy.open
+        for slot in SlotBits(mask & privateSlots) { together.formUnion(privacy[slot]) }
+        return together
     }
 
     /// The mean position of the touches in `mask` (surface coordinates).

@@ -17,12 +17,16 @@ public struct RegionSpec: Hashable, Sendable {
     public var parent: String?
     /// Higher is on top among siblings; ties go to the later definition.
     public var z: Int
+    /// `private`: where fingers land in it (and in the regions inside it), and the gestures made
+    /// of such touches, reach its owner only (``Privacy``).
+    public var isPrivate: Bool
 
-    public init(name: String, rect: SurfaceRect, parent: String? = nil, z: Int = 0) {
+    public init(name: String, rect: SurfaceRect, parent: String? = nil, z: Int = 0, isPrivate: Bool = false) {
         self.name = name
         self.rect = rect
         self.parent = parent
         self.z = z
+        self.isPrivate = isPrivate
     }
 }
 
@@ -122,7 +126,10 @@ extension SurfaceRect: Codable {
 }
 
 extension RegionSpec: Codable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, rect, parent, z }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, rect, parent, z
+        case isPrivate = "private"
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a region")
@@ -134,6 +141,7 @@ extension RegionSpec: Codable {
         rect = try c.decode(SurfaceRect.self, forKey: .rect)
         parent = try c.decodeIfPresent(String.self, forKey: .parent)
         z = try c.decode(.z, default: 0)
+        isPrivate = try c.decode(.isPrivate, default: false)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -142,6 +150,7 @@ extension RegionSpec: Codable {
         try c.encode(rect, forKey: .rect)
         try c.encodeIfPresent(parent, for: .parent)
         try c.encode(z, forKey: .z)
+        if isPrivate { try c.encode(true, forKey: .isPrivate) }
     }
 
     /// What a name must be, as its error says.

@@ -21,6 +21,9 @@ public struct AssemblerDiagnostics: Hashable, Sendable {
     /// Contacts that landed and lifted between two SYN_REPORTs (reported in two frames with the
     /// same time).
     public var contactsWithinOneFrame = 0
+    /// Contacts that landed and left their slot between two SYN_REPORTs while another contact
+    /// took the slot before the report (a slot holds one contact at a report): never reported.
+    public var contactsSupersededWithinOneFrame = 0
     /// A new tracking id in a slot whose contact never lifted (the old touch ends, a new one begins).
     public var trackingIDReplacements = 0
     /// SYN_DROPPED seen (events lost; live touches cancelled).
@@ -41,7 +44,9 @@ public struct AssemblerDiagnostics: Hashable, Sendable {
 /// - ABS_MT_TOOL_TYPE turning to palm cancels the touch; a contact that lands as a palm is reported
 ///   with ``ToolType/palm`` so recognizers' `accepts` filters can refuse it.
 /// - A contact that lands and lifts between two reports is reported as began, then ended, in two
-///   frames with the same time.
+///   frames with the same time — unless another contact took its slot before the report: a slot
+///   gives a frame one touch at most (so a panel's frames never hold more fingers than it has
+///   slots, whatever its tracking ids do between two reports).
 /// - Protocol A devices go through mtdev first; single-touch devices are one contact driven by
 ///   their touch button.
 public struct FrameAssembler {
@@ -116,8 +121,8 @@ public struct FrameAssembler {
     private var nextTouchID: UInt32 = 1
     /// Touches that ended or were cancelled since the last frame, reported in the next one.
     private var pendingEnds: [Touch] = []
-    /// Contacts that landed and lifted since the last frame.
-    private var instantContacts: [Touch] = []
+    /// Contacts that landed and lifted since the last frame, with their slots (one a slot).
+    private var instantContacts: [(slot: Int, touch: Touch)] = []
     /// Whether anything reportable happened since the last frame.
     private var dirty = false
     private var converter: MtdevConverter?
@@ -323,6 +328,9 @@ public struct FrameAssembler {
         case .free, .unknown:
             break
         }
+        // The slot's contact at the report will be this one: one that came and went before it
+        // since the last report is not one of the frame's fingers.
+        if !instantContacts.isEmpty { dropInstantContact(in: slot) }
         slots[slot].trackingID = value
         slots[slot].contact = .live(TouchID(nextTouchID), reported: false)
         nextTouchID &+= 1
@@ -339,7 +347,8 @@ public struct FrameAssembler {
             if reported {
                 pendingEnds.append(touch(in: slots[index], id: id, phase: .ended))
             } else {
-                instantContacts.append(touch(in: slots[index], id: id, phase: .began))
+                if !instantContacts.isEmpty { dropInstantContact(in: index) }
+                instantContacts.append((index, touch(in: slots[index], id: id, phase: .began)))
                 diagnostics.contactsWithinOneFrame += 1
             }
             liveTouchCount -= 1
@@ -349,6 +358,15 @@ public struct FrameAssembler {
         }
         slots[index].contact = .free
         slots[index].changed = false
+    }
+
+    /// The contact that landed and lifted in `slot` since the last report, if any, is superseded
+    /// by a later one in the slot: it is not reported.
+    private mutating func dropInstantContact(in slot: Int) {
+        guard let index = instantContacts.firstIndex(where: { $0.slot == slot }) else { return }
+        instantContacts.remove(at: index)
+        diagnostics.contactsWithinOneFrame -= 1
+        diagnostics.contactsSupersededWithinOneFrame += 1
     }
 
     private mutating func toolType(_ value: Int32) {
@@ -452,12 +470,13 @@ public struct FrameAssembler {
                 }
                 return highest + 1
             }
-            if !instantContacts.isEmpty { touches.append(contentsOf: instantContacts) }
+            for instant in instantContacts { touches.append(instant.touch) }
         }
         if !instantContacts.isEmpty {
             // The second frame: the instant contacts end, everything else holds still.
             frames.startFrame(device: device, time: time)
-            for var t in instantContacts {
+            for instant in instantContacts {
+                var t = instant.touch
                 t.phase = .ended
                 frames.appendTouch(t)
             }

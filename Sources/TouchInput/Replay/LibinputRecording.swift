@@ -42,10 +42,16 @@ public struct LibinputRecording: Sendable {
         /// Where the device's entry starts in the file.
         public var mark: YAMLMark
 
-        /// `/dev/input/event5 "ILITEK ILITEK-TP"`, for messages.
+        /// `/dev/input/event5 "ILITEK ILITEK-TP"`, for messages: node and name at most
+        /// ``summaryLength`` characters each (a kernel's names have fewer).
         public var summary: String {
-            (node.map { "\($0) " } ?? "") + "\"\(description.name)\""
+            func short(_ text: String) -> String {
+                text.count > Self.summaryLength ? text.prefix(Self.summaryLength) + "…" : text
+            }
+            return (node.map { "\(short($0)) " } ?? "") + "\"\(short(description.name))\""
         }
+
+        static let summaryLength = 128
     }
 
     public var devices: [Device]
@@ -93,7 +99,7 @@ public struct LibinputRecording: Sendable {
     /// applies (docs/INPUT.md, "Discovery"); a file of one device gives that device, whatever it is
     /// (a replay then refuses it with its reason, as for an evemu file).
     public func device(named device: String?) throws(RecordingFile.Failure) -> Device {
-        let list = devices.map(\.summary).joined(separator: ", ")
+        let list = Self.listed(devices.map(\.summary), separator: ", ")
         if let device {
             let byNode = devices.filter { $0.node == device }
             if byNode.count == 1 { return byNode[0] }
@@ -118,12 +124,24 @@ public struct LibinputRecording: Sendable {
         case 1:
             return touchscreens[0]
         case 0:
+            let why = Self.listed(refusals, separator: "; ")
             throw .device(
-                "no touchscreen among the recording's \(devices.count) devices (\(refusals.joined(separator: "; "))); choose one with --device")
+                "no touchscreen among the recording's \(devices.count) devices (\(why)); choose one with --device")
         default:
+            let list = Self.listed(touchscreens.map(\.summary), separator: ", ")
             throw .device(
-                "\(touchscreens.count) touchscreens in the recording (\(touchscreens.map(\.summary).joined(separator: ", "))): choose one with --device NODE or NAME")
+                "\(touchscreens.count) touchscreens in the recording (\(list)): choose one with --device NODE or NAME")
         }
+    }
+
+    /// The most devices a message names: a file may hold thousands, a message stays a sentence.
+    static let listedInMessages = 8
+
+    /// The first ``listedInMessages`` of `items`, and how many more there are.
+    static func listed(_ items: [String], separator: String) -> String {
+        let shown = items.prefix(listedInMessages).joined(separator: separator)
+        guard items.count > listedInMessages else { return shown }
+        return shown + "\(separator)and \(items.count - listedInMessages) more"
     }
 }
 

@@ -88,16 +88,26 @@ public enum RecordingFile {
     /// while it plays, and an hour of ten fingers on a 120 Hz panel is about a quarter of it.
     public static let maximumFileSize = 256 << 20
 
-    /// The bytes at `path`, every line within its format's limit and at most `limit` in all.
+    /// The most bytes a `libinput record` file may have: its YAML takes about five times the
+    /// bytes of evemu's lines for the same events and is parsed token by token, so at the evemu
+    /// limit a replay took a minute and 347 MB before its first frame; at this one it holds
+    /// 105 MB, and its time, in proportion to the bytes, is a quarter. Minutes of ten fingers,
+    /// half an hour of one (docs/INPUT.md).
+    public static let maximumLibinputFileSize = 64 << 20
+
+    /// The bytes at `path`, every line within its format's limit and at most `limit` in all (at
+    /// most ``maximumLibinputFileSize`` for a `libinput record` file).
     static func read(_ path: String, limit: Int = maximumFileSize) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
         defer { close(fd) }
         var bytes: [UInt8] = []
+        var limit = limit
         var info = stat()
+        var size: Int?
         if fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
+            size = Int(info.st_size)
             guard Int(info.st_size) <= limit else { throw .tooLarge(size: Int(info.st_size), limit: limit) }
-            bytes.reserveCapacity(Int(info.st_size))
         }
         // Each block is read into a buffer of its own and appended to the bytes (a copy): read
         // straight into the array, its new bytes would first have to be zeroed.
@@ -116,11 +126,21 @@ public enum RecordingFile {
             if count == 0 { return bytes }
             bytes.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
             guard bytes.count <= limit else { throw .tooLarge(size: nil, limit: limit) }
-            let maximum =
-                lineLimit
-                ?? (LibinputRecording.looksLikeLibinput(bytes)
-                    ? LibinputRecording.maximumLineLength : EvemuRecording.maximumLineLength)
-            lineLimit = maximum
+            let maximum: Int
+            if let lineLimit {
+                maximum = lineLimit
+            } else {
+                // The first block tells the format, and with it the limits.
+                let libinput = LibinputRecording.looksLikeLibinput(bytes)
+                maximum = libinput ? LibinputRecording.maximumLineLength : EvemuRecording.maximumLineLength
+                lineLimit = maximum
+                if libinput { limit = min(limit, maximumLibinputFileSize) }
+                if let size {
+                    guard size <= limit else { throw .tooLarge(size: size, limit: limit) }
+                    bytes.reserveCapacity(size)
+                }
+                guard bytes.count <= limit else { throw .tooLarge(size: nil, limit: limit) }
+            }
             // Line by line through memchr: a few instructions a line rather than several a byte.
             var offset = 0
             while offset < count {
