@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureMetrics
 import GestureProtocol
 import GestureServer
 import Logging
@@ -28,8 +29,9 @@ final class FramePath {
     private var publishedRecognizers: [RecognizerSummary]?
     /// The screens of the panels with `screen`, read at a landing after a quiet moment.
     private var screens: [ScreenWatch] = []
-    /// The labels of the panels with a stage before their arena, whose events are logged.
-    private var panelLabels: [(id: DeviceID, label: String)] = []
+    /// The panels with a stage before their arena, whose events are counted and logged, with what
+    /// was counted on each since it was added.
+    private var stagePanels: [(id: DeviceID, label: String, counts: Counts)] = []
     let logger: Logger
     /// What it counts for the metrics (``InputCounters``).
     private(set) var counters = InputCounters()
@@ -70,9 +72,17 @@ final class FramePath {
     /// The engine's counts for the metrics: gesture reports and recognizer failures.
     var reportCounts: [ReportCount] { engine.reportCounts }
     var failureCounts: [FailureCount] { engine.failureCounts }
-    /// What the stages before the arenas did, on every panel and on one (nil: it has no stage).
-    var panelCounts: PanelCounts { engine.panelCounts }
-    func panelCounts(of device: DeviceID) -> PanelCounts? { engine.panelCounts(of: device) }
+
+    /// The counters the frame path keeps (``InputCounters``, the mirrors' frames), and those of one
+    /// panel with a stage before its arena since it was added (nil: it has none).
+    var counts: Counts {
+        var counts = counters.counts
+        counts[.framesRead] = counters.frames
+        counts[.touchesRead] = counters.touches
+        counts[.mirrorFrames] = passthrough.framesWritten
+        return counts
+    }
+    func counts(of device: DeviceID) -> Counts? { stagePanels.first { $0.id == device }?.counts }
 
     /// The clients connected, for the begin gate `when.client-connected` (R3).
     var connectedClients: Int {
@@ -104,7 +114,7 @@ final class FramePath {
     private func watchScreen(_ frame: TouchFrame) {
         guard let i = screens.firstIndex(where: { $0.device == frame.device }) else { return }
         guard let reading = screens[i].landing(frame) else { return }
-        counters.screenReads &+= 1
+        counters.counts[.screenReads] &+= 1
         switch reading {
         case .on, .off:
             if screens[i].warned {
@@ -161,7 +171,7 @@ final class FramePath {
         panel: PanelSettings = PanelSettings(), screen: ScreenStateFile? = nil, at time: Timestamp? = nil
     ) {
         engine.addDevice(descriptor, panel: panel, at: time)
-        if panel.isActive { panelLabels.append((descriptor.id, descriptor.label)) }
+        if panel.isActive { stagePanels.append((descriptor.id, descriptor.label, Counts())) }
         if let screen { screens.append(ScreenWatch(device: descriptor.id, file: screen)) }
         publisher.deviceAdded(descriptor, model: model, vendor: vendor, product: product)
     }
@@ -173,7 +183,7 @@ final class FramePath {
         engine.removeDevice(descriptor.id, at: time, into: &events)
         publishEvents()
         screens.removeAll { $0.device == descriptor.id }
-        panelLabels.removeAll { $0.id == descriptor.id }
+        stagePanels.removeAll { $0.id == descriptor.id }
         stopRecordings(where: { $0.device == descriptor.id }, reason: .deviceRemoved)
         passthrough.detach(descriptor.id, logger: logger)
         counters.forget(descriptor.id)
@@ -205,46 +215,33 @@ final class FramePath {
             followInterest()
         }
         guard !events.isEmpty else { return }
-        if !panelLabels.isEmpty { logPanelEvents() }
+        if !stagePanels.isEmpty { declarePanelEvents() }
         passthrough.forward(events, logger: logger)
         publisher.add(events, wanted: interest)
         events.removeAll(keepingCapacity: true)
     }
 
-    /// The journal's lines for what the stages before the arenas did: a stuck contact once, where it
-    /// was and on which panel (a warning when one was ended there before), a wake, idle and active.
-    private func logPanelEvents() {
+    /// What the stages before the arenas did, as each event's declaration says
+    /// (``PanelEventDeclaration``): counted in all and on its panel, and the journal's line.
+    private func declarePanelEvents() {
         for case .panel(let e) in events {
-            let label = panelLabels.first { $0.id == e.device }?.label ?? "\(e.device)"
-            switch e.what {
-            case .stuckEnded(let id, let p, let still, let repeats):
-                var metadata: Logger.Metadata = [
-                    "device": "\(label)", "touch": "\(id.rawValue)", "x": "\(Self.rounded(p.x))", "y": "\(Self.rounded(p.y))",
-                    "still-ms": "\(still.microseconds / 1000)",
-                ]
-                if repeats == 0 {
-                    logger.notice("a contact held still was ended (stuck-contact)", metadata: metadata)
-                } else {
-                    metadata["before"] = "\(repeats)"
-                    logger.warning(
-                        "a contact held still was ended again at the same place: the panel may be failing there",
-                        metadata: metadata)
-                }
-            case .woken(let id, _, let cause):
-                logger.info(
-                    "a touch woke the screen; it and the fingers landing with it reach nobody",
-                    metadata: ["device": "\(label)", "touch": "\(id.rawValue)", "cause": "\(cause.rawValue)"])
-            case .idle(let after):
-                logger.debug("idle", metadata: ["device": "\(label)", "after-ms": "\(after.microseconds / 1000)"])
-            case .active(let id):
-                logger.debug("active", metadata: ["device": "\(label)", "touch": "\(id.rawValue)"])
-            case .swallowed, .ignored:
-                continue
+            guard let i = stagePanels.firstIndex(where: { $0.id == e.device }) else { continue }
+            let declared = e.declared(deviceLabel: stagePanels[i].label)
+            for counter in declared.counters {
+                counters.counts[counter] &+= 1
+                stagePanels[i].counts[counter] &+= 1
             }
+            guard let journal = declared.journal else { continue }
+            let level: Logger.Level =
+                switch journal {
+                case .debug: .debug
+                case .info: .info
+                case .notice: .notice
+                case .warning: .warning
+                }
+            logger.log(level: level, "\(declared.sentence)", metadata: ["device": "\(stagePanels[i].label)"])
         }
     }
-
-    private static func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
     /// Adds a publication of the daemon's own (a recording's) to the batch, after what the
     /// engine made so far.
@@ -260,9 +257,6 @@ final class FramePath {
         pendingSince = 0
         return publisher.flush(publish) && since != 0 ? since : nil
     }
-
-    /// Frames written to the passthrough mirrors so far.
-    var mirrorFrames: UInt64 { passthrough.framesWritten }
 
     /// The panels grabbed with a mirror now.
     func isMirrored(_ device: DeviceID) -> Bool { passthrough.mirrors(device) }

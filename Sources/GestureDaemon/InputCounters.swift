@@ -7,11 +7,11 @@ import TouchInput
 /// ``MetricsSnapshot`` through its request queue, and it copies these into one between two
 /// frames; so counting takes no lock and no atomic, and a reader never makes the frame path wait.
 struct InputCounters {
+    /// Frames and contacts that landed: counted every frame, so plain fields rather than ``counts``.
     var frames: UInt64 = 0
-    /// Contacts that landed.
     var touches: UInt64 = 0
-    /// Reads of a screen's state file (``ScreenWatch``).
-    var screenReads: UInt64 = 0
+    /// What else the frame path counts: a kiosk's day, screen reads (``Counter``).
+    var counts = Counts()
     /// The newest frame's arrival (monotonic µs) of each panel open now, and of any panel.
     private(set) var lastTouch: [(device: DeviceID, time: Int64)] = []
     private(set) var lastTouchAnywhere: Int64?
@@ -39,10 +39,8 @@ struct InputCounters {
 /// What the input loop counts beside the frame path: client definitions, reloads, and the
 /// frame-to-line latency, sampled. The input thread's own, like ``InputCounters``.
 struct LoopCounters {
-    var definitionsAccepted: UInt64 = 0
-    var definitionsRefused: UInt64 = 0
-    var reloadsSucceeded: UInt64 = 0
-    var reloadsFailed: UInt64 = 0
+    /// Definitions accepted and refused, reloads that succeeded and failed (``Counter``).
+    var counts = Counts()
     /// When the running configuration was loaded (monotonic µs).
     var configurationLoaded: Int64
     /// When the last reload failed (monotonic µs) and why, while none has succeeded since.

@@ -373,14 +373,14 @@ final class InputLoop {
         switch compiled.outcome {
         case .refused(let error):
             if case .define(let request) = compiled.change {
-                counters.definitionsRefused += 1
+                counters.counts[.definitionsRefused] += 1
                 request.reply(.failure(error))
             }
         case .changed(let next):
             if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
             switch compiled.change {
             case .define(let request):
-                counters.definitionsAccepted += 1
+                counters.counts[.definitionsAccepted] += 1
                 request.reply(.success(()))
             case .remove, .reload:
                 // What the client's definitions held (shape templates above all) goes back to
@@ -391,7 +391,7 @@ final class InputLoop {
             if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
             reloaded(fresh, dropped: dropped, wallNow: wallNow)
         case .reloadFailed(let reason):
-            counters.reloadsFailed += 1
+            counters.counts[.reloadsFailed] += 1
             counters.lastReloadFailure = (wallNow, reason)
             server.statusChanged()
             logger.error("reload failed, keeping the running configuration: \(reason)")
@@ -435,7 +435,7 @@ final class InputLoop {
     private func reloaded(_ loaded: LoadedConfiguration, dropped: [DroppedDefinitions], wallNow: Int64) {
         let fresh = loaded.configuration
         defer { notifier.ready(status: "configuration reloaded") }
-        counters.reloadsSucceeded += 1
+        counters.counts[.reloadsSucceeded] += 1
         counters.configurationLoaded = wallNow
         counters.lastReloadFailure = nil
         server.statusChanged()

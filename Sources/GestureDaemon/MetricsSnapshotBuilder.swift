@@ -61,42 +61,31 @@ struct MetricsSnapshotBuilder {
         let unix = clock.unix
         let counters = path.counters
         let server = server ?? ServerStatistics()
-        func transport(_ name: String, _ t: ServerStatistics.Transport) -> MetricsSnapshot.TransportCounts {
-            MetricsSnapshot.TransportCounts(
-                transport: name, connected: t.connected, accepted: t.accepted, refused: t.refused,
-                messagesDropped: t.messagesDropped, overflowed: t.overflowed)
+        var snapshot = MetricsSnapshot(
+            version: gesturedVersion, startTime: unix(started), time: now,
+            configurationLoaded: unix(loop.configurationLoaded))
+        snapshot.counts = path.counts
+        for counter in Counter.allCases { snapshot.counts[counter] += loop.counts[counter] }
+        snapshot.gestures = path.reportCounts.map {
+            MetricsSnapshot.GestureCount(
+                recognizer: $0.recognizer, owner: $0.recognizer.isEmpty ? "client" : "configuration",
+                kind: $0.kind.rawValue, state: $0.state.rawValue, count: UInt64($0.count))
         }
-        return MetricsSnapshot(
-            version: gesturedVersion, startTime: unix(started), time: now, framesRead: counters.frames,
-            touchesRead: counters.touches, mirrorFrames: path.mirrorFrames,
-            gestures: path.reportCounts.map {
-                MetricsSnapshot.GestureCount(
-                    recognizer: $0.recognizer, owner: $0.recognizer.isEmpty ? "client" : "configuration",
-                    kind: $0.kind.rawValue, state: $0.state.rawValue, count: UInt64($0.count))
-            },
-            failures: path.failureCounts.map {
-                MetricsSnapshot.FailureCount(kind: $0.kind.rawValue, reason: $0.reason, count: UInt64($0.count))
-            },
-            transports: [transport("unix", server.unix), transport("websocket", server.webSocket)],
-            definitionsAccepted: loop.definitionsAccepted, definitionsRefused: loop.definitionsRefused,
-            reloadsSucceeded: loop.reloadsSucceeded, reloadsFailed: loop.reloadsFailed,
-            configurationLoaded: unix(loop.configurationLoaded), lastTouch: counters.lastTouchAnywhere.map(unix),
-            panels: panels.prefix(Self.maxPanels).map { panel in
-                let day = path.panelCounts(of: panel.id)
-                return MetricsSnapshot.Panel(
-                    label: panel.label, grabbed: path.isMirrored(panel.id),
-                    lastTouch: counters.lastTouch.first { $0.device == panel.id }.map { unix($0.time) },
-                    stuckContactsEnded: day.map { UInt64($0.ended) }, stuckContactsRecurring: day.map { UInt64($0.recurring) })
-            },
-            inputThreadCPUSeconds: Self.threadCPUSeconds(), frameToLine: loop.frameToLine,
-            panelDay: Self.panelDay(path.panelCounts, screenReads: counters.screenReads))
-    }
-
-    private static func panelDay(_ c: PanelCounts, screenReads: UInt64) -> MetricsSnapshot.PanelDay {
-        MetricsSnapshot.PanelDay(
-            wakesScreenOff: UInt64(c.screenOffWakes), wakesIdle: UInt64(c.idleWakes),
-            contactsSwallowed: UInt64(c.swallowed), contactsIgnored: UInt64(c.ignored),
-            stuckContactsEnded: UInt64(c.ended), stuckContactsRecurring: UInt64(c.recurring), screenReads: screenReads)
+        snapshot.failures = path.failureCounts.map {
+            MetricsSnapshot.FailureCount(kind: $0.kind.rawValue, reason: $0.reason, count: UInt64($0.count))
+        }
+        snapshot.transports = [server.unix, server.webSocket]
+        snapshot.lastTouch = counters.lastTouchAnywhere.map(unix)
+        snapshot.panels = panels.prefix(Self.maxPanels).map { panel in
+            let day = path.counts(of: panel.id)
+            return MetricsSnapshot.Panel(
+                label: panel.label, grabbed: path.isMirrored(panel.id),
+                lastTouch: counters.lastTouch.first { $0.device == panel.id }.map { unix($0.time) },
+                stuckContactsEnded: day?[.stuckContactsEnded], stuckContactsRecurring: day?[.stuckContactsRecurring])
+        }
+        snapshot.inputThreadCPUSeconds = Self.threadCPUSeconds()
+        snapshot.frameToLine = loop.frameToLine
+        return snapshot
     }
 
     /// Panels listed at most (a label each): more than any kiosk has.

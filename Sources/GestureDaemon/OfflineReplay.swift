@@ -36,7 +36,8 @@ public struct OfflineReplay {
         public var description: String { "\(label): \(message)" }
     }
 
-    private let path: FramePath
+    /// Internal for the tests, which read what it counted.
+    let path: FramePath
     private let rules: [DeviceRule]
     private var nextDevice: UInt32 = 1
     /// The `seq` of the last message handed on.

@@ -74,21 +74,14 @@ struct ContactGate {
     private var quietSince: Int64?
     /// The latest time seen: like the arena's, it never runs backwards.
     private var now = Int64.min
-    /// When ``fire(at:explaining:into:)`` must be called next (µs; `Int64.max`: never).
+    /// When ``fire(at:into:)`` must be called next (µs; `Int64.max`: never).
     private(set) var deadline = Int64.max
     /// Where stuck contacts were ended, with how many there (at most ``stuckPlaceCount``).
     private var stuckPlaces: [(place: SurfacePoint, count: Int)] = []
     static let stuckPlaceCount = 8
-    /// What reaches the arena of the frame given to ``admit(_:explaining:into:)`` or made by
-    /// ``fire(at:explaining:into:)``; kept between frames for its storage.
+    /// What reaches the arena of the frame given to ``admit(_:into:)`` or made by
+    /// ``fire(at:into:)``; kept between frames for its storage.
     private(set) var admitted: TouchFrame
-
-    /// Whether contacts kept from everyone are explained (``GestureEngine/explains``), as the
-    /// arena said with the frame or deadline being handled.
-    private var explaining = false
-
-    /// What it did, for the operator (the daemon's metrics).
-    private(set) var counts = PanelCounts()
 
     init(device: DeviceDescriptor, settings: PanelSettings, at time: Timestamp?) {
         self.device = device.id
@@ -110,8 +103,7 @@ struct ContactGate {
 
     /// Takes a frame of the panel: decides the fate of what lands, and leaves in ``admitted``
     /// what of it reaches the arena. Returns whether anything does.
-    mutating func admit(_ frame: TouchFrame, explaining: Bool, into events: inout [EngineEvent]) -> Bool {
-        self.explaining = explaining
+    mutating func admit(_ frame: TouchFrame, into events: inout [EngineEvent]) -> Bool {
         if frame.time.microseconds > now { now = frame.time.microseconds }
         if quietSince == nil { quietSince = now }
         admitted.time = Timestamp(microseconds: now)
@@ -156,8 +148,7 @@ struct ContactGate {
     private mutating func land(_ touch: Touch, into events: inout [EngineEvent]) -> Fate {
         let p = touch.position
         for zone in deadZones.indices where deadZones[zone].contains(p) {
-            counts.ignored += 1
-            if explaining { emit(.ignored(touch.id, at: p, zone: zone), into: &events) }
+            emit(.ignored(touch.id, at: p, zone: zone), into: &events)
             contacts.append(Contact(fate: .ignored, last: touch, anchor: p, anchorTime: now))
             return .ignored
         }
@@ -165,8 +156,7 @@ struct ContactGate {
         switch state {
         case .waking:
             fate = .swallowed
-            counts.swallowed += 1
-            if explaining { emit(.swallowed(touch.id, at: p, cause: nil), into: &events) }
+            emit(.swallowed(touch.id, at: p, cause: nil), into: &events)
         case .idle:
             emit(.active(touch.id), into: &events)
             if screenOff || wakeAfterIdle {
@@ -189,13 +179,8 @@ struct ContactGate {
     private mutating func wake(_ touch: Touch, cause: WakeCause, into events: inout [EngineEvent]) -> Fate {
         state = .waking
         screenOff = false
-        counts.swallowed += 1
-        switch cause {
-        case .screenOff: counts.screenOffWakes += 1
-        case .idle: counts.idleWakes += 1
-        }
         emit(.woken(touch.id, at: touch.position, cause: cause), into: &events)
-        if explaining { emit(.swallowed(touch.id, at: touch.position, cause: cause), into: &events) }
+        emit(.swallowed(touch.id, at: touch.position, cause: cause), into: &events)
         return .swallowed
     }
 
@@ -234,8 +219,7 @@ struct ContactGate {
     /// The deadline came (``deadline``, due at `time`): contacts still that long are ended — what
     /// the arena must hear of it is left in ``admitted`` (returns whether anything is) — and the
     /// panel goes idle when it is time.
-    mutating func fire(at time: Int64, explaining: Bool, into events: inout [EngineEvent]) -> Bool {
-        self.explaining = explaining
+    mutating func fire(at time: Int64, into events: inout [EngineEvent]) -> Bool {
         if time > now { now = time }
         admitted.time = Timestamp(microseconds: now)
         admitted.touches.removeAll(keepingCapacity: true)
@@ -262,10 +246,8 @@ struct ContactGate {
             admitted.touches.append(cancel)
         }
         contacts[k].fate = .ended
-        counts.ended += 1
         let place = contact.last.position
         let repeats = recordStuckPlace(place)
-        if repeats > 0 { counts.recurring += 1 }
         emit(
             .stuckEnded(contact.last.id, at: place, still: TimeSpan(microseconds: now - contact.anchorTime), repeats: repeats),
             into: &events)

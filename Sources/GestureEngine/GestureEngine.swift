@@ -22,7 +22,8 @@ public struct GestureEngine: Sendable {
     /// Whether the engine explains its decisions: every failure of a recognizer with its reason,
     /// every arbitration decision that fails, holds, blocks or cancels one with its rule
     /// (``EngineEvent/explanation(_:)``, in order with the gestures). Off by default; off, the
-    /// engine makes none of them and costs what it did before (docs/PERFORMANCE.md).
+    /// engine makes none of them and costs what it did before (docs/PERFORMANCE.md). What the stage
+    /// before an arena kept from everyone (``PanelEvent/isExplanation``) is made either way.
     public var explains = false {
         didSet { for i in arenas.indices { arenas[i].explaining = explains } }
     }
@@ -63,7 +64,6 @@ public struct GestureEngine: Sendable {
     /// The failures and reports of the devices removed so far (an arena's go with it).
     private var removedFailures = FailureTally()
     private var removedReports = ReportTally()
-    private var removedPanelCounts = PanelCounts()
 
     /// Recognizers that failed since the engine started, by kind and reason, on every device
     /// (those removed too). Made when asked (a scrape), from counts the arenas keep.
@@ -82,22 +82,6 @@ public struct GestureEngine: Sendable {
         return all.counts
     }
 
-    /// What the stages before the arenas did (``PanelSettings``) since the engine started, on
-    /// every panel (those removed too): wakes, contacts swallowed by them, landed in dead zones,
-    /// ended as stuck. Made when asked (a scrape), from counts the stages keep.
-    public var panelCounts: PanelCounts {
-        var all = removedPanelCounts
-        for arena in arenas {
-            if let counts = arena.gateCounts { all.add(counts) }
-        }
-        return all
-    }
-
-    /// What the stage before `device`'s arena did since the panel was added; nil when it has no
-    /// stage (nothing of ``PanelSettings`` configured) or is not present.
-    public func panelCounts(of device: DeviceID) -> PanelCounts? {
-        arenaIndex(device).flatMap { arenas[$0].gateCounts }
-    }
 
     /// Validates and compiles `configuration`.
     public init(configuration: EngineConfiguration) throws(SpecError) {
@@ -145,7 +129,6 @@ public struct GestureEngine: Sendable {
         arenas[i].abortAll(.deviceRemoved, at: time, definitions.compiled, into: &events)
         removedFailures.add(arenas[i].failures)
         removedReports.add(arenas[i].reports.folded(definitions.compiled))
-        if let counts = arenas[i].gateCounts { removedPanelCounts.add(counts) }
         arenas.remove(at: i)
         arenaDevices.remove(at: i)
     }
@@ -293,44 +276,6 @@ public struct GestureEngine: Sendable {
 
     /// Every recognizer running: the configuration's, then each client's (for `hello`).
     public var recognizerSummaries: [RecognizerSummary] { definitions.recognizerSummaries }
-}
-
-/// What the stages before the arenas did (``GestureEngine/panelCounts``).
-public struct PanelCounts: Hashable, Sendable {
-    /// Touches that woke the screen: the caller had said it was off, or the panel was idle with
-    /// ``PanelSettings/wakeAfterIdle``.
-    public var screenOffWakes = 0
-    public var idleWakes = 0
-    /// Swallowed by wakes: the touch that woke the screen and those that landed with it.
-    public var swallowed = 0
-    /// Landed in a dead zone.
-    public var ignored = 0
-    /// Ended as stuck.
-    public var ended = 0
-    /// Of those, ended where one was ended before on the panel (within ``PanelEvent/samePlace``):
-    /// a panel failing there.
-    public var recurring = 0
-
-    public init(
-        screenOffWakes: Int = 0, idleWakes: Int = 0, swallowed: Int = 0, ignored: Int = 0, ended: Int = 0,
-        recurring: Int = 0
-    ) {
-        self.screenOffWakes = screenOffWakes
-        self.idleWakes = idleWakes
-        self.swallowed = swallowed
-        self.ignored = ignored
-        self.ended = ended
-        self.recurring = recurring
-    }
-
-    mutating func add(_ other: PanelCounts) {
-        screenOffWakes += other.screenOffWakes
-        idleWakes += other.idleWakes
-        swallowed += other.swallowed
-        ignored += other.ignored
-        ended += other.ended
-        recurring += other.recurring
-    }
 }
 
 /// What a client learns about a recognizer in `hello`.

@@ -26,10 +26,10 @@ public struct PanelEvent: Sendable, Equatable {
         /// lifts reaches nobody. `repeats`: how many contacts were ended before at the same
         /// place (within ``PanelEvent/samePlace``) on this panel — a panel failing there.
         case stuckEnded(TouchID, at: SurfacePoint, still: TimeSpan, repeats: Int)
-        /// Explanations only: the contact reaches nobody until it lifts — it woke the screen
+        /// An explanation: the contact reaches nobody until it lifts — it woke the screen
         /// (`cause`), or landed while a wake's contacts were down (`cause` nil).
         case swallowed(TouchID, at: SurfacePoint, cause: WakeCause?)
-        /// Explanations only: the contact landed in dead zone `zone` (its index in
+        /// An explanation: the contact landed in dead zone `zone` (its index in
         /// ``PanelSettings/deadZones``) and reaches nobody until it lifts.
         case ignored(TouchID, at: SurfacePoint, zone: Int)
     }
@@ -37,7 +37,8 @@ public struct PanelEvent: Sendable, Equatable {
     /// Ended stuck contacts this close together (millimetres on the glass) are at the same place.
     public static let samePlace = Millimeters(10)
 
-    /// Whether the engine makes it only while it explains (a contact it kept from everyone).
+    /// Whether it is told only to those who take explanations (a contact kept from everyone). The
+    /// engine makes it all the same, explaining or not: the daemon counts every one (docs/FLEET.md).
     public var isExplanation: Bool {
         switch what {
         case .swallowed, .ignored: true

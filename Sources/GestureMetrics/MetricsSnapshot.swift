@@ -1,143 +1,44 @@
 /// What the daemon counts, as the input thread handed it over at one moment: the values of every
-/// metric (docs/FLEET.md lists them with their names), for the metrics endpoint, `gestured
-/// status` and the textfile collector alike. A plain value: the input thread fills it from its
-/// own counters when asked (a scrape, a `status` request), and whoever asked renders it on its
-/// own thread (``MetricsExposition``).
+/// metric (``Metric/all``), for the metrics endpoint, `gestured status` and the textfile collector
+/// alike. A plain value: the input thread fills it from its own counters when asked (a scrape, a
+/// `status` request), and whoever asked renders it on its own thread (``MetricsExposition``).
 ///
 /// Times are Unix seconds (the wall clock when the snapshot was made, minus the monotonic age of
 /// the event), nil when the event has not happened yet. Its JSON (snake_case keys) is the
 /// `metrics` object of the protocol's `status` message (docs/PROTOCOL.md), from which `gestured
 /// status --format openmetrics` writes the exposition.
-public struct MetricsSnapshot: Sendable, Hashable, Codable {
+public struct MetricsSnapshot: Sendable, Hashable {
     /// The daemon's version (`gestured_build_info`).
     public var version: String
     /// When the daemon started.
     public var startTime: Double
     /// When the snapshot was made.
     public var time: Double
-    /// Frames read from panels (or a recording), and contacts that landed in them.
-    public var framesRead: UInt64
-    public var touchesRead: UInt64
-    /// Frames written to passthrough mirrors.
-    public var mirrorFrames: UInt64
+    /// Every ``Counter``.
+    public var counts = Counts()
     /// Gesture reports by recognizer and state.
-    public var gestures: [GestureCount]
+    public var gestures: [GestureCount] = []
     /// Recognizer failures by kind and reason.
-    public var failures: [FailureCount]
+    public var failures: [FailureCount] = []
     /// Clients by transport.
-    public var transports: [TransportCounts]
-    /// Client definitions (`define`, and a disconnected client's definitions taken out) the
-    /// engine accepted and refused.
-    public var definitionsAccepted: UInt64
-    public var definitionsRefused: UInt64
-    /// Reloads (SIGHUP) that replaced the configuration, and those that kept the running one.
-    public var reloadsSucceeded: UInt64
-    public var reloadsFailed: UInt64
+    public var transports: [TransportCounts] = []
     /// When the running configuration was loaded (at start, or by the last good reload).
     public var configurationLoaded: Double
     /// The newest contact's time on any panel.
     public var lastTouch: Double?
     /// The panels open now (a recording counts as one).
-    public var panels: [Panel]
+    public var panels: [Panel] = []
     /// CPU time the input thread has used (user and system).
-    public var inputThreadCPUSeconds: Double
+    public var inputThreadCPUSeconds: Double = 0
     /// From a frame's kernel time to its lines written to the clients (sampled).
-    public var frameToLine: Histogram
-    /// A kiosk's day on every panel since the start (those unplugged too): wakes, contacts kept
-    /// from everyone, stuck contacts ended, screen states read.
-    public var panelDay: PanelDay
+    public var frameToLine = Histogram()
 
-    public init(
-        version: String, startTime: Double, time: Double, framesRead: UInt64 = 0, touchesRead: UInt64 = 0,
-        mirrorFrames: UInt64 = 0, gestures: [GestureCount] = [], failures: [FailureCount] = [],
-        transports: [TransportCounts] = [], definitionsAccepted: UInt64 = 0, definitionsRefused: UInt64 = 0,
-        reloadsSucceeded: UInt64 = 0, reloadsFailed: UInt64 = 0, configurationLoaded: Double, lastTouch: Double? = nil,
-        panels: [Panel] = [], inputThreadCPUSeconds: Double = 0, frameToLine: Histogram = Histogram(),
-        panelDay: PanelDay = PanelDay()
-    ) {
+    /// A snapshot with every count at zero and nothing listed.
+    public init(version: String, startTime: Double, time: Double, configurationLoaded: Double) {
         self.version = version
         self.startTime = startTime
         self.time = time
-        self.framesRead = framesRead
-        self.touchesRead = touchesRead
-        self.mirrorFrames = mirrorFrames
-        self.gestures = gestures
-        self.failures = failures
-        self.transports = transports
-        self.definitionsAccepted = definitionsAccepted
-        self.definitionsRefused = definitionsRefused
-        self.reloadsSucceeded = reloadsSucceeded
-        self.reloadsFailed = reloadsFailed
         self.configurationLoaded = configurationLoaded
-        self.lastTouch = lastTouch
-        self.panels = panels
-        self.inputThreadCPUSeconds = inputThreadCPUSeconds
-        self.frameToLine = frameToLine
-        self.panelDay = panelDay
-    }
-
-    /// What the stages before the panels' arenas did (docs/CONFIGURATION.md: `screen`,
-    /// `idle-after-ms`, `wake-after-idle`, `devices[].ignore`, `stuck-contact`), and how often the
-    /// daemon read a screen's state. All zero where none of it is configured.
-    public struct PanelDay: Sendable, Hashable, Codable {
-        /// Touches that woke the screen (each reached nobody): the screen's file said off, or the
-        /// panel was idle with `wake-after-idle`.
-        public var wakesScreenOff: UInt64
-        public var wakesIdle: UInt64
-        /// Contacts a wake swallowed: the waking touch and those that landed with it.
-        public var contactsSwallowed: UInt64
-        /// Contacts that landed in a dead zone.
-        public var contactsIgnored: UInt64
-        /// Contacts held still past `stuck-contact` and ended.
-        public var stuckContactsEnded: UInt64
-        /// Of those, the ones ended where one was ended before on the same panel (within 10 mm).
-        public var stuckContactsRecurring: UInt64
-        /// Reads of a screen's state file (at a touch's landing after a quiet moment).
-        public var screenReads: UInt64
-
-        public init(
-            wakesScreenOff: UInt64 = 0, wakesIdle: UInt64 = 0, contactsSwallowed: UInt64 = 0,
-            contactsIgnored: UInt64 = 0, stuckContactsEnded: UInt64 = 0, stuckContactsRecurring: UInt64 = 0,
-            screenReads: UInt64 = 0
-        ) {
-            self.wakesScreenOff = wakesScreenOff
-            self.wakesIdle = wakesIdle
-            self.contactsSwallowed = contactsSwallowed
-            self.contactsIgnored = contactsIgnored
-            self.stuckContactsEnded = stuckContactsEnded
-            self.stuckContactsRecurring = stuckContactsRecurring
-            self.screenReads = screenReads
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case wakesScreenOff = "wakes_screen_off"
-            case wakesIdle = "wakes_idle"
-            case contactsSwallowed = "contacts_swallowed"
-            case contactsIgnored = "contacts_ignored"
-            case stuckContactsEnded = "stuck_contacts_ended"
-            case stuckContactsRecurring = "stuck_contacts_recurring"
-            case screenReads = "screen_reads"
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case version
-        case startTime = "start_time"
-        case time
-        case framesRead = "frames_read"
-        case touchesRead = "touches_read"
-        case mirrorFrames = "mirror_frames"
-        case gestures, failures, transports
-        case definitionsAccepted = "definitions_accepted"
-        case definitionsRefused = "definitions_refused"
-        case reloadsSucceeded = "reloads_succeeded"
-        case reloadsFailed = "reloads_failed"
-        case configurationLoaded = "configuration_loaded"
-        case lastTouch = "last_touch"
-        case panels
-        case inputThreadCPUSeconds = "input_thread_cpu_seconds"
-        case frameToLine = "frame_to_line"
-        case panelDay = "panel_day"
     }
 
     /// Reports of one recognizer in one state.
@@ -238,5 +139,58 @@ public struct MetricsSnapshot: Sendable, Hashable, Codable {
             case stuckContactsEnded = "stuck_contacts_ended"
             case stuckContactsRecurring = "stuck_contacts_recurring"
         }
+    }
+}
+
+/// `status`' `metrics` object: the snapshot's values by their keys, and each counter under its own
+/// (``Counter``'s raw value) — a kiosk's day's in the nested `panel_day` object.
+extension MetricsSnapshot: Codable {
+    enum CodingKeys: String, CodingKey {
+        case version, time, gestures, failures, transports, panels
+        case startTime = "start_time"
+        case configurationLoaded = "configuration_loaded"
+        case lastTouch = "last_touch"
+        case inputThreadCPUSeconds = "input_thread_cpu_seconds"
+        case frameToLine = "frame_to_line"
+        case panelDay = "panel_day"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(String.self, forKey: .version)
+        startTime = try c.decode(Double.self, forKey: .startTime)
+        time = try c.decode(Double.self, forKey: .time)
+        gestures = try c.decode([GestureCount].self, forKey: .gestures)
+        failures = try c.decode([FailureCount].self, forKey: .failures)
+        transports = try c.decode([TransportCounts].self, forKey: .transports)
+        configurationLoaded = try c.decode(Double.self, forKey: .configurationLoaded)
+        lastTouch = try c.decodeIfPresent(Double.self, forKey: .lastTouch)
+        panels = try c.decode([Panel].self, forKey: .panels)
+        inputThreadCPUSeconds = try c.decode(Double.self, forKey: .inputThreadCPUSeconds)
+        frameToLine = try c.decode(Histogram.self, forKey: .frameToLine)
+        let top = try decoder.container(keyedBy: Counter.self)
+        let day = try c.nestedContainer(keyedBy: Counter.self, forKey: .panelDay)
+        for counter in Counter.allCases {
+            counts[counter] = try (counter.isPanelDay ? day : top).decode(UInt64.self, forKey: counter)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(version, forKey: .version)
+        try c.encode(startTime, forKey: .startTime)
+        try c.encode(time, forKey: .time)
+        try c.encode(gestures, forKey: .gestures)
+        try c.encode(failures, forKey: .failures)
+        try c.encode(transports, forKey: .transports)
+        try c.encode(configurationLoaded, forKey: .configurationLoaded)
+        try c.encodeIfPresent(lastTouch, forKey: .lastTouch)
+        try c.encode(panels, forKey: .panels)
+        try c.encode(inputThreadCPUSeconds, forKey: .inputThreadCPUSeconds)
+        try c.encode(frameToLine, forKey: .frameToLine)
+        var top = encoder.container(keyedBy: Counter.self)
+        var day = c.nestedContainer(keyedBy: Counter.self, forKey: .panelDay)
+        for counter in Counter.allCases where !counter.isPanelDay { try top.encode(counts[counter], forKey: counter) }
+        for counter in Counter.allCases where counter.isPanelDay { try day.encode(counts[counter], forKey: counter) }
     }
 }

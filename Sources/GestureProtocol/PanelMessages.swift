@@ -2,7 +2,8 @@ import GestureEngine
 
 // What the stage before a panel's arena did (docs/ARBITRATION.md, "Before the arena"): a wake,
 // idle and active go to every connection, as they happen; what it did to each contact goes to
-// the connections that take explanations (`contact`). Each is a table of fields (``WireMessage``).
+// the connections that take explanations (`contact`). Each is a table of fields (``WireMessage``);
+// which event becomes which message, with what sentence, is declared in ``PanelEventDeclaration``.
 
 /// `wake`: a touch landed while the panel's screen was off (or the panel idle, with
 /// `wake-after-idle`): it woke the screen and reaches nobody, nor do the fingers that land before
@@ -135,42 +136,6 @@ public struct ContactMessage: Hashable, Sendable {
     /// The decision as a sentence, for people.
     public var text: String
 
-    /// The message of a stage's event about a contact (nil for wake, idle and active, which are
-    /// messages of their own).
-    public init?(_ e: PanelEvent, deviceLabel: String) {
-        let at = ExplainMessage.seconds(e.time.microseconds)
-        switch e.what {
-        case .swallowed(let id, let p, let cause):
-            self.init(decision: .swallowed, device: deviceLabel, time: e.time, touch: id, position: p, text: "")
-            self.cause = cause
-            let why =
-                switch cause {
-                case .screenOff?: "it woke the screen, which was off"
-                case .idle?: "it woke the idle panel (wake-after-idle)"
-                case nil: "it landed while the wake's touches were down"
-                }
-            text = "touch \(id.rawValue) swallowed at \(at): \(why); it reaches nobody until it lifts"
-        case .ignored(let id, let p, let zone):
-            self.init(decision: .ignored, device: deviceLabel, time: e.time, touch: id, position: p, text: "")
-            self.zone = zone
-            text =
-                "touch \(id.rawValue) ignored at \(at): it landed in dead zone \(zone) (ignore[\(zone)]) at "
-                + "\(ExplainMessage.number(p.x, 3)),\(ExplainMessage.number(p.y, 3)); it reaches nobody until it lifts"
-        case .stuckEnded(let id, let p, let still, let repeats):
-            self.init(decision: .ended, device: deviceLabel, time: e.time, touch: id, position: p, text: "")
-            stillMS = Int(still.microseconds / 1000)
-            self.repeats = repeats
-            text =
-                "touch \(id.rawValue) ended at \(at): it stayed still for \(ExplainMessage.seconds(still.microseconds))"
-                + " (stuck-contact) at \(ExplainMessage.number(p.x, 3)),\(ExplainMessage.number(p.y, 3));"
-                + " cancelled for everyone"
-                + (repeats > 0 ? ", the \(Self.ordinal(repeats + 1)) ended at this place" : "")
-        case .woken, .idle, .active:
-            return nil
-        }
-        self = roundedForWire()
-    }
-
     public init(
         decision: ContactDecision, device: String, time: Timestamp, touch: TouchID, position: SurfacePoint,
         cause: WakeCause? = nil, zone: Int? = nil, stillMS: Int? = nil, repeats: Int? = nil, text: String
@@ -185,13 +150,6 @@ public struct ContactMessage: Hashable, Sendable {
         self.stillMS = stillMS
         self.repeats = repeats
         self.text = text
-    }
-
-    /// `2nd`, `3rd`, `11th`.
-    static func ordinal(_ n: Int) -> String {
-        let suffix =
-            (11...13).contains(n % 100) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th"
-        return "\(n)\(suffix)"
     }
 }
 
@@ -218,22 +176,4 @@ extension ContactMessage: WireMessage {
 
     public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
     public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
-}
-
-extension WakeMessage {
-    /// The `wake`, `idle` or `active` message of a stage's event (nil for what it did to a
-    /// contact: ``ContactMessage``).
-    public static func announcement(_ e: PanelEvent, deviceLabel: String) -> ServerMessage? {
-        switch e.what {
-        case .woken(let id, let p, let cause):
-            .wake(
-                WakeMessage(device: deviceLabel, time: e.time, touch: id, position: p, cause: cause).roundedForWire())
-        case .idle(let after):
-            .idle(IdleMessage(device: deviceLabel, time: e.time, afterMS: Int(after.microseconds / 1000)))
-        case .active(let id):
-            .active(ActiveMessage(device: deviceLabel, time: e.time, touch: id))
-        case .stuckEnded, .swallowed, .ignored:
-            nil
-        }
-    }
 }

@@ -75,14 +75,9 @@ public struct WireMapping {
                 .explain(ExplainMessage(e, deviceLabel: device.label), owner: e.audience, privacy: e.privacy))
         case .panel(let e):
             // Wake, idle and active go to everyone; what happened to a contact is an explanation.
-            if let announcement = WakeMessage.announcement(e, deviceLabel: descriptor(e.device).label) {
-                return .announcement(announcement)
-            }
-            guard interest.takesExplanations, let contact = ContactMessage(e, deviceLabel: descriptor(e.device).label)
-            else {
-                return nil
-            }
-            return interest.decided(.contact(contact))
+            let message = e.declared(deviceLabel: descriptor(e.device).label).message
+            guard case .contact(let contact) = message else { return .announcement(message) }
+            return interest.takesExplanations ? interest.decided(.contact(contact)) : nil
         }
     }
 

@@ -153,7 +153,7 @@ enum StatusText {
             lines.append("  last reload FAILED \(time(failure.time)) (\(ago(failure.time, now))); still running the one loaded \(time(c.loaded)):")
             for line in failure.error.split(separator: "\n", omittingEmptySubsequences: false) { lines.append("    \(line)") }
         }
-        lines.append("  reloads: \(m.reloadsSucceeded) succeeded, \(m.reloadsFailed) failed")
+        lines.append("  reloads: \(m.counts[.reloadsSucceeded]) succeeded, \(m.counts[.reloadsFailed]) failed")
 
         lines.append("panels: \(status.panels.isEmpty ? "none" : "\(status.panels.count)")")
         for p in status.panels {
@@ -180,7 +180,7 @@ enum StatusText {
         }
 
         lines.append("counters:")
-        lines.append("  frames read \(m.framesRead), touches \(m.touchesRead), mirror frames \(m.mirrorFrames)")
+        lines.append("  frames read \(m.counts[.framesRead]), touches \(m.counts[.touchesRead]), mirror frames \(m.counts[.mirrorFrames])")
         lines.append("  last touch " + (m.lastTouch.map { "\(time($0)) (\(ago($0, now)))" } ?? "never"))
         var byRecognizer: [String: UInt64] = [:]
         for g in m.gestures {
@@ -191,7 +191,7 @@ enum StatusText {
         lines.append("  gesture reports \(total)" + (list.isEmpty ? "" : ": \(list)"))
         let failures = m.failures.reduce(0) { $0 + $1.count }
         lines.append("  recognizer failures \(failures)")
-        lines.append("  definitions \(m.definitionsAccepted) accepted, \(m.definitionsRefused) refused")
+        lines.append("  definitions \(m.counts[.definitionsAccepted]) accepted, \(m.counts[.definitionsRefused]) refused")
         for t in m.transports {
             lines.append(
                 "  \(t.transport): \(t.connected) connected, \(t.accepted) accepted, \(t.refused) refused, "

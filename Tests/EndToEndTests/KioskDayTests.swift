@@ -116,7 +116,8 @@ extension EndToEndTests {
                 // The views (the socket's raw touches) never heard of the wake's touch either.
                 #expect(!client.touches.contains { $0.id == woken.touch }, "\(client.touches)")
                 #expect(client.touches.filter { $0.phase == .began }.count == 1)
-                #expect(daemon.lines.contains { $0.contains("a touch woke the screen") })
+                // The journal's line is the wake's sentence (PanelEventDeclaration).
+                #expect(daemon.lines.contains { $0.contains("touch \(woken.touch.rawValue) woke the screen at") })
                 try await Self.finish(watched, fixture, daemon: daemon)
             }
         }
@@ -189,7 +190,7 @@ extension EndToEndTests {
                 // Ended at the limit after it landed: the engine's deadline, in the kernel's time.
                 let held = ended.time.microseconds - ghost.time.microseconds
                 #expect(held == 1_000_000, "\(held) µs")
-                #expect(daemon.lines.contains { $0.contains("a contact held still was ended") })
+                #expect(daemon.lines.contains { $0.contains("touch \(ghost.id.rawValue) ended at") && $0.contains("(stuck-contact)") })
                 try await Self.finish(watched, fixture, daemon: daemon)
             }
         }

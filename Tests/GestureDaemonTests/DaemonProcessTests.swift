@@ -1,6 +1,7 @@
 import Foundation
 import GestureClient
 import GestureEngine
+import GestureMetrics
 import GestureProtocol
 import Glibc
 import TestSupport
@@ -149,7 +150,7 @@ struct DaemonProcessTests {
         #expect(started.panels.map(\.label) == ["wetab.event"])
         #expect(started.clients.count == 1)
         #expect(started.clients.first?.uid == UInt32(getuid()))
-        #expect(started.metrics.reloadsFailed == 0)
+        #expect(started.metrics.counts[.reloadsFailed] == 0)
 
         // A broken file and SIGHUP: the daemon keeps the running configuration and says why.
         try "recognizers:\n  - name: tap\n    kind: tapp\n".write(toFile: config, atomically: true, encoding: .utf8)
@@ -165,7 +166,7 @@ struct DaemonProcessTests {
         #expect(failure.time >= started.configuration.loaded)
         // Still the configuration loaded at the start: the time of the last good load.
         #expect(abs(failed.configuration.loaded - started.configuration.loaded) < 0.5)
-        #expect(failed.metrics.reloadsFailed == 1)
+        #expect(failed.metrics.counts[.reloadsFailed] == 1)
         let failedText = try await status()
         #expect(failedText.contains { $0.hasPrefix("  last reload FAILED ") }, "\(failedText)")
         #expect(failedText.contains("    \(logged)"), "\(failedText)")
@@ -189,8 +190,8 @@ struct DaemonProcessTests {
         let reloaded = try await json()
         #expect(reloaded.configuration.reloadFailure == nil)
         #expect(reloaded.configuration.loaded > failure.time - 0.5)
-        #expect(reloaded.metrics.reloadsSucceeded == 1)
-        #expect(reloaded.metrics.reloadsFailed == 1)
+        #expect(reloaded.metrics.counts[.reloadsSucceeded] == 1)
+        #expect(reloaded.metrics.counts[.reloadsFailed] == 1)
 
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)

@@ -1,20 +1,27 @@
+import Foundation
 import GestureMetrics
+import TestSupport
 import Testing
 
 /// The exposition formats (GestureMetrics): what a Prometheus, promtool and node_exporter read.
 /// scripts/test-metrics.sh feeds the real ones; these pin the details the two formats differ in.
 @Suite("Metrics exposition")
 struct MetricsExpositionTests {
-    static let snapshot = MetricsSnapshot(
-        version: "1.2.3", startTime: 1_700_000_000, time: 1_700_000_100, framesRead: 42, touchesRead: 3,
-        gestures: [
+    static let snapshot = {
+        var s = MetricsSnapshot(
+            version: "1.2.3", startTime: 1_700_000_000, time: 1_700_000_100, configurationLoaded: 1_700_000_050.5)
+        s.counts[.framesRead] = 42
+        s.counts[.touchesRead] = 3
+        s.gestures = [
             .init(recognizer: "tap", owner: "configuration", kind: "tap", state: "recognized", count: 2),
             .init(recognizer: "", owner: "client", kind: "pan", state: "began", count: 1),
-        ],
-        failures: [.init(kind: "tap", reason: "moved", count: 5)],
-        transports: [.init(transport: "unix", connected: 1, accepted: 4, refused: 1)],
-        configurationLoaded: 1_700_000_050.5,
-        panels: [.init(label: "pa\"nel\\1\n", grabbed: true, lastTouch: 1_700_000_099.25)])
+        ]
+        s.failures = [.init(kind: "tap", reason: "moved", count: 5)]
+        s.transports = [.init(transport: "unix", connected: 1, accepted: 4, refused: 1)]
+        s.lastTouch = 1_700_000_099.25
+        s.panels = [.init(label: "pa\"nel\\1\n", grabbed: true, lastTouch: 1_700_000_099.25)]
+        return s
+    }()
 
     @Test("Prometheus' text format: a counter's TYPE names it with _total, no # EOF, info as a gauge")
     func prometheusFormat() {
@@ -82,9 +89,12 @@ struct MetricsExpositionTests {
     @Test("a kiosk's day: wakes by cause, contacts kept from everyone, stuck contacts in all and by panel, screen reads")
     func panelDay() {
         var snapshot = Self.snapshot
-        snapshot.panelDay = MetricsSnapshot.PanelDay(
-            wakesScreenOff: 3, wakesIdle: 2, contactsSwallowed: 7, contactsIgnored: 11, stuckContactsEnded: 5,
-            stuckContactsRecurring: 4, screenReads: 13)
+        for (counter, value) in [
+            (Counter.wakesScreenOff, 3), (.wakesIdle, 2), (.contactsSwallowed, 7), (.contactsIgnored, 11),
+            (.stuckContactsEnded, 5), (.stuckContactsRecurring, 4), (.screenReads, 13),
+        ] as [(Counter, UInt64)] {
+            snapshot.counts[counter] = value
+        }
         snapshot.panels.append(.init(label: "event7", grabbed: false, stuckContactsEnded: 5, stuckContactsRecurring: 4))
         let text = MetricsExposition.render(snapshot, format: .prometheus)
         for line in [
@@ -100,5 +110,56 @@ struct MetricsExpositionTests {
         #expect(!text.contains(#"gestured_panel_stuck_contacts_recurring_total{panel="pa\"nel"#))
         let none = MetricsExposition.render(Self.snapshot, format: .openMetrics)
         #expect(none.contains("# TYPE gestured_stuck_contacts_recurring counter\ngestured_stuck_contacts_recurring_total 0\n"))
+    }
+
+    @Test("status carries every counter under its key, a kiosk's day's in panel_day, and reads them back")
+    func statusCounters() throws {
+        var snapshot = Self.snapshot
+        for (i, counter) in Counter.allCases.enumerated() { snapshot.counts[counter] = UInt64(100 + i) }
+        let json = try JSONEncoder().encode(snapshot)
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        let day = try #require(object["panel_day"] as? [String: Any])
+        for (i, counter) in Counter.allCases.enumerated() {
+            #expect((counter.isPanelDay ? day : object)[counter.rawValue] as? Int == 100 + i, "\(counter.rawValue)")
+        }
+        #expect(try JSONDecoder().decode(MetricsSnapshot.self, from: json) == snapshot)
+    }
+
+    /// docs/FLEET.md's table of metrics, row by row: the names in its first column (a counter's
+    /// with `_total`, an info's with `_info`), its type and the label names of its third.
+    static func fleetTable() throws -> [(name: String, type: String, labels: [String])] {
+        let text = try String(
+            contentsOf: SchemaValidator.repositoryRoot.appendingPathComponent("docs/FLEET.md"), encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("| metric | type | labels |") })
+        func quoted(_ cell: String) -> [String] {
+            // The names in backquotes, leaving out what parentheses say about them.
+            let bare = cell.replacing(/\([^)]*\)/, with: "")
+            return bare.matches(of: /`([^`]+)`/).map { String($0.output.1) }
+        }
+        var rows: [(String, String, [String])] = []
+        for line in lines[(start + 2)...] {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            for name in quoted(cells[1]) { rows.append((name, cells[2], quoted(cells[3]))) }
+        }
+        return rows
+    }
+
+    @Test("docs/FLEET.md's table lists every metric declared, with its type and labels, and nothing else")
+    func fleetTableIsTheDeclaredOne() throws {
+        let documented = try Self.fleetTable()
+        let declared = Metric.all.map { m in
+            (name: m.name + (m.kind == .counter ? "_total" : m.kind == .info ? "_info" : ""), type: m.kind.rawValue, labels: m.labels)
+        }
+        #expect(documented.map(\.name) == declared.map(\.name))
+        for d in declared {
+            guard let row = documented.first(where: { $0.name == d.name }) else { continue }
+            #expect(row.type == d.type && row.labels == d.labels, "\(d.name): FLEET.md says \(row), declared \(d)")
+        }
+        // And the exposition is the declared list, in its order.
+        #expect(Self.snapshot.families.map(\.name) == Metric.all.map(\.name))
     }
 }

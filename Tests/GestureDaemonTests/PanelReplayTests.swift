@@ -1,10 +1,12 @@
 import Foundation
-import GestureDaemon
 import GestureEngine
+import GestureMetrics
 import GestureProtocol
 import TestSupport
 import Testing
 import TouchInput
+
+@testable import GestureDaemon
 
 /// `gestured replay` with a kiosk's day configured (docs/CONFIGURATION.md): `wake`, `idle` and
 /// `active` lines as the socket sends them, and with `--explain` a `contact` line saying why each
@@ -105,5 +107,41 @@ struct PanelReplayTests {
         let touches = lines.filter { Self.type($0) == "touch" }.map { "\($0["phase"]!) \($0["time_us"]!)" }
         // The long press took it from the views as it began; nothing of it reaches them after.
         #expect(touches == ["began 1000000", "moved 1100000", "moved 1200000", "cancelled 1500000"], "\(touches)")
+    }
+
+    @Test("each panel event is counted as its declaration says, in all and on its panel, explaining or not")
+    func counted() throws {
+        let recording = try EvemuRecording(bytes: Array(try Data(contentsOf: Self.demo)))
+        let configuration = try ConfigurationLoader.parse(Data(Self.kiosk.utf8), file: "test.yaml")
+        var counts: [Counts] = []
+        var lines: [[String: Any]] = []
+        for explain in [true, false] {
+            var replay = try OfflineReplay(configuration: configuration, includeTouches: false, includeExplanations: explain)
+            let path = replay.path
+            var messages: [[String: Any]] = []
+            // The panel's own counts, as of each frame (it is gone when the recording ends).
+            var panel: Counts?
+            try replay.play(OfflineReplay.Input(label: "demo.evemu", recording: recording), observe: { device, _ in
+                panel = path.counts(of: device.id)
+            }) { messages.append((try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) ?? [:]) }
+            if explain { lines = messages }
+            counts.append(path.counts)
+            // One panel: what it counted is all that was counted (screen reads are the daemon's).
+            let own = try #require(panel)
+            for counter in Counter.allCases where counter.isPanelDay && counter != .screenReads {
+                #expect(own[counter] == path.counts[counter], "\(counter)")
+            }
+        }
+        #expect(counts[0] == counts[1], "explaining changes nothing counted")
+        func count(_ type: String, _ key: String, _ value: String) -> UInt64 {
+            UInt64(lines.filter { m in Self.type(m) == type && m[key] as? String == value }.count)
+        }
+        let c = counts[0]
+        #expect(c[.wakesIdle] == count("wake", "cause", "idle") && c[.wakesIdle] >= 3)
+        #expect(c[.wakesScreenOff] == count("wake", "cause", "screen-off"))
+        #expect(c[.contactsSwallowed] == count("contact", "decision", "swallowed") && c[.contactsSwallowed] > 0)
+        #expect(c[.contactsIgnored] == count("contact", "decision", "ignored") && c[.contactsIgnored] == 5)
+        #expect(c[.stuckContactsEnded] == count("contact", "decision", "ended"))
+        #expect(c[.framesRead] > 0 && c[.touchesRead] > 0)
     }
 }

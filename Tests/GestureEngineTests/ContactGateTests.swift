@@ -76,7 +76,6 @@ struct ContactGateTests {
             !log.contains {
                 if case .touch(let t) = $0 { t.touch.id == TouchID(1) } else { false }
             })
-        #expect(engine.panelCounts.ended == 1)
     }
 
     @Test("the stage's deadlines are the engine's: idle comes through nextDeadline and advance, with no frame")
@@ -123,16 +122,17 @@ struct ContactGateTests {
         var events: [EngineEvent] = []
         let landing = TouchFrame(device: Self.device.id, time: Self.at(10), touches: [Self.touch(1, .began, 0.5, 0.5)])
         engine.process(landing, into: &events)
-        #expect(events.count == 1 && events.allSatisfy { if case .panel = $0 { true } else { false } }, "\(events)")
+        // The wake, and the touch it swallowed (made explaining or not: the daemon counts it).
+        #expect(events.count == 2 && events.allSatisfy { if case .panel = $0 { true } else { false } }, "\(events)")
         events.removeAll()
         copy.process(landing, into: &events)
         #expect(events.count == 1 && events.allSatisfy { if case .touch = $0 { true } else { false } }, "\(events)")
-        #expect(engine.panelCounts.swallowed == 1 && copy.panelCounts.swallowed == 0)
     }
 
-    @Test("the stage's counts: wakes by cause, contacts swallowed, ignored, ended and ended again at one place; kept when the panel goes")
-    func counts() throws {
+    @Test("what the stage kept from everyone is made explaining or not: wakes by cause, contacts swallowed, ignored, ended and ended again at one place")
+    func keptFromEveryone() throws {
         var engine = try GestureEngine(configuration: EngineConfiguration(regions: [], recognizers: []))
+        #expect(!engine.explains)
         let panel = PanelSettings(
             deadZones: [SurfaceRect(x: 0, y: 0.9, width: 1, height: 0.1)],
             stuckContact: StuckContactLimit(after: .milliseconds(1_000), within: Millimeters(2)),
@@ -160,26 +160,14 @@ struct ContactGateTests {
         // The last contact ended at 3.7 s: idle at 8.7 s, and the next touch wakes the panel.
         frame(10_000, Self.touch(7, .began, 0.5, 0.5))
         frame(10_050, Self.touch(7, .ended, 0.5, 0.5))
-        let expected = PanelCounts(screenOffWakes: 1, idleWakes: 1, swallowed: 3, ignored: 1, ended: 3, recurring: 1)
-        #expect(engine.panelCounts == expected)
-        #expect(engine.panelCounts(of: Self.device.id) == expected)
-        let woken = events.compactMap { if case .panel(let p) = $0, case .woken(_, _, let cause) = p.what { cause } else { nil } }
+        let stage = events.compactMap { if case .panel(let p) = $0 { p.what } else { nil } }
+        let woken = stage.compactMap { if case .woken(_, _, let cause) = $0 { cause } else { nil } }
         #expect(woken == [.screenOff, .idle])
-
-        // The panel goes and comes back: its counts stay in the engine's, the new one starts at 0.
-        engine.removeDevice(Self.device.id, at: Self.at(11_000), into: &events)
-        #expect(engine.panelCounts == expected)
-        #expect(engine.panelCounts(of: Self.device.id) == nil)
-        engine.addDevice(Self.device, panel: panel, at: Self.at(12_000))
-        #expect(engine.panelCounts(of: Self.device.id) == PanelCounts())
-        frame(12_100, Self.touch(8, .began, 0.5, 0.95))
-        var more = expected
-        more.ignored += 1
-        #expect(engine.panelCounts == more)
-
-        // A panel with nothing configured has no counts of its own.
-        let plain = DeviceDescriptor(id: DeviceID(2), label: "plain", name: "plain", geometry: Self.device.geometry)
-        engine.addDevice(plain, panel: PanelSettings(), at: Self.origin)
-        #expect(engine.panelCounts(of: plain.id) == nil)
+        let swallowed = stage.compactMap { if case .swallowed(let id, _, let cause) = $0 { (id.rawValue, cause) } else { nil } }
+        #expect(swallowed.map(\.0) == [1, 2, 7] && swallowed.map(\.1) == [.screenOff, nil, .idle], "\(swallowed)")
+        let ignored = stage.compactMap { if case .ignored(let id, _, let zone) = $0 { (id.rawValue, zone) } else { nil } }
+        #expect(ignored.map(\.0) == [3] && ignored.map(\.1) == [0], "\(ignored)")
+        let ended = stage.compactMap { if case .stuckEnded(let id, _, _, let repeats) = $0 { (id.rawValue, repeats) } else { nil } }
+        #expect(ended.map(\.0) == [4, 5, 6] && ended.map(\.1) == [0, 1, 0], "\(ended)")
     }
 }

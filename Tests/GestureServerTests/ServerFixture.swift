@@ -77,11 +77,16 @@ final class TestDelegate: GestureServerDelegate {
             label: "event5", name: "ILITEK ILITEK-TP", grabbed: true, mirror: "/dev/input/event9",
             widthMillimeters: 344, heightMillimeters: 194, lastTouch: 1_795_000_200.5)
     ]
-    static let statusMetrics = MetricsSnapshot(
-        version: "0.0.0-test", startTime: 1_795_000_000, time: 1_795_000_300, framesRead: 42, touchesRead: 3,
-        gestures: [.init(recognizer: "tap", owner: "configuration", kind: "tap", state: "recognized", count: 2)],
-        transports: [.init(transport: "unix", connected: 2, accepted: 2)], configurationLoaded: 1_795_000_000,
-        panels: [.init(label: "event5", grabbed: true, lastTouch: 1_795_000_200.5)])
+    static let statusMetrics = {
+        var m = MetricsSnapshot(
+            version: "0.0.0-test", startTime: 1_795_000_000, time: 1_795_000_300, configurationLoaded: 1_795_000_000)
+        m.counts[.framesRead] = 42
+        m.counts[.touchesRead] = 3
+        m.gestures = [.init(recognizer: "tap", owner: "configuration", kind: "tap", state: "recognized", count: 2)]
+        m.transports = [.init(transport: "unix", connected: 2, accepted: 2)]
+        m.panels = [.init(label: "event5", grabbed: true, lastTouch: 1_795_000_200.5)]
+        return m
+    }()
 
     func status(_ request: StatusRequest) {
         log.update { $0.calls.append("status \(request.client)") }

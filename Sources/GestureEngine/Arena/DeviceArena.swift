@@ -144,9 +144,6 @@ struct DeviceArena {
     /// The stage before the arena, if any (a copy, to read).
     var gate: ContactGate? { gateBox?.gate }
 
-    /// What the stage before the arena did, if there is one.
-    var gateCounts: PanelCounts? { gateBox?.gate.counts }
-
     init(device: DeviceDescriptor, compiled c: CompiledSet) {
         self.device = device
         scale = MeasuringScale(device.geometry)
@@ -192,8 +189,7 @@ struct DeviceArena {
     /// A frame through the stage, then what of it it lets through.
     @inline(never)
     private mutating func processThroughGate(_ frame: TouchFrame, _ c: CompiledSet, into events: inout [EngineEvent]) {
-        let explaining = explaining
-        let admitted = withGate { $0.admit(frame, explaining: explaining, into: &events) }
+        let admitted = withGate { $0.admit(frame, into: &events) }
         deadlines[gateSlot] = gateBox!.gate.deadline
         if admitted {
             arbitrate(gateBox!.gate.admitted, c, into: &events)
@@ -528,8 +524,8 @@ struct DeviceArena {
             chosen = r
         }
         if gated && deadlines[gateSlot] < earliest {
-            let (due, explaining) = (deadlines[gateSlot], explaining)
-            let admitted = withGate { $0.fire(at: due, explaining: explaining, into: &events) }
+            let due = deadlines[gateSlot]
+            let admitted = withGate { $0.fire(at: due, into: &events) }
             deadlines[gateSlot] = gateBox!.gate.deadline
             if admitted {
                 arbitrate(gateBox!.gate.admitted, c, into: &events)

@@ -241,7 +241,7 @@ struct EventFormatter {
                 // The sentence as a client reads it (the protocol's `contact`), with the script's time.
                 var local = e
                 local.time = Timestamp(microseconds: (e.time - Scenario.origin).microseconds)
-                parts += ["contact", ContactMessage(local, deviceLabel: "")?.text ?? "?"]
+                parts += ["contact", local.declared(deviceLabel: "").sentence]
             }
             if scenario.devices.count > 1 { parts.append("device=\(scenario.deviceLabels[e.device] ?? "?")") }
         }
