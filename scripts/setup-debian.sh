@@ -1,21 +1,23 @@
 #!/bin/bash
 # Installs the Debian 12 packages gestured needs to build, test and run (idempotent).
-#   scripts/setup-debian.sh            build + run: libevdev, libudev, mtdev, libyaml, pkg-config
+#   scripts/setup-debian.sh            build + run: libevdev, libudev, mtdev, libyaml, libmosquitto, pkg-config
 #   scripts/setup-debian.sh --package  also what scripts/package-deb.sh uses: dpkg-dev (dpkg-shlibdeps,
 #                                      dpkg-gencontrol), binutils (strip), xz-utils
 #   scripts/setup-debian.sh --test     all of the above and what the tests use: qemu, busybox, cpio
 #                                      (the VM harness), socat, python3-jsonschema, evemu,
 #                                      libinput-tools, chromium + chromium-driver + python3-venv (the
 #                                      browser test), lintian (the package test), prometheus +
-#                                      prometheus-node-exporter (scripts/test-metrics.sh)
+#                                      prometheus-node-exporter (scripts/test-metrics.sh), mosquitto +
+#                                      mosquitto-clients + openssl (scripts/test-mqtt.sh)
 set -euo pipefail
-packages=(libevdev-dev libudev-dev libmtdev-dev libyaml-dev pkg-config)
+packages=(libevdev-dev libudev-dev libmtdev-dev libyaml-dev libmosquitto-dev pkg-config)
 if [ "${1:-}" = "--package" ] || [ "${1:-}" = "--test" ]; then
     packages+=(dpkg-dev binutils xz-utils)
 fi
 if [ "${1:-}" = "--test" ]; then
     packages+=(qemu-system-x86 busybox-static cpio socat python3 python3-jsonschema evemu-tools libinput-tools systemd
-        chromium chromium-driver python3-venv lintian prometheus prometheus-node-exporter)
+        chromium chromium-driver python3-venv lintian prometheus prometheus-node-exporter
+        mosquitto mosquitto-clients openssl)
 fi
 missing=()
 for p in "${packages[@]}"; do

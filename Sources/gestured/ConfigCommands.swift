@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import GestureActions
 import GestureDaemon
+import GestureMQTT
 import YAMLCoding
 
 /// `gestured config --default`: the built-in configuration as YAML; `gestured config --effective
@@ -77,7 +78,9 @@ struct CheckConfigCommand: ParsableCommand {
             (FILE: the file or drop-in the problem is in) on standard error and exits 1 — the \
             same check `gestured run` and a SIGHUP reload make, so a set that passes here loads \
             there. A file with `actions:` at the top is an actions file (`gestured actions`; \
-            docs/ACTIONS.md) and is checked as one, key names included.
+            docs/ACTIONS.md) and is checked as one, key names included; a file with `broker:` at \
+            the top is an mqtt file (`gestured mqtt`; docs/FLEET.md), checked with the actions \
+            file its inbound topics name.
 
             Example:
               gestured check-config /etc/gestured/gestured.yaml && systemctl reload gestured
@@ -101,6 +104,13 @@ struct CheckConfigCommand: ParsableCommand {
             print(
                 "\(file): valid actions file: \(configuration.actions.count) rules on "
                     + "\(configuration.recognizerNames.count) recognizers, \(configuration.keyNames.count) keys")
+        case .mqtt(let loaded):
+            let configuration = loaded.configuration
+            let inbound = configuration.inbound.map { " (rules of \($0.actionsFile))" } ?? ""
+            print(
+                "\(file): valid mqtt file: broker \(configuration.broker.url), QoS \(configuration.qos), "
+                    + "\(configuration.inbound?.topics.count ?? 0) inbound topics\(inbound), Home Assistant discovery "
+                    + (configuration.homeAssistant.discovery ? "on" : "off"))
         }
         let names = checked.set.dropIns.map { String($0.split(separator: "/").last ?? "") }
         print(
@@ -115,6 +125,7 @@ struct CheckedSet {
     enum Kind {
         case configuration(DaemonConfiguration)
         case actions(LoadedActions)
+        case mqtt(LoadedMQTT)
     }
 
     var set: YAMLFileSet
@@ -122,8 +133,14 @@ struct CheckedSet {
 
     static func read(_ file: String) throws -> CheckedSet {
         do {
-            // The file itself tells its kind: an actions file has `actions` at the top.
+            // The file itself tells its kind: an actions file has `actions` at the top, an mqtt
+            // file `broker`.
             let data = try ConfigurationLoader.contents(of: file)
+            if MQTTLoader.isMQTTFile(String(decoding: data, as: UTF8.self)) {
+                let set = try MQTTLoader.read(file)
+                let loaded = try MQTTLoader.parse(set) { path throws(YAMLFileError) in try loadActions(path) }
+                return CheckedSet(set: set, kind: .mqtt(loaded))
+            }
             if ActionsLoader.isActionsFile(String(decoding: data, as: UTF8.self)) {
                 let set = try ActionsLoader.read(file)
                 return CheckedSet(set: set, kind: .actions(try ActionsLoader.parse(set, isKeyName: isKeyName)))

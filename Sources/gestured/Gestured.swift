@@ -11,6 +11,7 @@ struct Gestured: ParsableCommand {
         subcommands: [
             RunCommand.self, ReplayCommand.self, ListenCommand.self, DevicesCommand.self, SimulateCommand.self,
             CheckConfigCommand.self, ConfigCommand.self, ActionsCommand.self, StatusCommand.self, RecordCommand.self,
+            MQTTCommand.self,
         ]
     )
 }
