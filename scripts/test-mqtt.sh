@@ -170,6 +170,10 @@ inbound:
     - {topic: mark, rule: mark}
 YML
 "$gestured" check-config "$work/mqtt.yaml" > "$work/check.log" 2>&1 || fail "check-config refused the test's file"
+# docs/FLEET.md's example, with the named rules of examples/mqtt/actions.yaml.
+sed "s#/etc/gestured/actions.yaml#$PWD/examples/mqtt/actions.yaml#" examples/mqtt/mqtt.yaml > "$work/example.yaml"
+"$gestured" check-config "$work/example.yaml" > "$work/example.log" 2>&1 ||
+    fail "check-config refused examples/mqtt/mqtt.yaml: $(cat "$work/example.log")"
 
 # Bad files: each refused at its line and column, by check-config and by the client itself.
 bad() {
