@@ -54,6 +54,9 @@ let package = Package(
         .library(name: "GestureActions", targets: ["GestureActions"]),
         .library(name: "GestureActionsRuntime", targets: ["GestureActionsRuntime"]),
         .library(name: "GestureMetrics", targets: ["GestureMetrics"]),
+        // `gestured mqtt`'s machine and its edge, for tools that publish gestures the same way.
+        .library(name: "GestureMQTT", targets: ["GestureMQTT"]),
+        .library(name: "GestureMQTTRuntime", targets: ["GestureMQTTRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -89,6 +92,16 @@ let package = Package(
             name: "CMtdev",
             pkgConfig: "mtdev",
             providers: [.apt(["libmtdev-dev"])]
+        ),
+        // `gestured mqtt`'s MQTT client: Eclipse Mosquitto's libmosquitto (Debian's, TLS through
+        // OpenSSL), reached only through GestureMQTTRuntime/Mosquitto.swift. Its header only:
+        // Mosquitto.swift loads the library with dlopen, so that the daemon, the same binary, does
+        // not load it and OpenSSL at every start (1.7 MB of resident memory, measured). So no
+        // `pkgConfig:` here, whose `-lmosquitto` would link it all the same; mosquitto.h is in
+        // /usr/include.
+        .systemLibrary(
+            name: "CMosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
         ),
         // epoll, timerfd, eventfd, accept4 and SO_PEERCRED need _GNU_SOURCE, which Glibc's module
         // does not define; this target defines it in its .c file only.
@@ -207,6 +220,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `gestured mqtt`: what goes to an MQTT broker and what comes from it, as values with no I/O —
+        // the mqtt file, topics, the bounded queue, Home Assistant's discovery, the inbound topics'
+        // rules (named in the actions file, read with GestureActions).
+        .target(
+            name: "GestureMQTT",
+            dependencies: ["GestureEngine", "GestureProtocol", "GestureActions", "YAMLCoding"],
+            swiftSettings: swiftSettings
+        ),
+        // Its edge: libmosquitto on a thread of its own, the daemon's socket, and the actions'
+        // keyboard and commands for the rules an inbound topic names.
+        .target(
+            name: "GestureMQTTRuntime",
+            dependencies: [
+                "GestureMQTT", "GestureActions", "GestureActionsRuntime", "GestureClient", "GestureProtocol",
+                "CMosquitto", "CLinuxSupport", "GestureServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // `gesturedVersion` from the VERSION file, the one place the version is said.
         .plugin(name: "GesturedVersion", capability: .buildTool()),
         .executableTarget(
@@ -218,6 +250,8 @@ let package = Package(
                 "YAMLCoding",
                 // `gestured actions`.
                 "GestureActions", "GestureActionsRuntime",
+                // `gestured mqtt`.
+                "GestureMQTT", "GestureMQTTRuntime",
                 // `gestured status --format openmetrics`: the metrics endpoint's writer.
                 "GestureMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -278,6 +312,12 @@ let package = Package(
                 "GestureClient", "VirtualDevices", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 // A clock for LogThrottle (NIODeadline).
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GestureMQTTTests",
+            dependencies: [
+                "GestureMQTT", "GestureActions", "GestureProtocol", "GestureEngine", "YAMLCoding", "TestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding", "TestSupport"], swiftSettings: swiftSettings),

@@ -115,6 +115,24 @@ XDG_RUNTIME_DIR="$work/runtime" systemd-analyze --user security --offline=yes "$
 user=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
 echo "check-units: actions units verify clean, exposure gestured-actions@.service $actions, user gestured-actions.service $user"
 
+# The MQTT client (docs/FLEET.md, "Home Assistant and MQTT"): the actions unit's sandbox, with IP
+# for the broker; its exposure may not rise above what its settings give today.
+sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' systemd/gestured-mqtt@.service \
+    > "$work/gestured-mqtt@kiosk.service"
+if ! systemd-analyze verify "$work/gestured-mqtt@kiosk.service" "$work/gestured.socket" "$work/gestured.service" \
+    2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
+    echo "check-units: systemd-analyze verify complained about gestured-mqtt@.service:" >&2
+    cat "$work/verify.err" >&2
+    exit 1
+fi
+systemd-analyze security --offline=yes "$work/gestured-mqtt@kiosk.service" > "$work/security" 2>&1 || true
+mqtt=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
+if [ -z "$mqtt" ] || awk -v s="$mqtt" 'BEGIN { exit !(s > 2.0) }'; then
+    echo "check-units: gestured-mqtt@.service exposure level '$mqtt' (it was 2.0)" >&2
+    exit 1
+fi
+echo "check-units: gestured-mqtt@.service verifies clean, exposure $mqtt"
+
 # The textfile example (docs/FLEET.md, "node_exporter's textfile collector"): verified with the
 # daemon's socket unit it runs after; it writes one directory and opens no IP socket, so its
 # exposure may not rise above 1.0.

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 # neither start a process nor open a socket nor wait for another thread. A new suite of
 # GestureActionsTests, GestureDaemonTests or GestureServerTests runs with the waiting ones unless
 # it is named here: name it here when it only computes.
-compute='^(GestureEngineTests|TouchInputTests|YAMLCodingTests)\.'
+compute='^(GestureEngineTests|TouchInputTests|YAMLCodingTests|GestureMQTTTests)\.'
 compute+='|^GestureActionsTests\.(ActionPlannerTests|ActionsLoaderTests|InputEncodingTests|PanelActionsTests)/'
 compute+='|^GestureDaemonTests\.(ConfigurationFuzzTests|ConfigurationLoaderTests|ConfigurationReferenceTests'
 compute+='|FingerMinimumTests|OneRuleTests|HookedFlickTests|MetricsExpositionTests|PanelConfigurationTests'

@@ -14,7 +14,10 @@
 # (the daemon gets a metrics socket, as from gestured-metrics.socket, through
 # systemd-socket-activate; nothing scrapes it: the cost of counting alone), SCRAPE=1 (with
 # METRICS=1: a scraper fetches /metrics every second; the wake-ups that served a scrape are
-# reported apart, and the frames' medians must not move).
+# reported apart, and the frames' medians must not move), MQTT=1 (`gestured mqtt`, the same
+# binary, is attached too, publishing what the listen client takes — swipes and pans, every state —
+# to Debian's mosquitto on a loopback port: the daemon's cost of one more client taking the same
+# lines; docs/FLEET.md, "Home Assistant and MQTT").
 # Prints, over the wake-ups after the first 100 (start-up): the median and 90th percentile of
 # each count (a wake-up is a frame); then the instructions per published line: the mean of the
 # wake-ups that sent to the client minus the mean of those that did not, per line they sent
@@ -27,10 +30,12 @@ binary=${1:-$here/.build/release/gestured}
 seconds=${2:-240}
 recording=${RECORDING:-$here/examples/recordings/demo.evemu}
 work=$(mktemp -d)
-trap 'kill $daemon $client $scraper 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $daemon $client $scraper $broker $mqtt 2>/dev/null || true; rm -rf "$work"' EXIT
 daemon=
 client=
 scraper=
+broker=
+mqtt=
 
 # The counter: reads lackey's trace (" L addr,size", "I  addr,size", ...) on stdin.
 cat > "$work/breadth.c" <<'EOF'
@@ -132,6 +137,17 @@ if [ ! -S "$socket" ]; then
 fi
 "$binary" listen --socket "$socket" --kind swipe --kind pan > "$work/lines" 2>&1 &
 client=$!
+if [ "${MQTT:-}" = 1 ]; then
+    mqtt_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    printf 'listener %s 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n%s' "$mqtt_port" \
+        "$([ "$(id -u)" = 0 ] && echo 'user root')" > "$work/mosquitto.conf"
+    mosquitto -c "$work/mosquitto.conf" > "$work/mosquitto.log" 2>&1 &
+    broker=$!
+    printf 'broker: {url: "mqtt://127.0.0.1:%s"}\ntopic-prefix: gestured/breadth\npublish: {kinds: [swipe, pan], states: [began, changed, ended, cancelled, recognized]}\n' \
+        "$mqtt_port" > "$work/mqtt.yaml"
+    "$binary" mqtt --config "$work/mqtt.yaml" --socket "$socket" > "$work/mqtt.log" 2>&1 &
+    mqtt=$!
+fi
 if [ "${SCRAPE:-}" = 1 ]; then
     python3 -c '
 import sys, time, urllib.request
@@ -145,7 +161,11 @@ while True:
     scraper=$!
 fi
 sleep "$seconds"
-kill "$client" $scraper 2>/dev/null || true
+kill "$client" $scraper $mqtt $broker 2>/dev/null || true
+if [ -n "$mqtt" ]; then
+    echo "gestured mqtt attached: $(grep -c 'connected to the daemon' "$work/mqtt.log") connection(s) to the daemon," \
+        "$(grep -c 'connected to the broker' "$work/mqtt.log") to the broker"
+fi
 kill -9 "$daemon" 2>/dev/null || true
 wait "$counter" || true
 echo "$(wc -l < "$work/wakeups") wake-ups in all; the first 100 (start-up) left out"

@@ -150,7 +150,7 @@ echo /etc/gestured/gestured.yaml > "$root/DEBIAN/conffiles"
 # The drop-in directories (docs/CONFIGURATION.md and docs/ACTIONS.md, "Drop-in files"), empty: what
 # an administrator or a fleet role drops into them is theirs, and purge leaves it
 # (docs/PACKAGING.md).
-install -d -m 0755 "$root/etc/gestured/gestured.yaml.d" "$root/etc/gestured/actions.yaml.d"
+install -d -m 0755 "$root/etc/gestured/gestured.yaml.d" "$root/etc/gestured/actions.yaml.d" "$root/etc/gestured/mqtt.yaml.d"
 
 # Man pages: swift-argument-parser's generate-manual, one page per command and subcommand, dated
 # by SOURCE_DATE_EPOCH, run on the binary being packaged. Its plugin (`swift package

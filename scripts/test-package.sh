@@ -75,6 +75,8 @@ expected="libc6 libevdev2 libgcc-s1 $mtdev libstdc++6 libudev1 libyaml-0-2"
 expected+=" systemd|systemd-standalone-sysusers|systemd-sysusers "
 [ "$names" = "$expected" ] || fail "Depends: $depends (expected the packages of: $expected)"
 say "Depends: $depends"
+# `gestured mqtt` loads libmosquitto when it runs (dlopen), so dpkg-shlibdeps cannot see it.
+[ "$(dpkg-deb -f "$DEB" Recommends)" = libmosquitto1 ] || fail "Recommends: $(dpkg-deb -f "$DEB" Recommends) (expected libmosquitto1)"
 [ "$INSTALL" = 1 ] || exit 0
 
 # Nothing of the package is left: no file or symlink it listed, no directory of its own, no
@@ -141,7 +143,7 @@ say "the $(echo "$commands" | wc -w) commands' help texts name $(echo "$named" |
     $(echo "$named" | sed 's#^/usr/share/doc/gestured/##' | tr '\n' ' ')
 # The drop-in directories: the package's, empty, root's; the installed binary reads what is
 # dropped there (check-config names it, config --effective merges it).
-for dir in /etc/gestured/gestured.yaml.d /etc/gestured/actions.yaml.d; do
+for dir in /etc/gestured/gestured.yaml.d /etc/gestured/actions.yaml.d /etc/gestured/mqtt.yaml.d; do
     [ -d "$dir" ] && [ "$(stat -c '%a %U:%G' "$dir")" = "755 root:root" ] ||
         fail "$dir is not installed as a directory of root's, mode 0755"
     [ "$(dpkg -S "$dir")" = "gestured: $dir" ] || fail "$dir is not the package's ($(dpkg -S "$dir" 2>&1))"
@@ -272,6 +274,7 @@ for unit in $(dpkg-deb -c "$DEB" | sed -n 's#.*/usr/lib/systemd/system/\([^/@]\{
 done
 expect remove 'udevadm trigger --action=change --subsystem-match=input$' "udev was not triggered after the rules went"
 expect remove "systemctl stop gestured-actions@\\*\\.service$" "the running gestured-actions@ instances were not stopped"
+expect remove "systemctl stop gestured-mqtt@\\*\\.service$" "the running gestured-mqtt@ instances were not stopped"
 expect remove 'systemctl --quiet --user --machine 1000@ stop gestured-actions\.service$' \
     "the users' gestured-actions.service was not stopped"
 [ ! -L /etc/systemd/system/multi-user.target.wants/gestured-actions@kiosk.service ] ||

@@ -62,6 +62,9 @@ scripts/check-units.sh
 stage "metrics (a real Prometheus scraping a replay, promtool)"
 scripts/test-metrics.sh --gestured .build/debug/gestured
 
+stage "MQTT (a real mosquitto with TLS, a 30 s outage, brokers that are not; docs/FLEET.md)"
+scripts/test-mqtt.sh --gestured .build/debug/gestured
+
 stage "real-kernel input suite"
 scripts/vm/input-tests.sh
 

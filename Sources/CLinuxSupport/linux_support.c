@@ -22,6 +22,7 @@
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <linux/tcp.h>
 #include <linux/uinput.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -244,4 +245,15 @@ int gestured_lower_thread_priority(int by) {
     int nice = getpriority(PRIO_PROCESS, tid);
     if (nice == -1 && errno != 0) return -1;
     return setpriority(PRIO_PROCESS, tid, nice + by > 19 ? 19 : nice + by);
+}
+
+int64_t gestured_tcp_bytes_received(int fd) {
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    if (length < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    return (int64_t)info.tcpi_bytes_received;
 }

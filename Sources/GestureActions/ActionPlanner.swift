@@ -69,6 +69,8 @@ public struct ActionPlanner: Sendable {
         for (i, rule) in rules.enumerated() {
             if let event = rule.panelEvent {
                 byEvent[event, default: []].append(i)
+            } else if rule.isNamedOnly {
+                continue
             } else {
                 byName[rule.recognizer, default: []].append(i)
             }

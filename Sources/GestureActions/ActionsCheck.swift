@@ -19,6 +19,14 @@ public enum ActionsCheck {
         var warnings: [String] = []
         for (i, rule) in loaded.configuration.actions.enumerated() {
             let at = loaded.ruleLocations[i]
+            if rule.isNamedOnly {
+                if kinds[ActionRule.namedOnly] != nil {
+                    warnings.append(
+                        "\(at): 'on: mqtt' acts when gestured mqtt names the rule, not on the daemon's recognizer "
+                            + "'mqtt', which no rule can name: rename the recognizer")
+                }
+                continue
+            }
             if let event = rule.panelEvent {
                 if kinds[event.rawValue] != nil {
                     warnings.append(

@@ -40,8 +40,17 @@ public struct ActionsConfiguration: Hashable, Sendable {
     }
 
     /// The recognizer names the rules act on (what the client subscribes to); rules on a panel's
-    /// day (`on: wake`, `idle`, `active`) need no subscription: those messages go to everyone.
-    public var recognizerNames: Set<String> { Set(actions.filter { $0.panelEvent == nil }.map(\.recognizer)) }
+    /// day (`on: wake`, `idle`, `active`) need no subscription: those messages go to everyone;
+    /// rules `on: mqtt` act only when `gestured mqtt` names them.
+    public var recognizerNames: Set<String> {
+        Set(actions.filter { $0.panelEvent == nil && !$0.isNamedOnly }.map(\.recognizer))
+    }
+
+    /// The rule called `name` (its `name` key), the one `gestured mqtt` runs for a message it maps
+    /// to that name.
+    public func rule(named name: String) -> ActionRule? {
+        actions.first { $0.name == name }
+    }
 
     /// Every key name a rule may send, for the virtual keyboard to declare up front.
     public var keyNames: Set<String> {
@@ -96,11 +105,14 @@ public struct ActionRule: Hashable, Sendable {
     public var edge: Edge?
     public var fingers: Int?
     public var region: String?
+    /// What `gestured mqtt` calls the rule (`name`): a message it maps to this name runs the rule's
+    /// action (docs/FLEET.md, "Home Assistant and MQTT"). Unique in the file.
+    public var name: String?
     public var action: Action
 
     public init(
         recognizer: String, state: GestureState? = nil, direction: Direction? = nil, edge: Edge? = nil,
-        fingers: Int? = nil, region: String? = nil, action: Action
+        fingers: Int? = nil, region: String? = nil, name: String? = nil, action: Action
     ) {
         self.recognizer = recognizer
         self.state = state
@@ -108,11 +120,29 @@ public struct ActionRule: Hashable, Sendable {
         self.edge = edge
         self.fingers = fingers
         self.region = region
+        self.name = name
         self.action = action
     }
 
+    /// What `on` says of a rule that acts only when `gestured mqtt` names it.
+    public static let namedOnly = "mqtt"
+
     /// The panel's day the rule acts on (`on: wake`, `idle` or `active`) instead of a recognizer.
     public var panelEvent: PanelEventName? { PanelEventName(rawValue: recognizer) }
+
+    /// Whether the rule acts only when `gestured mqtt` names it (`on: mqtt`), on no message of the
+    /// daemon's.
+    public var isNamedOnly: Bool { recognizer == Self.namedOnly }
+
+    /// Whether the rule can act without a gesture — keys or a command, not a click or a scroll,
+    /// which happen at a gesture's position: what a rule on a panel's day or one `gestured mqtt`
+    /// runs must be.
+    public var actsWithoutGesture: Bool {
+        switch action {
+        case .keys(_, nil), .run: true
+        case .keys(_, .some), .click, .scroll: false
+        }
+    }
 
     /// Whether the report's fields pass the rule's filters (its name and state aside).
     func passesFilters(_ g: GestureMessage) -> Bool {

@@ -48,7 +48,7 @@ extension ActionsConfiguration: Decodable {
 
 extension ActionsConfiguration {
     /// A user name as useradd(8) and systemd take them (a number: a uid).
-    static func isUserName(_ name: String) -> Bool {
+    public static func isUserName(_ name: String) -> Bool {
         (1...32).contains(name.utf8.count) && name.first != "-"
             && name.utf8.allSatisfy { c in
                 (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F
@@ -78,7 +78,7 @@ extension CommandSettings: Decodable {
 
 extension ActionRule: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case on, state, direction, edge, fingers, region
+        case on, state, direction, edge, fingers, region, name
         case keys, `repeat`, click, scroll, run, shell
     }
 
@@ -92,7 +92,8 @@ extension ActionRule: Decodable {
                 CodingKeys.on,
                 DecodingError.Context(
                     codingPath: decoder.codingPath,
-                    debugDescription: "a rule needs 'on': the name of the recognizer it acts on, or wake, idle or active"))
+                    debugDescription:
+                        "a rule needs 'on': the name of the recognizer it acts on, or wake, idle, active or mqtt"))
         }
         recognizer = try c.decode(
             .on, default: "", expect: "a recognizer name (1 to 64 letters, digits, '-', '_' or '.')"
@@ -113,6 +114,19 @@ extension ActionRule: Decodable {
                 forKey: .region, in: c,
                 debugDescription: "expected a region name (1 to 64 letters, digits, '-', '_' or '.')")
         }
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        if let name, !RegionSpec.isValidName(name) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .name, in: c,
+                debugDescription: "expected a rule name (1 to 64 letters, digits, '-', '_' or '.')")
+        }
+        if recognizer == Self.namedOnly && name == nil {
+            throw DecodingError.keyNotFound(
+                CodingKeys.name,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a rule 'on: mqtt' needs 'name': what gestured mqtt's inbound topics call it"))
+        }
 
         let given = Self.actionKeys.filter { c.contains($0) }
         guard given.count == 1, let key = given.first else {
@@ -125,7 +139,7 @@ extension ActionRule: Decodable {
                         : "a rule has one action; '\(given[1].rawValue)' is a second one, beside '\(given[0].rawValue)'"
                 ))
         }
-        if PanelEventName(rawValue: recognizer) != nil {
+        if PanelEventName(rawValue: recognizer) != nil || recognizer == Self.namedOnly {
             try Self.checkPanelRule(c, key)
         }
         if c.contains(.repeat) && key != .keys {
@@ -186,14 +200,15 @@ extension ActionRule: Decodable {
         }
     }
 
-    /// A rule on a panel's day (`on: wake`, `idle`, `active`) has no gesture: no filter of one,
-    /// and no action that needs its position or motion.
+    /// A rule on a panel's day (`on: wake`, `idle`, `active`) or named by `gestured mqtt` (`on:
+    /// mqtt`) has no gesture: no filter of one, and no action that needs its position or motion.
     static func checkPanelRule(_ c: KeyedDecodingContainer<CodingKeys>, _ action: CodingKeys) throws {
         let on = (try? c.decode(String.self, forKey: .on)) ?? ""
+        let actsOn =
+            on == namedOnly ? "acts when gestured mqtt names the rule" : "acts on the panel's \(on) message"
         for filter in [CodingKeys.state, .direction, .edge, .fingers, .region, .repeat] where c.contains(filter) {
             throw DecodingError.dataCorruptedError(
-                forKey: filter, in: c,
-                debugDescription: "'\(filter.rawValue)' is a gesture's; 'on: \(on)' acts on the panel's \(on) message")
+                forKey: filter, in: c, debugDescription: "'\(filter.rawValue)' is a gesture's; 'on: \(on)' \(actsOn)")
         }
         guard action == .keys || action == .run || action == .shell else {
             throw DecodingError.dataCorruptedError(

@@ -37,11 +37,11 @@ public enum ActionsLoader {
     }
 
     /// The lists a drop-in merges entry by entry: the rules, each told apart by its condition —
-    /// `on` and the filters written beside it (docs/ACTIONS.md, "Drop-in files").
+    /// `on`, its `name` and the filters written beside it (docs/ACTIONS.md, "Drop-in files").
     public static let dropInLists = [
         YAMLDropIns.List(
             key: ActionsConfiguration.CodingKeys.actions.rawValue,
-            identity: ["on", "state", "direction", "edge", "fingers", "region"], noun: "rule")
+            identity: ["on", "name", "state", "direction", "edge", "fingers", "region"], noun: "rule")
     ]
 
     /// The actions file at `path` and its drop-ins (`PATH.d/*.yaml`), merged, not yet decoded.
@@ -94,10 +94,21 @@ public enum ActionsLoader {
         let configuration = try YAMLFile.decode(ActionsConfiguration.self, from: root, file: file)
         func node(_ path: [any CodingKey]) -> YAMLNode { root.resolve(path).node }
         var locations: [String] = []
+        var named: [String: YAMLMark] = [:]
         for (i, rule) in configuration.actions.enumerated() {
             let rulePath: [any CodingKey] = [AnyCodingKey(stringValue: "actions"), AnyCodingKey(intValue: i)!]
             let on = node(rulePath + [AnyCodingKey(stringValue: "on")]).mark
             locations.append("\(on.file ?? file):\(on.line):\(on.column)")
+            if let name = rule.name {
+                let mark = node(rulePath + [AnyCodingKey(stringValue: "name")]).mark
+                if let first = named[name] {
+                    throw located(
+                        mark,
+                        "a second rule named '\(name)' (the first is at \(first.file ?? file):\(first.line):"
+                            + "\(first.column)): a name calls one rule")
+                }
+                named[name] = mark
+            }
             guard case .keys(let chord, let repeating) = rule.action else { continue }
             let lists: [(String, KeyChord?)] = [("keys", chord), ("repeat", repeating?.reverse)]
             for (key, list) in lists {

@@ -89,6 +89,16 @@ public enum GestureEnvironment {
         return v
     }
 
+    /// `GESTURED_EVENT` (`mqtt`), `GESTURED_RULE`, `GESTURED_TOPIC`, `GESTURED_PAYLOAD`: a rule that
+    /// `gestured mqtt` runs for a message on one of its inbound topics. Every value is the mqtt
+    /// file's own (the message matched its topic and payload exactly), never the broker's text.
+    public static func variables(rule: String, topic: String, payload: String) -> [String: String] {
+        [
+            "GESTURED_EVENT": ActionRule.namedOnly, "GESTURED_RULE": rule, "GESTURED_TOPIC": topic,
+            "GESTURED_PAYLOAD": payload,
+        ]
+    }
+
     /// Names of recognizers, regions and shape templates: the configuration's spelling.
     static func checkName(_ name: String, _ variable: String) throws(Refusal) {
         guard !RegionSpec.isValidName(name) else { return }

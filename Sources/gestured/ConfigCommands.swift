@@ -4,6 +4,7 @@ import Glibc
 import GestureActions
 import GestureDaemon
 import GestureEngine
+import GestureMQTT
 import YAMLCoding
 
 /// `gestured config --default`: the built-in configuration as YAML; `gestured config --effective
@@ -89,7 +90,9 @@ struct CheckConfigCommand: ParsableCommand {
             checked against the recognizers of the daemon's configuration given with \
             --daemon-config, else the built-in set: a name neither has is a warning (a client may \
             define it at run time), with the nearest name. Files in FILE.d/ that are not read \
-            (not *.yaml) are named.
+            (not *.yaml) are named. A file with `broker:` at the top is an mqtt \
+            file (`gestured mqtt`; \(Installed.guide("FLEET"))), checked with the actions file \
+            its inbound topics name.
 
             Examples:
               gestured check-config /etc/gestured/gestured.yaml \\
@@ -129,7 +132,7 @@ struct CheckConfigCommand: ParsableCommand {
             if let daemonConfig {
                 guard case .configuration(let given) = try CheckedSet.read(daemonConfig, command: "check-config").kind
                 else {
-                    printError("gestured check-config: --daemon-config \(daemonConfig) is an actions file, not the daemon's")
+                    printError("gestured check-config: --daemon-config \(daemonConfig) is not the daemon's configuration")
                     throw ExitCode.failure
                 }
                 (daemon, source) = (given, "is in \(daemonConfig)")
@@ -140,6 +143,13 @@ struct CheckConfigCommand: ParsableCommand {
             for warning in ActionsCheck.warnings(loaded, against: summaries, source: source) {
                 printError(warning)
             }
+        case .mqtt(let loaded):
+            let configuration = loaded.configuration
+            let inbound = configuration.inbound.map { " (rules of \($0.actionsFile))" } ?? ""
+            print(
+                "\(file): valid mqtt file: broker \(configuration.broker.url), QoS \(configuration.qos), "
+                    + counted(configuration.inbound?.topics.count ?? 0, "inbound topic") + "\(inbound), Home Assistant discovery "
+                    + (configuration.homeAssistant.discovery ? "on" : "off"))
         }
         let names = checked.set.dropIns.map { String($0.split(separator: "/").last ?? "") }
         print(
@@ -155,6 +165,7 @@ struct CheckedSet {
     enum Kind {
         case configuration(DaemonConfiguration)
         case actions(LoadedActions)
+        case mqtt(LoadedMQTT)
     }
 
     var set: YAMLFileSet
@@ -170,8 +181,14 @@ struct CheckedSet {
             throw ExitCode.failure
         }
         do {
-            // The file itself tells its kind: an actions file has `actions` at the top.
+            // The file itself tells its kind: an actions file has `actions` at the top, an mqtt
+            // file `broker`.
             let data = try ConfigurationLoader.contents(of: file)
+            if MQTTLoader.isMQTTFile(String(decoding: data, as: UTF8.self)) {
+                let set = try MQTTLoader.read(file)
+                let loaded = try MQTTLoader.parse(set) { path throws(YAMLFileError) in try loadActions(path) }
+                return CheckedSet(set: set, kind: .mqtt(loaded))
+            }
             if ActionsLoader.isActionsFile(String(decoding: data, as: UTF8.self)) {
                 let set = try ActionsLoader.read(file)
                 return CheckedSet(set: set, kind: .actions(try ActionsLoader.parse(set, isKeyName: isKeyName)))

@@ -19,6 +19,7 @@ struct Gestured: ParsableCommand {
         subcommands: [
             RunCommand.self, ReplayCommand.self, ListenCommand.self, DevicesCommand.self, SimulateCommand.self,
             CheckConfigCommand.self, ConfigCommand.self, ActionsCommand.self, StatusCommand.self, RecordCommand.self,
+            MQTTCommand.self,
         ]
     )
 }

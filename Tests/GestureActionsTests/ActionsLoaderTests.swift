@@ -1,5 +1,6 @@
 import GestureActions
 import GestureEngine
+import GestureProtocol
 import TestSupport
 import Testing
 import VirtualDevices
@@ -118,7 +119,7 @@ struct ActionsLoaderTests {
             ),
             (
                 "actions:\n  - direction: down\n    keys: [KEY_A]\n",
-                "actions.yaml:2:5: a rule needs 'on': the name of the recognizer it acts on, or wake, idle or active"
+                "actions.yaml:2:5: a rule needs 'on': the name of the recognizer it acts on, or wake, idle, active or mqtt"
             ),
             (
                 "actions:\n  - on: pan\n    state: changed\n    scroll: {}\n",
@@ -250,5 +251,65 @@ struct ActionsLoaderTests {
         #expect(!ActionsLoader.isActionsFile("recognizers: []\n"))
         #expect(!ActionsLoader.isActionsFile("- actions\n"))
         #expect(!ActionsLoader.isActionsFile("actions: [\n"))
+    }
+
+    @Test("a rule may have a name; 'on: mqtt' rules have one and act only when gestured mqtt names them")
+    func namedRules() throws {
+        let loaded = try parse(
+            """
+            actions:
+              - on: wake
+                name: screen-on
+                run: ["/usr/bin/wlopm", "--on", "*"]
+              - on: mqtt
+                name: dashboard-next
+                keys: [KEY_LEFTCTRL, KEY_TAB]
+              - on: tap
+                keys: [KEY_A]
+            """)
+        let c = loaded.configuration
+        #expect(c.rule(named: "dashboard-next")?.isNamedOnly == true)
+        #expect(c.rule(named: "screen-on")?.panelEvent == .wake)
+        #expect(c.rule(named: "tap") == nil)
+        #expect(c.recognizerNames == ["tap"])
+        // The planner never acts on an 'on: mqtt' rule, whatever the daemon sends.
+        var planner = ActionPlanner(c)
+        var out: [ActionPlanner.Output] = []
+        planner.handle(Report.gesture("mqtt", .tap, .recognized), into: &out)
+        planner.handle(Report.gesture("tap", .tap, .recognized), into: &out)
+        #expect(out == [.keys(["KEY_A"])])
+        // A daemon recognizer called mqtt is one no rule can name.
+        let warnings = ActionsCheck.warnings(
+            loaded, against: [RecognizerSummary(name: "mqtt", kind: .tap, owner: .configuration, region: "root")])
+        #expect(
+            warnings.contains { $0.hasPrefix("actions.yaml:5:9: 'on: mqtt' acts when gestured mqtt names the rule") })
+    }
+
+    @Test(
+        "named rules: what is refused, at its line and column",
+        arguments: [
+            (
+                "actions:\n  - on: mqtt\n    keys: [KEY_A]\n",
+                "actions.yaml:2:5: a rule 'on: mqtt' needs 'name': what gestured mqtt's inbound topics call it"
+            ),
+            (
+                "actions:\n  - on: mqtt\n    name: x\n    click: left\n",
+                "actions.yaml:4:12: 'on: mqtt' takes keys, run or shell: 'click' needs a gesture"
+            ),
+            (
+                "actions:\n  - on: mqtt\n    name: x\n    fingers: 2\n    keys: [KEY_A]\n",
+                "actions.yaml:4:14: 'fingers' is a gesture's; 'on: mqtt' acts when gestured mqtt names the rule"
+            ),
+            (
+                "actions:\n  - on: tap\n    name: \"a b\"\n    keys: [KEY_A]\n",
+                "actions.yaml:3:11: expected a rule name (1 to 64 letters, digits, '-', '_' or '.') (found 'a b')"
+            ),
+            (
+                "actions:\n  - on: tap\n    name: x\n    keys: [KEY_A]\n  - on: mqtt\n    name: x\n    keys: [KEY_B]\n",
+                "actions.yaml:6:11: a second rule named 'x' (the first is at actions.yaml:3:11): a name calls one rule"
+            ),
+        ])
+    func namedRuleMistakes(text: String, expected: String) {
+        #expect(problem(text) == expected)
     }
 }

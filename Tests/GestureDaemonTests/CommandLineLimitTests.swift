@@ -185,7 +185,7 @@ struct CommandLineLimitTests {
 
     /// A file over its kind's limit: a sparse 1 GB file (its blocks never written) took `check-config`
     /// over 20 s and 3 GB before an error at 1:1, and `replay` read it whole too. Every command that
-    /// takes a configuration, an actions file, a recording or a script refuses it by its size,
+    /// takes a configuration, an actions file, an mqtt file, a recording or a script refuses it by its size,
     /// naming the file and the limit; none reads it (YAMLFileTests and RecordingFileTests show the
     /// reads), so each answers at once.
     @Test("a file over its kind's size limit is refused by every command that takes it, naming file and limit")
@@ -199,6 +199,7 @@ struct CommandLineLimitTests {
         let configuration =
             "\(big):1:1: the file is 1073741824 bytes: a configuration file is at most 1 MiB (1048576 bytes)"
         let actions = "\(big):1:1: the file is 1073741824 bytes: an actions file is at most 1 MiB (1048576 bytes)"
+        let mqtt = "\(big):1:1: the file is 1073741824 bytes: an mqtt file is at most 256 KiB (262144 bytes)"
         let recording = "\(big): the file is 1073741824 bytes, over the limit of 256 MiB (268435456 bytes)"
         let script = "\(big):1:1: the file is 1073741824 bytes: a gesture script is at most 1 MiB (1048576 bytes)"
         let socket = directory + "/g.sock"
@@ -208,6 +209,7 @@ struct CommandLineLimitTests {
             (["devices", "--config", big], configuration),
             (["replay", "--config", big, Self.recording], configuration),
             (["actions", "--config", big, "--socket", socket], "gestured actions: " + actions),
+            (["mqtt", "--config", big, "--socket", socket], "gestured mqtt: " + mqtt),
             (["replay", big], "gestured replay: " + recording),
             (["run", "--replay", big, "--socket", socket], "gestured run: " + recording),
             (["simulate", "--recording", big], "gestured simulate: " + recording),

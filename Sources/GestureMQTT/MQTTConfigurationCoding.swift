@@ -1,0 +1,305 @@
+import GestureActions
+import GestureEngine
+import GestureProtocol
+
+// Strict Codable for the mqtt file, as for the daemon's and the actions file: unknown keys are
+// errors, every value is checked where it is read, so the loader can point at its line and column.
+
+extension MQTTConfiguration: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case broker
+        case topicPrefix = "topic-prefix"
+        case qos, socket
+        case daemonUser = "daemon-user"
+        case publish, queue
+        case homeAssistant = "home-assistant"
+        case inbound
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the mqtt file")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard c.contains(.broker), try !c.decodeNil(forKey: .broker) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.broker,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "the mqtt file needs 'broker': at least {url: mqtts://HOST:8883}"))
+        }
+        broker = try c.decode(BrokerSettings.self, forKey: .broker)
+        if let text = try c.decodeIfPresent(String.self, forKey: .topicPrefix) {
+            do {
+                topicPrefix = try TopicPrefix(text)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .topicPrefix, in: c, debugDescription: error.description)
+            }
+        } else {
+            topicPrefix = nil
+        }
+        qos = try c.decode(.qos, default: 1, expect: "0 (at most once) or 1 (at least once)") { $0 == 0 || $0 == 1 }
+        socket = try c.decodeIfPresent(String.self, forKey: .socket)
+        if let socket {
+            guard socket.hasPrefix("/") else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .socket, in: c, debugDescription: "expected an absolute path")
+            }
+            do {
+                _ = try SocketPath(socket, for: .connect)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .socket, in: c, debugDescription: error.description)
+            }
+        }
+        daemonUser = try c.decodeIfPresent(String.self, forKey: .daemonUser)
+        if let daemonUser, !ActionsConfiguration.isUserName(daemonUser) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .daemonUser, in: c,
+                debugDescription: "expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid")
+        }
+        publish = try c.decode(.publish, default: PublishSettings())
+        queue = try c.decode(.queue, default: QueueBounds())
+        homeAssistant = try c.decode(.homeAssistant, default: HomeAssistantSettings())
+        inbound = try c.decodeIfPresent(InboundSettings.self, forKey: .inbound)
+    }
+}
+
+/// An absolute path of a file the client reads (a certificate, a key, a password).
+private func absolutePath<Key: CodingKey>(_ c: KeyedDecodingContainer<Key>, _ key: Key) throws -> String? {
+    guard let path = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+    guard path.hasPrefix("/"), !path.utf8.contains(0), path.utf8.count <= 4096 else {
+        throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected an absolute path")
+    }
+    return path
+}
+
+extension BrokerSettings: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case url
+        case clientID = "client-id"
+        case keepaliveSeconds = "keepalive-s"
+        case connectTimeoutSeconds = "connect-timeout-s"
+        case reconnectMaxSeconds = "reconnect-max-s"
+        case caFile = "ca-file"
+        case certFile = "cert-file"
+        case keyFile = "key-file"
+        case username
+        case passwordFile = "password-file"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'broker'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard let text = try c.decodeIfPresent(String.self, forKey: .url) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.url,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "'broker' needs 'url': mqtts://HOST[:PORT] (TLS) or mqtt://HOST[:PORT]"))
+        }
+        do {
+            url = try BrokerURL(parsing: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: error.description)
+        }
+        clientID = try c.decodeIfPresent(String.self, forKey: .clientID)
+        if let clientID, !Self.isClientID(clientID) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .clientID, in: c, debugDescription: "expected 1 to 64 letters, digits, '-', '_' or '.'")
+        }
+        keepaliveSeconds = try c.decode(.keepaliveSeconds, default: 30, expect: "seconds from 5 to 3600") {
+            (5...3600).contains($0)
+        }
+        connectTimeoutSeconds = try c.decode(.connectTimeoutSeconds, default: 10, expect: "seconds from 1 to 300") {
+            (1...300).contains($0)
+        }
+        reconnectMaxSeconds = try c.decode(.reconnectMaxSeconds, default: 30, expect: "seconds from 1 to 3600") {
+            (1...3600).contains($0)
+        }
+        caFile = try absolutePath(c, .caFile)
+        certFile = try absolutePath(c, .certFile)
+        keyFile = try absolutePath(c, .keyFile)
+        for key in [CodingKeys.caFile, .certFile, .keyFile] where c.contains(key) && !url.tls {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "'\(key.rawValue)' is for TLS: the url must be mqtts://")
+        }
+        if (certFile == nil) != (keyFile == nil) {
+            let given = certFile == nil ? CodingKeys.keyFile : .certFile
+            throw DecodingError.dataCorruptedError(
+                forKey: given, in: c, debugDescription: "a client certificate needs both 'cert-file' and 'key-file'")
+        }
+        username = try c.decodeIfPresent(String.self, forKey: .username)
+        if let username, username.isEmpty || username.utf8.count > 256 || username.utf8.contains(0) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .username, in: c, debugDescription: "expected a user name of 1 to 256 bytes")
+        }
+        passwordFile = try absolutePath(c, .passwordFile)
+        if passwordFile != nil && username == nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: .passwordFile, in: c, debugDescription: "a password needs 'username' beside it")
+        }
+    }
+
+    /// A client identifier most brokers take (MQTT 3.1.1 §3.1.3.1 guarantees 23 letters and
+    /// digits; mosquitto takes more, and these characters).
+    static func isClientID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.unicodeScalars.allSatisfy(TopicLevel.allowed)
+    }
+}
+
+extension PublishSettings: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case gestures, kinds, states, panel, contact
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'publish'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if let names = try c.decodeIfPresent([String].self, forKey: .gestures) {
+            guard names.count <= Subscription.maxFilterEntries else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .gestures, in: c,
+                    debugDescription: "expected at most \(Subscription.maxFilterEntries) recognizer names")
+            }
+            if let bad = names.first(where: { !RegionSpec.isValidName($0) }) {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .gestures, in: c,
+                    debugDescription: "'\(TopicLevel.escaped(bad))' is not a recognizer name (1 to 64 letters, digits, "
+                        + "'-', '_' or '.')")
+            }
+            gestures = Set(names)
+        }
+        kinds = try c.decodeIfPresent([GestureKind].self, forKey: .kinds).map(Set.init)
+        states = Set(
+            try c.decode(.states, default: Array(states), expect: "a list of 1 to 5 states") { !$0.isEmpty })
+        panel = try c.decode(.panel, default: panel)
+        contact = try c.decode(.contact, default: contact)
+    }
+}
+
+extension QueueBounds: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case maxMessages = "max-messages"
+        case maxBytes = "max-bytes"
+    }
+
+    /// The fewest messages a queue holds: those in flight (``OutgoingQueue/window``) and as many
+    /// waiting.
+    public static let minimumMessages = 2 * OutgoingQueue.window
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'queue'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        maxMessages = try c.decode(
+            .maxMessages, default: maxMessages, expect: "a number from \(Self.minimumMessages) to 1000000"
+        ) {
+            (Self.minimumMessages...1_000_000).contains($0)
+        }
+        maxBytes = try c.decode(.maxBytes, default: maxBytes, expect: "bytes from 65536 to 268435456 (256 MiB)") {
+            (65536...268_435_456).contains($0)
+        }
+    }
+}
+
+extension HomeAssistantSettings: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case discovery, prefix
+        case deviceName = "device-name"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'home-assistant'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        discovery = try c.decode(.discovery, default: discovery)
+        if let text = try c.decodeIfPresent(String.self, forKey: .prefix) {
+            do {
+                prefix = try TopicPrefix(text)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .prefix, in: c, debugDescription: error.description)
+            }
+        }
+        deviceName = try c.decodeIfPresent(String.self, forKey: .deviceName)
+        if let deviceName,
+            deviceName.isEmpty || deviceName.utf8.count > 64
+                || deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            throw DecodingError.dataCorruptedError(
+                forKey: .deviceName, in: c,
+                debugDescription: "expected a name of 1 to 64 bytes without control characters")
+        }
+    }
+}
+
+extension InboundSettings: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case actionsFile = "actions-file"
+        case maxPerMinute = "max-per-minute"
+        case topics
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'inbound'")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        actionsFile = try absolutePath(c, .actionsFile) ?? "/etc/gestured/actions.yaml"
+        maxPerMinute = try c.decode(.maxPerMinute, default: 30, expect: "a number from 1 to 600") {
+            (1...600).contains($0)
+        }
+        guard c.contains(.topics) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.topics,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "'inbound' needs 'topics': a list such as {topic: screen, payload: \"ON\", "
+                        + "rule: screen-on}"))
+        }
+        topics = try c.decode(.topics, default: [], expect: "a list of 1 to 64 topics") { (1...64).contains($0.count) }
+        var seen: [String: Int] = [:]
+        for (i, entry) in topics.enumerated() {
+            let key = entry.topic + "\u{0}" + entry.payload
+            if let first = seen[key] {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: decoder.codingPath + [CodingKeys.topics, AnyCodingKey(intValue: i)!],
+                        debugDescription:
+                            "topics[\(first)] has this topic and payload already: one message runs one rule"))
+            }
+            seen[key] = i
+        }
+    }
+}
+
+extension InboundTopic: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case topic, payload, rule
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "an inbound topic")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        for key in [CodingKeys.topic, .rule] where !c.contains(key) {
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "an inbound topic needs 'topic' (the levels under <prefix>/command/) and 'rule' "
+                        + "(a rule's name in the actions file)"))
+        }
+        topic = try c.decode(String.self, forKey: .topic)
+        do {
+            try TopicPrefix.check(topic, what: "an inbound topic")
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .topic, in: c, debugDescription: error.description)
+        }
+        payload = try c.decode(
+            .payload, default: Self.press,
+            expect: "1 to \(Self.maximumPayloadBytes) bytes without control characters"
+        ) {
+            (1...Self.maximumPayloadBytes).contains($0.utf8.count)
+                && !$0.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        }
+        rule = try c.decode(.rule, default: "", expect: "a rule name (1 to 64 letters, digits, '-', '_' or '.')") {
+            RegionSpec.isValidName($0)
+        }
+    }
+}
