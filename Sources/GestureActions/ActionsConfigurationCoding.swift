@@ -15,24 +15,8 @@ extension ActionsConfiguration: Decodable {
         self.init()
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the actions file")
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        socket = try c.decodeIfPresent(String.self, forKey: .socket)
-        if let socket {
-            guard socket.hasPrefix("/") else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .socket, in: c, debugDescription: "expected an absolute path")
-            }
-            do {
-                _ = try SocketPath(socket, for: .connect)
-            } catch {
-                throw DecodingError.dataCorruptedError(forKey: .socket, in: c, debugDescription: error.description)
-            }
-        }
-        daemonUser = try c.decodeIfPresent(String.self, forKey: .daemonUser)
-        if let daemonUser, !Self.isUserName(daemonUser) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .daemonUser, in: c,
-                debugDescription: "expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid")
-        }
+        socket = try c.decodeClientSocket(forKey: .socket)
+        daemonUser = try c.decodeDaemonUser(forKey: .daemonUser)
         commands = try c.decode(.commands, default: commands)
         guard c.contains(.actions), try !c.decodeNil(forKey: .actions) else {
             throw DecodingError.keyNotFound(
@@ -43,6 +27,34 @@ extension ActionsConfiguration: Decodable {
                         + "{on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}"))
         }
         actions = try c.decode(.actions, default: [], expect: "a list of at most 256 rules") { $0.count <= 256 }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A client program's `socket`: an absolute path a client can connect to (``SocketPath``'s
+    /// limits), as `gestured actions` and `gestured mqtt` take it.
+    public func decodeClientSocket(forKey key: Key) throws -> String? {
+        guard let socket = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard socket.hasPrefix("/") else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected an absolute path")
+        }
+        do {
+            _ = try SocketPath(socket, for: .connect)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: error.description)
+        }
+        return socket
+    }
+
+    /// A client program's `daemon-user`: the user the daemon must run as (``DaemonTrust``).
+    public func decodeDaemonUser(forKey key: Key) throws -> String? {
+        let user = try decodeIfPresent(String.self, forKey: key)
+        if let user, !ActionsConfiguration.isUserName(user) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid")
+        }
+        return user
     }
 }
 

@@ -24,15 +24,10 @@ import Synchronization
 /// and a configuration whose devices cannot be made is refused, keeping the running one; the
 /// subscription follows the new names.
 public final class ActionsRunner: Sendable {
-    private let socket: String
+    private let daemon: DaemonFollower
     private let performer: any ActionPerformer
     private let commands: CommandRunner
     private let logger: Logger
-    /// What it logs per connection and per message of the daemon, at most a few lines a minute of
-    /// each daemon (its uid), so a daemon restarting in a loop cannot flood the journal.
-    private let daemonLog = LogThrottle()
-    /// The daemon's uid, for ``daemonLog``.
-    private let daemonPeer = Mutex("?")
     private let state: Mutex<State>
 
     private struct State {
@@ -50,7 +45,7 @@ public final class ActionsRunner: Sendable {
     public init(
         loaded: LoadedActions, socket: String, performer: any ActionPerformer, commands: CommandRunner, logger: Logger
     ) {
-        self.socket = socket
+        daemon = DaemonFollower(socket: socket, logger: logger)
         self.performer = performer
         self.commands = commands
         self.logger = logger
@@ -59,53 +54,14 @@ public final class ActionsRunner: Sendable {
 
     /// Connects, acts, and reconnects, until the task is cancelled.
     public func run() async {
-        var backoff = ReconnectBackoff()
-        var failures = 0
-        let refused = Mutex(false)
-        while !Task.isCancelled {
-            do {
-                let ending = try await GestureClient.connect(
-                    to: socket,
-                    server: { [self] server in
-                        let trust = state.withLock { DaemonTrust(daemonUser: $0.loaded.configuration.daemonUser) }
-                        let problem = trust.problem(with: server)
-                        refused.withLock { $0 = problem != nil }
-                        daemonPeer.withLock { $0 = "uid \(server.uid)" }
-                        return problem
-                    }
-                ) { client in
-                    backoff.connected()
-                    failures = 0
-                    return try await serve(client)
-                }
-                if Task.isCancelled { break }
-                daemonLog.log(
-                    .warning, "the daemon closed the connection\(ending.map { ": \($0)" } ?? ""); reconnecting",
-                    cause: "disconnected", peer: daemonPeer.withLock { $0 }, to: logger)
-            } catch let error as GestureClientError {
-                failures += 1
-                // Once per outage at warning level (a server refused as not the daemon: error),
-                // the attempts after it at debug level.
-                let notTheDaemon = refused.withLock { was in
-                    defer { was = false }
-                    return was
-                }
-                let level: Logger.Level = failures > 1 ? .debug : notTheDaemon ? .error : .warning
-                logger.log(level: level, "\(error); retrying (back-off up to \(ReconnectBackoff.longest))")
-            } catch is CancellationError {
-                break
-            } catch {
-                logger.warning("\(error); reconnecting")
-            }
+        await daemon.run(
+            trust: { [self] in state.withLock { DaemonTrust(daemonUser: $0.loaded.configuration.daemonUser) } },
+            serve: serve
+        ) { [self] in
             state.withLock { s in
                 s.planner.reset()
                 s.recognizers = nil
                 s.resubscribe = nil
-            }
-            do {
-                try await Task.sleep(for: backoff.pause())
-            } catch {
-                break
             }
         }
     }
@@ -121,12 +77,12 @@ public final class ActionsRunner: Sendable {
             return (s.loaded.configuration.recognizerNames, ActionsCheck.warnings(s.loaded, against: hello.recognizers))
         }
         try await client.subscribe(Subscription(gestures: names))
-        daemonLog.log(
-            .info, "connected", cause: "connected", peer: daemonPeer.withLock { $0 },
+        daemon.log(
+            .info, "connected", cause: "connected",
             metadata: [
-                "socket": "\(socket)", "daemon": "\(hello.daemonVersion)", "client": "\(hello.client)",
+                "socket": "\(daemon.socket)", "daemon": "\(hello.daemonVersion)", "client": "\(hello.client)",
                 "recognizers": "\(names.sorted().joined(separator: ","))",
-            ], to: logger)
+            ])
         for warning in warnings { logger.warning("\(warning)") }
         return try await withThrowingTaskGroup(of: ErrorMessage?.self) { group in
             group.addTask { [self] in
@@ -146,9 +102,7 @@ public final class ActionsRunner: Sendable {
                     case .error(let error) where error.code.closesConnection:
                         return error
                     case .error(let error):
-                        daemonLog.log(
-                            .warning, "the daemon says: \(error)", cause: "daemon-error",
-                            peer: daemonPeer.withLock { $0 }, to: logger)
+                        daemon.log(.warning, "the daemon says: \(error)", cause: "daemon-error")
                     case .wake, .idle, .active:
                         act(onPanel: message)
                     case .hello, .touch, .device, .dropped, .explain, .ok, .pong, .status, .contact, .recording, .raw:

@@ -37,24 +37,8 @@ extension MQTTConfiguration: Decodable {
             topicPrefix = nil
         }
         qos = try c.decode(.qos, default: 1, expect: "0 (at most once) or 1 (at least once)") { $0 == 0 || $0 == 1 }
-        socket = try c.decodeIfPresent(String.self, forKey: .socket)
-        if let socket {
-            guard socket.hasPrefix("/") else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .socket, in: c, debugDescription: "expected an absolute path")
-            }
-            do {
-                _ = try SocketPath(socket, for: .connect)
-            } catch {
-                throw DecodingError.dataCorruptedError(forKey: .socket, in: c, debugDescription: error.description)
-            }
-        }
-        daemonUser = try c.decodeIfPresent(String.self, forKey: .daemonUser)
-        if let daemonUser, !ActionsConfiguration.isUserName(daemonUser) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .daemonUser, in: c,
-                debugDescription: "expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid")
-        }
+        socket = try c.decodeClientSocket(forKey: .socket)
+        daemonUser = try c.decodeDaemonUser(forKey: .daemonUser)
         publish = try c.decode(.publish, default: PublishSettings())
         queue = try c.decode(.queue, default: QueueBounds())
         homeAssistant = try c.decode(.homeAssistant, default: HomeAssistantSettings())

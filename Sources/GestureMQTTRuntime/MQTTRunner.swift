@@ -19,7 +19,7 @@ import Synchronization
 /// the daemon going away never holds up the broker's connection.
 public final class MQTTRunner: Sendable {
     private let loaded: LoadedMQTT
-    private let socket: String
+    private let daemon: DaemonFollower
     private let session: SharedSession
     private let link: BrokerLink
     private let logger: Logger
@@ -32,7 +32,7 @@ public final class MQTTRunner: Sendable {
         performer: (any ActionPerformer)?, commands: CommandRunner, logger: Logger
     ) throws(BrokerError) {
         self.loaded = loaded
-        self.socket = socket
+        daemon = DaemonFollower(socket: socket, logger: logger)
         self.logger = logger
         let session = SharedSession(
             MQTTSession(configuration: loaded.configuration, hostname: hostname, version: version))
@@ -88,46 +88,10 @@ public final class MQTTRunner: Sendable {
     }
 
     private func followDaemon() async {
-        var backoff = ReconnectBackoff()
-        var failures = 0
-        let refused = Mutex(false)
         let daemonUser = loaded.configuration.daemonUser
-        while !Task.isCancelled {
-            do {
-                let ending = try await GestureClient.connect(
-                    to: socket,
-                    server: { server in
-                        let problem = DaemonTrust(daemonUser: daemonUser).problem(with: server)
-                        refused.withLock { $0 = problem != nil }
-                        return problem
-                    }
-                ) { client in
-                    backoff.connected()
-                    failures = 0
-                    return try await serve(client)
-                }
-                if Task.isCancelled { break }
-                logger.warning("the daemon closed the connection\(ending.map { ": \($0)" } ?? ""); reconnecting")
-            } catch let error as GestureClientError {
-                failures += 1
-                let notTheDaemon = refused.withLock { was in
-                    defer { was = false }
-                    return was
-                }
-                let level: Logger.Level = failures > 1 ? .debug : notTheDaemon ? .error : .warning
-                logger.log(level: level, "\(error); retrying (back-off up to \(ReconnectBackoff.longest))")
-            } catch is CancellationError {
-                break
-            } catch {
-                logger.warning("\(error); reconnecting")
-            }
+        await daemon.run(trust: { DaemonTrust(daemonUser: daemonUser) }, serve: serve) { [self] in
             session.state.withLock { $0.daemonDisconnected() }
             link.wake()
-            do {
-                try await Task.sleep(for: backoff.pause())
-            } catch {
-                break
-            }
         }
         session.state.withLock { $0.daemonDisconnected() }
         link.wake()
@@ -141,15 +105,15 @@ public final class MQTTRunner: Sendable {
         }
         link.wake()
         try await client.subscribe(subscription)
-        logger.info(
-            "connected to the daemon",
+        daemon.log(
+            .info, "connected to the daemon", cause: "connected",
             metadata: [
-                "socket": "\(socket)", "daemon": "\(client.hello.daemonVersion)", "client": "\(client.hello.client)",
+                "socket": "\(daemon.socket)", "daemon": "\(client.hello.daemonVersion)", "client": "\(client.hello.client)",
             ])
         for try await message in client.messages {
             if case .error(let error) = message {
                 if error.code.closesConnection { return error }
-                logger.warning("the daemon says: \(error)")
+                daemon.log(.warning, "the daemon says: \(error)", cause: "daemon-error")
                 continue
             }
             let (dropped, total, bounds) = session.state.withLock { s in
