@@ -82,19 +82,33 @@ echo "check-units: verify clean (${#units[@]} units), $service exposure level $s
     "(the WebSocket and metrics endpoints' sockets come from their socket units)"
 
 [ "${1:-}" = --installed ] && exit 0
+# A client's system template (gestured-NAME@.service), as an instance with the units it names:
+# it verifies clean, and its exposure may not rise above 2.0, what its settings give today. Prints
+# the exposure.
+client_template() {
+    local unit="gestured-$1@.service" instance="$work/gestured-$1@kiosk.service" score
+    sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' "systemd/$unit" > "$instance"
+    if ! systemd-analyze verify "$instance" "$work/gestured.socket" "$work/gestured.service" \
+        2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
+        echo "check-units: systemd-analyze verify complained about $unit:" >&2
+        cat "$work/verify.err" >&2
+        exit 1
+    fi
+    systemd-analyze security --offline=yes "$instance" > "$work/security" 2>&1 || true
+    score=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
+    if [ -z "$score" ] || awk -v s="$score" 'BEGIN { exit !(s > 2.0) }'; then
+        echo "check-units: $unit exposure level '$score' (it was 2.0)" >&2
+        exit 1
+    fi
+    echo "$score"
+}
+
 # The actions client (docs/ACTIONS.md): the system template for one user (an instance of it, with
 # the units it names) and the user unit (in a user manager's terms, which needs a runtime
 # directory). Its commands are the integrator's, so it cannot be sandboxed like the daemon
 # (docs/DEPLOYMENT.md says what it leaves open and why); its exposure is printed, and the system
 # unit's may not rise above what its settings give today.
-sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' systemd/gestured-actions@.service \
-    > "$work/gestured-actions@kiosk.service"
-if ! systemd-analyze verify "$work/gestured-actions@kiosk.service" "$work/gestured.socket" "$work/gestured.service" \
-    2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
-    echo "check-units: systemd-analyze verify complained about gestured-actions@.service:" >&2
-    cat "$work/verify.err" >&2
-    exit 1
-fi
+actions=$(client_template actions)
 mkdir -p "$work/user" "$work/runtime"
 sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' systemd/user/gestured-actions.service \
     > "$work/user/gestured-actions.service"
@@ -104,12 +118,6 @@ if ! XDG_RUNTIME_DIR="$work/runtime" systemd-analyze --user verify "$work/user/g
     cat "$work/verify.err" >&2
     exit 1
 fi
-systemd-analyze security --offline=yes "$work/gestured-actions@kiosk.service" > "$work/security" 2>&1 || true
-actions=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
-if [ -z "$actions" ] || awk -v s="$actions" 'BEGIN { exit !(s > 2.0) }'; then
-    echo "check-units: gestured-actions@.service exposure level '$actions' (it was 2.0)" >&2
-    exit 1
-fi
 XDG_RUNTIME_DIR="$work/runtime" systemd-analyze --user security --offline=yes "$work/user/gestured-actions.service" \
     > "$work/security" 2>&1 || true
 user=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
@@ -117,20 +125,7 @@ echo "check-units: actions units verify clean, exposure gestured-actions@.servic
 
 # The MQTT client (docs/FLEET.md, "Home Assistant and MQTT"): the actions unit's sandbox, with IP
 # for the broker; its exposure may not rise above what its settings give today.
-sed 's#^ExecStart=/usr/local/bin/gestured #ExecStart=/bin/true #' systemd/gestured-mqtt@.service \
-    > "$work/gestured-mqtt@kiosk.service"
-if ! systemd-analyze verify "$work/gestured-mqtt@kiosk.service" "$work/gestured.socket" "$work/gestured.service" \
-    2> "$work/verify.err" || [ -s "$work/verify.err" ]; then
-    echo "check-units: systemd-analyze verify complained about gestured-mqtt@.service:" >&2
-    cat "$work/verify.err" >&2
-    exit 1
-fi
-systemd-analyze security --offline=yes "$work/gestured-mqtt@kiosk.service" > "$work/security" 2>&1 || true
-mqtt=$(awk '/Overall exposure level/ {print $(NF-2)}' "$work/security")
-if [ -z "$mqtt" ] || awk -v s="$mqtt" 'BEGIN { exit !(s > 2.0) }'; then
-    echo "check-units: gestured-mqtt@.service exposure level '$mqtt' (it was 2.0)" >&2
-    exit 1
-fi
+mqtt=$(client_template mqtt)
 echo "check-units: gestured-mqtt@.service verifies clean, exposure $mqtt"
 
 # The textfile example (docs/FLEET.md, "node_exporter's textfile collector"): verified with the
