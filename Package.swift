@@ -286,6 +286,7 @@ let package = Package(
             name: "GestureServerTests",
             dependencies: [
                 "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine", "GestureMetrics", "EvdevValues",
+                "TouchValues",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
