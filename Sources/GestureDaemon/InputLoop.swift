@@ -32,7 +32,7 @@ final class InputLoop {
     let path: FramePath
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
     /// Where frames come from; opened by ``start()``.
-    private let source: any FrameSource
+    let source: any FrameSource
     private var nextWatchdog: Int64?
     /// The input thread's greatest lag since the last watchdog ping: how long a request waited
     /// in the queue, or a live frame after its kernel time, before being handled.
