@@ -182,6 +182,20 @@ struct DaemonProcessTests {
         #expect(probe.lines.last?.contains(#""type":"status""#) == true, "\(probe.lines)")
         try traffic.validate()
 
+        // `panels`: the panels as `status` lists them, to a raw client, as the schema says.
+        let panelsProbe = try ChildProcess(["python3", "-c", Self.requestProbe, socket, "panels"])
+        #expect(try await panelsProbe.waitForExit() == 0, "\(panelsProbe.lines)")
+        let panelsTraffic = TrafficLog()
+        panelsTraffic.sent(#"{"type":"panels","id":1}"#)
+        panelsProbe.lines.forEach(panelsTraffic.received)
+        try panelsTraffic.validate()
+        let reply = try #require(
+            try JSONSerialization.jsonObject(with: Data((panelsProbe.lines.last ?? "").utf8)) as? [String: Any])
+        #expect(reply["type"] as? String == "panels" && reply["id"] as? Int == 1, "\(reply)")
+        let listed = try #require(reply["panels"] as? [[String: Any]])
+        #expect(listed.map { $0["label"] as? String } == ["wetab.event"], "\(listed)")
+        #expect(listed.first?["rotation"] as? Int == 0 && listed.first?["idle"] as? Bool == false, "\(listed)")
+
         // A good file again: the failure is gone, the load time is the reload's.
         try "recognizers:\n  - name: tap\n    kind: tap\n".write(toFile: config, atomically: true, encoding: .utf8)
         daemon.send(SIGHUP)

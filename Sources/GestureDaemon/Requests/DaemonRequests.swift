@@ -24,7 +24,7 @@ extension InputThreadRequest {
 /// The request types the daemon declares, one line each (adding one: CONTRIBUTING.md, "Adding a
 /// request type"); the server serves them beside ``ClientMessage``'s.
 enum DaemonRequests {
-    static let all: [any InputThreadRequest.Type] = [StopRecording.self]
+    static let all: [any InputThreadRequest.Type] = [Panels.self, StopRecording.self]
 
     /// Performs a request the server handed over (input thread). Only the types of ``all`` are
     /// handed over, so the cast finds its type.
