@@ -52,6 +52,17 @@ extension RequestType {
     }
 }
 
+/// A request of nothing but `type` and `id` (`stop-recording`, `panels`): it takes no key, and
+/// its bare line is performed without decoding.
+public protocol KeylessRequest: RequestType {
+    init()
+}
+
+extension KeylessRequest {
+    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) { self.init() }
+    public static var bare: Self? { Self() }
+}
+
 /// Who asks for a request: what its refusals and its performing may look at.
 public struct Asker: Sendable {
     public let client: ClientID

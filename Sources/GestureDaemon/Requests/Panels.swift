@@ -6,12 +6,8 @@ import GestureServer
 /// and name, its size in millimetres after its rotation, the rotation, whether it is grabbed,
 /// idle, and its screen's state — without the counters and the clients: what a page needs to
 /// lay out its regions. It names no user, so pages may ask.
-struct Panels: InputThreadRequest {
+struct Panels: InputThreadRequest, KeylessRequest {
     static let name = "panels"
-    static let bare: Panels? = Panels()
-
-    init() {}
-    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {}
 
     func perform(on loop: InputLoop, for asker: Asker, reply: RequestReply) {
         let panels = MetricsSnapshotBuilder.describe(loop.source.panels, path: loop.path, clock: .init())
