@@ -1,8 +1,8 @@
 import GestureActions
 import GestureClient
 import GestureEngine
+import GestureLogging
 import GestureProtocol
-import GestureServer
 import Logging
 import Synchronization
 

@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureLogging
 import GestureMetrics
 import GestureProtocol
 import GestureServer

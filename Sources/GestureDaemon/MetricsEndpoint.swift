@@ -1,3 +1,4 @@
+import GestureLogging
 import GestureMetrics
 import GestureServer
 import Logging

@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureLogging
 import GestureProtocol
 import Logging
 import NIOCore

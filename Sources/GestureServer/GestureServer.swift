@@ -1,5 +1,6 @@
 import CLinuxSupport
 import GestureEngine
+import GestureLogging
 import GestureProtocol
 import Logging
 import NIOCore
