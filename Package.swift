@@ -162,10 +162,19 @@ let package = Package(
             dependencies: ["GestureEngine", "GestureMetrics", "EvdevValues"],
             swiftSettings: swiftSettings
         ),
+        // The journal's rate limit on warnings a peer could repeat (LogThrottle): the server's, the
+        // daemon's and the actions and mqtt clients', which need nothing else of the server.
+        .target(
+            name: "GestureLogging",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GestureServer",
             dependencies: [
-                "GestureProtocol", "GestureEngine", "GestureMetrics", "CLinuxSupport",
+                "GestureProtocol", "GestureEngine", "GestureMetrics", "CLinuxSupport", "GestureLogging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The WebSocket endpoint for browsers (WebSocketListener.swift): swift-nio's own.
@@ -189,7 +198,7 @@ let package = Package(
             name: "GestureDaemon",
             dependencies: [
                 "GestureEngine", "TouchInput", "VirtualDevices", "GestureProtocol", "GestureServer", "CLinuxSupport",
-                "YAMLCoding", "GestureMetrics",
+                "YAMLCoding", "GestureMetrics", "GestureLogging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -212,8 +221,8 @@ let package = Package(
             name: "GestureActionsRuntime",
             dependencies: [
                 "GestureActions", "GestureClient", "GestureEngine", "GestureProtocol", "VirtualDevices",
-                // The server's journal rate limit (LogThrottle), for commands' output and refusals.
-                "GestureServer", .product(name: "NIOCore", package: "swift-nio"),
+                // The journal's rate limit (LogThrottle), for commands' output and refusals.
+                "GestureLogging", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -234,7 +243,7 @@ let package = Package(
             name: "GestureMQTTRuntime",
             dependencies: [
                 "GestureMQTT", "GestureActions", "GestureActionsRuntime", "GestureClient", "GestureProtocol",
-                "CMosquitto", "CLinuxSupport", "GestureServer",
+                "CMosquitto", "CLinuxSupport", "GestureLogging",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -286,8 +295,7 @@ let package = Package(
             name: "GestureServerTests",
             dependencies: [
                 "GestureServer", "GestureClient", "GestureProtocol", "GestureEngine", "GestureMetrics", "EvdevValues",
-                "TouchValues",
-                "TestSupport",
+                "TouchValues", "GestureLogging", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -310,7 +318,8 @@ let package = Package(
             name: "GestureActionsTests",
             dependencies: [
                 "GestureActions", "GestureActionsRuntime", "GestureServer", "GestureProtocol", "GestureEngine",
-                "GestureClient", "VirtualDevices", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "GestureClient", "VirtualDevices", "TestSupport", "GestureLogging",
+                .product(name: "Logging", package: "swift-log"),
                 // A clock for LogThrottle (NIODeadline).
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -2,7 +2,6 @@ import GestureActions
 import GestureClient
 import GestureEngine
 import GestureProtocol
-import GestureServer
 import Logging
 import Synchronization
 

@@ -1,5 +1,5 @@
 import GestureActions
-import GestureServer
+import GestureLogging
 import Glibc
 import Logging
 import NIOCore

@@ -1,7 +1,7 @@
 import GestureActions
 import GestureClient
 import GestureProtocol
-import GestureServer
+import GestureLogging
 import Logging
 import Synchronization
 

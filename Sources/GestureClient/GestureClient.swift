@@ -161,14 +161,22 @@ public final class GestureClient: Sendable {
     /// `stopped` message, which ``messages`` also delivers after the last `raw` message, or `ok`
     /// when nothing was being recorded).
     public func stopRecording() async throws(GestureClientError) {
-        try await request(.stopRecording)
+        try await request { BareRequest(type: "stop-recording", id: $0) }
     }
 
     @discardableResult
     private func request(_ body: ClientMessage.Body) async throws(GestureClientError) -> ServerMessage {
+        try await request { ClientMessage(body, id: $0) }
+    }
+
+    /// Sends the request `line` makes with its `id`: a ``ClientMessage``, or a ``BareRequest``.
+    @discardableResult
+    private func request<Line: Encodable & SendableMetatype>(
+        _ line: @escaping @Sendable (RequestID) -> Line
+    ) async throws(GestureClientError) -> ServerMessage {
         let router = self.router
         do {
-            return try await channel.eventLoop.flatSubmit { router.value.send(body) }.get()
+            return try await channel.eventLoop.flatSubmit { router.value.send(line) }.get()
         } catch {
             throw Self.clientError(error)
         }
@@ -304,7 +312,7 @@ final class ReplyRouter: ChannelInboundHandler {
 
     /// Sends a request with a fresh id; the future holds its reply (`ok`, `pong`, `status`, `recording`) or fails with
     /// the server's `error`.
-    func send(_ body: ClientMessage.Body) -> EventLoopFuture<ServerMessage> {
+    func send(_ request: (RequestID) -> some Encodable) -> EventLoopFuture<ServerMessage> {
         guard let context, context.channel.isActive else {
             return eventLoop!.makeFailedFuture(GestureClientError.connectionLost("closed"))
         }
@@ -312,7 +320,7 @@ final class ReplyRouter: ChannelInboundHandler {
         nextID += 1
         let line: Data
         do {
-            line = try GestureProtocol.encodeLine(ClientMessage(body, id: .number(id)), with: encoder)
+            line = try GestureProtocol.encodeLine(request(.number(id)), with: encoder)
         } catch {
             return context.eventLoop.makeFailedFuture(error)
         }
@@ -398,4 +406,11 @@ final class ReplyRouter: ChannelInboundHandler {
     private struct TypeProbe: Decodable {
         var type: String
     }
+}
+
+/// A request of nothing but its `type` and `id`, of a type the daemon declares in a file of its
+/// own rather than in ``ClientMessage`` (`stop-recording`).
+struct BareRequest: Encodable {
+    var type: String
+    var id: RequestID
 }

@@ -86,7 +86,7 @@ public enum Daemon {
                     maxClientsPerPeer: configuration.socket.maxClientsPerUser),
                 webSocket: configuration.websocket.map { WebSocketEndpoint($0, inheritedSocket: inherited?.webSocket) },
                 positions: configuration.positionAccess(daemonUser: geteuid())),
-            delegate: requests, logger: logger)
+            delegate: requests, requests: DaemonRequests.all, logger: logger)
         let loop: InputLoop
         do {
             loop = try InputLoop(

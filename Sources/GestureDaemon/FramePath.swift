@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureLogging
 import GestureMetrics
 import GestureProtocol
 import GestureServer
@@ -29,6 +30,8 @@ final class FramePath {
     private var publishedRecognizers: [RecognizerSummary]?
     /// The screens of the panels with `screen`, read at a landing after a quiet moment.
     private var screens: [ScreenWatch] = []
+    /// Each panel's rotation, as its model maps it, for `status` and `panels`.
+    private var rotations: [(id: DeviceID, rotation: Rotation)] = []
     /// The panels with a stage before their arena, whose events are counted and logged, with what
     /// was counted on each since it was added.
     private var stagePanels: [(id: DeviceID, label: String, counts: Counts)] = []
@@ -173,6 +176,7 @@ final class FramePath {
         engine.addDevice(descriptor, panel: panel, at: time)
         if panel.isActive { stagePanels.append((descriptor.id, descriptor.label, Counts())) }
         if let screen { screens.append(ScreenWatch(device: descriptor.id, file: screen)) }
+        rotations.append((descriptor.id, model.mapper.rotation))
         publisher.deviceAdded(descriptor, model: model, vendor: vendor, product: product)
     }
 
@@ -183,6 +187,7 @@ final class FramePath {
         engine.removeDevice(descriptor.id, at: time, into: &events)
         publishEvents()
         screens.removeAll { $0.device == descriptor.id }
+        rotations.removeAll { $0.id == descriptor.id }
         stagePanels.removeAll { $0.id == descriptor.id }
         stopRecordings(where: { $0.device == descriptor.id }, reason: .deviceRemoved)
         passthrough.detach(descriptor.id, logger: logger)
@@ -260,6 +265,14 @@ final class FramePath {
 
     /// The panels grabbed with a mirror now.
     func isMirrored(_ device: DeviceID) -> Bool { passthrough.mirrors(device) }
+
+    /// A panel's rotation (degrees clockwise), whether it is idle, and its screen as last read
+    /// (nil: not read, the panel has no `screen`).
+    func panelState(_ device: DeviceID) -> (rotation: Int, idle: Bool, screenOn: Bool?) {
+        let gate = engine.panelState(device)
+        let screenOn = screens.contains { $0.device == device } ? !(gate?.screenOff ?? false) : nil
+        return (rotations.first { $0.id == device }?.rotation.rawValue ?? 0, gate?.idle ?? false, screenOn)
+    }
 
     /// The event node of the panel's mirror while it is grabbed.
     func mirrorNode(_ device: DeviceID) -> String? { passthrough.mirrorNode(device) }

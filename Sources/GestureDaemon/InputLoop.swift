@@ -29,10 +29,10 @@ final class InputLoop {
     private var configuration: DaemonConfiguration
     /// The drop-ins the running configuration was merged from, for `status`.
     private var dropIns: [String]
-    private let path: FramePath
+    let path: FramePath
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
     /// Where frames come from; opened by ``start()``.
-    private let source: any FrameSource
+    let source: any FrameSource
     private var nextWatchdog: Int64?
     /// The input thread's greatest lag since the last watchdog ping: how long a request waited
     /// in the queue, or a live frame after its kernel time, before being handled.
@@ -259,10 +259,8 @@ final class InputLoop {
                 request.reply(configuration: status.configuration, panels: status.panels, metrics: status.metrics)
             case .record(let request):
                 record(request, wallNow: wallNow)
-            case .stopRecording(let request):
-                let ended = path.stopRecordings(where: { $0.client == request.client }, reason: .requested, id: request.id)
-                if ended.isEmpty { request.nothingRecorded() } else { request.stopped() }
-                stopCapturing(ended)
+            case .perform(let job):
+                DaemonRequests.perform(job, on: self)
             }
         }
         compileNext()
@@ -326,7 +324,7 @@ final class InputLoop {
 
     /// The panels whose recordings ended stop keeping their events, unless another connection
     /// still records them.
-    private func stopCapturing(_ devices: [DeviceID]) {
+    func stopCapturing(_ devices: [DeviceID]) {
         for device in devices where !path.recordings.records(device) { source.capture(device, false) }
     }
 

@@ -1,3 +1,4 @@
+import GestureLogging
 import GestureMetrics
 import GestureServer
 import Logging
@@ -56,7 +57,11 @@ final class MetricsEndpoint {
     init(descriptor: Int32, requests: RequestQueue, logger: Logger) throws(DaemonError) {
         self.logger = logger
         let described = "the inherited metrics socket (fd \(descriptor), named 'metrics')"
-        try Self.checkListeningTCP(descriptor, described: described)
+        do {
+            try SystemdSockets.checkListeningTCP(descriptor, described: described, example: "127.0.0.1:7331")
+        } catch {
+            throw DaemonError(error.message)
+        }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
@@ -122,25 +127,6 @@ final class MetricsEndpoint {
     func shutdown() {
         channel.close(promise: nil)
         try? group.syncShutdownGracefully()
-    }
-
-    /// Throws unless `descriptor` is a TCP socket that listens.
-    private static func checkListeningTCP(_ descriptor: Int32, described: String) throws(DaemonError) {
-        func option(_ name: Int32) throws(DaemonError) -> Int32 {
-            var value: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(descriptor, SOL_SOCKET, name, &value, &length) == 0 else {
-                throw DaemonError("\(described) is unusable: \(String(cString: strerror(errno)))")
-            }
-            return value
-        }
-        let domain = try option(SO_DOMAIN)
-        guard domain == AF_INET || domain == AF_INET6, try option(SO_TYPE) == Int32(SOCK_STREAM.rawValue) else {
-            throw DaemonError(
-                "\(described) is not a TCP socket: its ListenStream= must be an address and port, such as 127.0.0.1:7331"
-            )
-        }
-        guard try option(SO_ACCEPTCONN) != 0 else { throw DaemonError("\(described) is not listening") }
     }
 }
 

@@ -35,20 +35,27 @@ struct MetricsSnapshotBuilder {
             reloadFailure: loop.lastReloadFailure.map {
                 StatusMessage.ReloadFailure(time: clock.unix($0.time), error: $0.reason)
             })
+        return (configuration, Self.describe(panels, path: path, clock: clock), snapshot)
+    }
+
+    /// The panels open now, as `status` lists them (at most ``maxPanels``), their last touches
+    /// in Unix time against `clock`.
+    static func describe(_ panels: [DeviceDescriptor], path: FramePath, clock: Clock) -> [StatusMessage.Panel] {
         let lastTouch = path.counters.lastTouch
-        let described = panels.prefix(Self.maxPanels).map { panel in
+        return panels.prefix(maxPanels).map { panel in
             let size = panel.geometry.physicalSize
+            let state = path.panelState(panel.id)
             return StatusMessage.Panel(
                 label: panel.label, name: panel.name, grabbed: path.isMirrored(panel.id),
                 mirror: path.mirrorNode(panel.id), widthMillimeters: size?.width.value,
                 heightMillimeters: size?.height.value,
-                lastTouch: lastTouch.first { $0.device == panel.id }.map { clock.unix($0.time) })
+                lastTouch: lastTouch.first { $0.device == panel.id }.map { clock.unix($0.time) },
+                rotation: state.rotation, idle: state.idle, screenOn: state.screenOn)
         }
-        return (configuration, described, snapshot)
     }
 
     /// The clocks read once for a snapshot: monotonic times become Unix times against them.
-    private struct Clock {
+    struct Clock {
         let monotonicNow = gestured_monotonic_us()
         let now = MetricsSnapshotBuilder.realtime()
         func unix(_ monotonic: Int64) -> Double { now - Double(monotonicNow - monotonic) / 1_000_000 }

@@ -17,8 +17,8 @@ enum ClientRequest: Sendable {
     case status(StatusRequest)
     /// A connection asks to record a panel.
     case record(RecordRequest)
-    /// A connection asks to stop its recording.
-    case stopRecording(StopRecordingRequest)
+    /// A request of a type the daemon declares (``DaemonRequests``).
+    case perform(DaemonJob)
 }
 
 /// A request for the input thread's counters (``MetricsSnapshot``): it copies them between two
@@ -62,7 +62,7 @@ final class RequestQueue: GestureServerDelegate {
     func snapshot(_ request: SnapshotRequest) { enqueue(.snapshot(request)) }
     func status(_ request: StatusRequest) { enqueue(.status(request)) }
     func record(_ request: RecordRequest) { enqueue(.record(request)) }
-    func stopRecording(_ request: StopRecordingRequest) { enqueue(.stopRecording(request)) }
+    func perform(_ job: DaemonJob) { enqueue(.perform(job)) }
 
     private func enqueue(_ request: ClientRequest) {
         // One wake-up per batch: the input thread drains everything queued when it wakes.

@@ -82,7 +82,6 @@ public struct GestureEngine: Sendable {
         return all.counts
     }
 
-
     /// Validates and compiles `configuration`.
     public init(configuration: EngineConfiguration) throws(SpecError) {
         definitions = try DefinitionSet(configuration: configuration)
@@ -119,6 +118,14 @@ public struct GestureEngine: Sendable {
     public mutating func screen(_ device: DeviceID, isOn: Bool) {
         guard let i = arenaIndex(device), arenas[i].gated else { return }
         arenas[i].withGate { $0.screenOff = !isOn }
+    }
+
+    /// Where `device`'s panel stands before its arena (docs/ARBITRATION.md, "Before the arena"):
+    /// idle, and whether its screen was last said to be off (``screen(_:isOn:)``, until a wake);
+    /// nil for a panel without that stage (then it is never idle, and its screen never read).
+    public func panelState(_ device: DeviceID) -> (idle: Bool, screenOff: Bool)? {
+        guard let i = arenaIndex(device), let gate = arenas[i].gate else { return nil }
+        return (gate.state == .idle, gate.screenOff)
     }
 
     /// R9: the device is gone. Its active gestures report `cancelled`, undecided ones fail, the

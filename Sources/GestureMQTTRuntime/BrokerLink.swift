@@ -1,6 +1,6 @@
 import CLinuxSupport
+import GestureLogging
 import GestureMQTT
-import GestureServer
 import Glibc
 import Logging
 import Synchronization

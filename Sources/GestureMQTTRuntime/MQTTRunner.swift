@@ -1,9 +1,9 @@
 import GestureActions
 import GestureActionsRuntime
 import GestureClient
+import GestureLogging
 import GestureMQTT
 import GestureProtocol
-import GestureServer
 import Logging
 import Synchronization
 

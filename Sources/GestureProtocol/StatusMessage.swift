@@ -72,10 +72,17 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         public var heightMillimeters: Double?
         /// When its last frame came.
         public var lastTouch: Double?
+        /// Its rotation, degrees clockwise (`devices[].rotation`): the size is after it.
+        public var rotation: Int
+        /// Idle (`idle-after` passed with nothing down; docs/ARBITRATION.md, "Before the arena").
+        public var idle: Bool
+        /// Its screen as last read (`devices[].screen`); nil when it is not read.
+        public var screenOn: Bool?
 
         public init(
             label: String, name: String, grabbed: Bool, mirror: String? = nil, widthMillimeters: Double? = nil,
-            heightMillimeters: Double? = nil, lastTouch: Double? = nil
+            heightMillimeters: Double? = nil, lastTouch: Double? = nil, rotation: Int = 0, idle: Bool = false,
+            screenOn: Bool? = nil
         ) {
             self.label = label
             self.name = name
@@ -84,13 +91,17 @@ public struct StatusMessage: Hashable, Sendable, Codable {
             self.widthMillimeters = widthMillimeters
             self.heightMillimeters = heightMillimeters
             self.lastTouch = lastTouch
+            self.rotation = rotation
+            self.idle = idle
+            self.screenOn = screenOn
         }
 
         enum CodingKeys: String, CodingKey {
-            case label, name, grabbed, mirror
+            case label, name, grabbed, mirror, rotation, idle
             case widthMillimeters = "width_mm"
             case heightMillimeters = "height_mm"
             case lastTouch = "last_touch"
+            case screenOn = "screen_on"
         }
     }
 

@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureLogging
 import GestureProtocol
 import Logging
 import NIOCore
@@ -110,7 +111,7 @@ final class ClientSession {
     private var definePending = false
     /// A request of it is with the ``RequestDecoder``.
     private var decoding = false
-    /// Its `ping`s, `status` requests, `record`s and `stop-recording`s with the daemon, not yet
+    /// Its `ping`s, `status` requests, `record`s and declared requests with the daemon, not yet
     /// answered.
     private var requestsInFlight = 0
     /// The server thread's turn in which it last took a request, and how many it took then.
@@ -273,7 +274,8 @@ final class ClientSession {
         case .tooLong:
             let consequence =
                 switch transport {
-                case .unixSocket: "a line is longer than \(core.limits.maxLineBytes) bytes; it was skipped up to its newline"
+                case .unixSocket:
+                    "a line is longer than \(core.limits.maxLineBytes) bytes; it was skipped up to its newline"
                 case .webSocket:
                     "a message is longer than \(core.limits.maxLineBytes) bytes; the connection is closed (1009)"
                 }
@@ -296,25 +298,29 @@ final class ClientSession {
     /// off this thread (``RequestDecoder``) while the connection waits.
     private func handle(_ line: ByteBuffer, client: ClientID) {
         if let head = line.withUnsafeReadableBytes({ RequestHead.scan($0) }) {
-            if let refusal = refusalBeforeDecoding(head) { return reject(refusal, client: client) }
-            if let request = ClientMessage(bare: head) { return handle(request, client: client) }
+            if let refusal = refusalBeforeDecoding(head, client: client) { return reject(refusal, client: client) }
+            if let request = RequestDecoding.bare(head, among: core.requests.types) {
+                return handle(request, id: head.id, client: client)
+            }
         }
         decoding = true
         let session = ServerThreadBound(self)
         let mailbox = core.mailbox
-        core.decoder.decode(line, rules: defineRules(client)) { decoded in
+        core.decoder.decode(line, against: core.requests, rules: defineRules(client)) { decoded in
             mailbox.post { session.value.decoded(decoded) }
         }
     }
 
     /// What the server answers a request of this head without decoding it: a `define` this
     /// connection may not make (`unavailable`), or may not make now (`busy`: one is pending); a
-    /// page's `record`, and its `status` unless the endpoint allows it (`unavailable`). A request
-    /// type with such rules says them here.
-    private func refusalBeforeDecoding(_ head: RequestHead) -> ErrorMessage? {
+    /// page's `record`, and its `status` unless the endpoint allows it (`unavailable`); what a
+    /// declared type's ``RequestType/refusal(_:)`` says.
+    private func refusalBeforeDecoding(_ head: RequestHead, client: ClientID) -> ErrorMessage? {
         switch head.type {
         case "define":
-            if let defineUnavailable { return ErrorMessage(code: .unavailable, message: defineUnavailable, id: head.id) }
+            if let defineUnavailable {
+                return ErrorMessage(code: .unavailable, message: defineUnavailable, id: head.id)
+            }
             if definePending { return ErrorMessage.busy(id: head.id) }
             return nil
         case "record":
@@ -330,8 +336,16 @@ final class ClientSession {
                 code: .unavailable,
                 message: "the WebSocket endpoint does not answer status (websocket.allow-status is false)", id: head.id)
         default:
-            return nil
+            var refusal = core.requests.refusal(head.type, asker(client))
+            refusal?.id = head.id
+            return refusal
         }
+    }
+
+    /// Who asks, as a declared request type sees it.
+    private func asker(_ client: ClientID) -> Asker {
+        let isPage = if case .webSocket = transport { true } else { false }
+        return Asker(client: client, peer: link?.peerCredentials, isPage: isPage, daemon: core.delegate)
     }
 
     /// The decoder's result for this connection's request.
@@ -339,7 +353,7 @@ final class ClientSession {
         guard case .open(let client) = state else { return }
         decoding = false
         switch result {
-        case .request(let request): handle(request, client: client)
+        case .request(let request, let id): handle(request, id: id, client: client)
         case .refused(let error): reject(error, client: client)
         }
         pump()
@@ -362,57 +376,73 @@ final class ClientSession {
 
     /// Acts on a request, decoded or read whole from its head; a `define` has been admitted
     /// where it was decoded (``RequestDecoder``).
-    private func handle(_ request: ClientMessage, client: ClientID) {
-        switch request.body {
+    private func handle(_ request: ServedRequest, id: RequestID?, client: ClientID) {
+        switch request {
+        case .message(let body): handle(body, id: id, client: client)
+        case .declared(let request):
+            requestsInFlight += 1
+            let session = ServerThreadBound(self)
+            let mailbox = core.mailbox
+            let decoder = core.decoder
+            request.perform(
+                for: asker(client),
+                reply: RequestReply(id: id) { answer in
+                    switch answer {
+                    case .message(let message): mailbox.post { session.value.answered(message) }
+                    case .published: mailbox.post { session.value.answered(nil) }
+                    case .encoded(let encode):
+                        decoder.run {
+                            let line = encode().map { ByteBuffer(bytes: $0) }
+                            mailbox.post { session.value.replyReady(line) }
+                        }
+                    }
+                })
+        }
+    }
+
+    /// Acts on a request of ``ClientMessage``'s types.
+    private func handle(_ body: ClientMessage.Body, id: RequestID?, client: ClientID) {
+        switch body {
         case .subscribe(let filters):
             let sight = core.positions.decide(viewer, sees: .touches)
             if filters.touches, case .refused(let code, let reason) = sight {
                 core.touchesRefused(client, reason)
-                return send(.error(ErrorMessage(code: code, message: reason, id: request.id, path: "/touches")))
+                return send(.error(ErrorMessage(code: code, message: reason, id: id, path: "/touches")))
             }
             subscription = filters
             seesPositions = sight.isAllowed
             core.readerChanged(self)
-            send(.ok(id: request.id))
+            send(.ok(id: id))
         case .unsubscribe:
             subscription = nil
             core.readerChanged(self)
-            send(.ok(id: request.id))
+            send(.ok(id: id))
         case .ping:
-            guard let delegate = core.delegate else { return send(.pong(id: request.id)) }
+            guard let delegate = core.delegate else { return send(.pong(id: id)) }
             requestsInFlight += 1
             let session = ServerThreadBound(self)
             let mailbox = core.mailbox
             delegate.ping(
                 PingRequest(client: client) {
-                    mailbox.post { session.value.pongReady(id: request.id) }
+                    mailbox.post { session.value.pongReady(id: id) }
                 })
         case .define(let definitions):
             // Admitted where it was decoded, which only a server with an engine does.
-            define(definitions, id: request.id, client: client, engine: core.delegate!)
+            define(definitions, id: id, client: client, engine: core.delegate!)
         case .status:
-            status(id: request.id, client: client)
+            status(id: id, client: client)
         case .record(let options):
             // The daemon decides who may record what; the transport says who asks.
             guard let delegate = core.delegate else {
-                return send(.error(ErrorMessage(code: .unavailable, message: "this daemon records no panel", id: request.id)))
+                return send(.error(ErrorMessage(code: .unavailable, message: "this daemon records no panel", id: id)))
             }
             requestsInFlight += 1
             let session = ServerThreadBound(self)
             let mailbox = core.mailbox
             delegate.record(
                 RecordRequest(
-                    client: client, options: options, id: request.id, peer: link?.peerCredentials,
+                    client: client, options: options, id: id, peer: link?.peerCredentials,
                     completion: { error in mailbox.post { session.value.answered(error.map { .error($0) }) } }))
-        case .stopRecording:
-            guard let delegate = core.delegate else { return send(.ok(id: request.id)) }
-            requestsInFlight += 1
-            let session = ServerThreadBound(self)
-            let mailbox = core.mailbox
-            delegate.stopRecording(
-                StopRecordingRequest(client: client, id: request.id) { stopped in
-                    mailbox.post { session.value.answered(stopped ? nil : .ok(id: request.id)) }
-                })
         }
     }
 
@@ -448,20 +478,20 @@ final class ClientSession {
         }
     }
 
-    /// A reply made and encoded off this thread (`status`): written as it is.
+    /// A reply made and encoded off this thread (`status`, a declared type's own): written as it is.
     private func replyReady(_ line: ByteBuffer?) {
         guard isOpen else { return }
         requestsInFlight -= 1
         if let line {
             deliver(line, stream: nil, isUpdate: false, isReply: true)
         } else {
-            core.logger.error("cannot encode a status message, not sent")
+            core.logger.error("cannot encode a reply, not sent")
         }
         pump()
     }
 
-    /// The daemon has answered a request of this connection that waited for it (`record`,
-    /// `stop-recording`): with `message`, or with what it published (nil).
+    /// The daemon has answered a request of this connection that waited for it (`record`, a
+    /// declared type): with `message`, or with what it published (nil).
     private func answered(_ message: ServerMessage?) {
         guard isOpen else { return }
         requestsInFlight -= 1

@@ -1,5 +1,6 @@
 import CLinuxSupport
 import GestureEngine
+import GestureLogging
 import GestureProtocol
 import Logging
 import NIOCore
@@ -115,8 +116,12 @@ public final class GestureServer: Sendable {
     deinit { close(finished) }
 
     /// A server that is not listening yet; call ``start()`` (or ``startOnThisThread()``), and
-    /// ``shutdown()`` in the end.
-    public init(configuration: Configuration, delegate: (any GestureServerDelegate)?, logger: Logger) {
+    /// ``shutdown()`` in the end. It serves ``ClientMessage``'s request types and `requests`
+    /// (``RequestType``: the daemon's).
+    public init(
+        configuration: Configuration, delegate: (any GestureServerDelegate)?, requests: [any RequestType.Type] = [],
+        logger: Logger
+    ) {
         precondition(configuration.limits.maxLineBytes > 0, "maxLineBytes must be positive")
         precondition(configuration.limits.maxQueuedMessages > 0, "maxQueuedMessages must be positive")
         self.configuration = configuration
@@ -125,8 +130,8 @@ public final class GestureServer: Sendable {
             let mailbox = try Mailbox()
             let loop = try ServerLoop(mailbox: mailbox)
             loop.core = ServerCore(
-                configuration: configuration, delegate: delegate, mailbox: mailbox, interest: interestBoard,
-                logger: logger, throttle: throttle)
+                configuration: configuration, delegate: delegate, requests: requests, mailbox: mailbox,
+                interest: interestBoard, logger: logger, throttle: throttle)
             self.mailbox = mailbox
             self.loop = ServerThreadBound(loop)
         } catch {

@@ -52,10 +52,10 @@ public protocol GestureServerDelegate: AnyObject, Sendable {
     /// ``RecordRequest/refuse(_:)``. The default refuses (`unavailable`).
     func record(_ request: RecordRequest)
 
-    /// A connection asks to stop its recording: publish its `recording` `stopped` message with
-    /// the request's `id` and call ``StopRecordingRequest/stopped()``, or
-    /// ``StopRecordingRequest/nothingRecorded()``. The default says nothing was recorded.
-    func stopRecording(_ request: StopRecordingRequest)
+    /// A request of a declared type (``RequestType``) for the daemon to perform on the thread
+    /// that owns the engine, in the order of the others; it answers through ``DaemonJob/reply``.
+    /// The default answers `unavailable`: a delegate that performs none.
+    func perform(_ job: DaemonJob)
 }
 
 extension GestureServerDelegate {
@@ -66,7 +66,10 @@ extension GestureServerDelegate {
         request.refuse(ErrorMessage(code: .unavailable, message: "this daemon records no panel"))
     }
 
-    public func stopRecording(_ request: StopRecordingRequest) { request.nothingRecorded() }
+    public func perform(_ job: DaemonJob) {
+        job.reply.refuse(
+            ErrorMessage(code: .unavailable, message: "this daemon performs no \(type(of: job.request).name)"))
+    }
 }
 
 /// A `status` waiting for the daemon's part of the answer.

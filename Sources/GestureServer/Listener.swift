@@ -281,3 +281,27 @@ public enum SocketFile {
         }
     }
 }
+
+extension SystemdSockets {
+    /// Throws unless `descriptor`, a socket systemd passed (`described` says which), is a TCP
+    /// (IPv4 or IPv6 stream) socket that listens; `example` is an address and port its unit's
+    /// `ListenStream=` could give. The WebSocket and metrics endpoints check theirs so.
+    public static func checkListeningTCP(_ descriptor: Int32, described: String, example: String) throws(ServerError) {
+        func option(_ name: Int32) throws(ServerError) -> Int32 {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, name, &value, &length) == 0 else {
+                throw ServerError("\(described) is unusable: \(errnoDescription())")
+            }
+            return value
+        }
+        let domain = try option(SO_DOMAIN)
+        guard domain == AF_INET || domain == AF_INET6, try option(SO_TYPE) == Int32(SOCK_STREAM.rawValue) else {
+            throw ServerError(
+                "\(described) is not a TCP socket: its ListenStream= must be an address and port, such as \(example)")
+        }
+        guard try option(SO_ACCEPTCONN) != 0 else {
+            throw ServerError("\(described) is not listening")
+        }
+    }
+}

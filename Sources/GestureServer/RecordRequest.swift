@@ -45,19 +45,3 @@ public struct RecordRequest: Sendable {
         completion(error)
     }
 }
-
-/// A connection's `stop-recording`: the daemon publishes the `recording` `stopped` message with
-/// this `id` and calls ``stopped()``, or calls ``nothingRecorded()`` when the connection records
-/// nothing. One of the two, once.
-public struct StopRecordingRequest: Sendable {
-    public let client: ClientID
-    public let id: RequestID?
-    /// Called once: whether a recording was stopped.
-    let completion: @Sendable (_ stopped: Bool) -> Void
-
-    /// The recording stopped: its `stopped` message is published. Callable from any thread.
-    public func stopped() { completion(true) }
-
-    /// Answers `ok`: there was no recording to stop. Callable from any thread.
-    public func nothingRecorded() { completion(false) }
-}

@@ -17,8 +17,9 @@ import NIOPosix
 final class RequestDecoder: Sendable {
     /// What a request line became.
     enum Decoded: Sendable {
-        /// A valid request; a `define` admitted (its definitions count as pending in the ledger).
-        case request(ClientMessage)
+        /// A valid request and its `id`; a `define` admitted (its definitions count as pending in
+        /// the ledger).
+        case request(ServedRequest, id: RequestID?)
         /// The error to answer it with.
         case refused(ErrorMessage)
     }
@@ -45,18 +46,21 @@ final class RequestDecoder: Sendable {
         self.beforeDecoding = beforeDecoding
     }
 
-    /// Decodes `line` (and admits it if it is a `define`) on the decoder's thread; `then` gets
-    /// the result there.
-    func decode(_ line: ByteBuffer, rules: DefineRules, then: @escaping @Sendable (Decoded) -> Void) {
+    /// Decodes `line` as one of `table`'s types (and admits it if it is a `define`) on the
+    /// decoder's thread; `then` gets the result there.
+    func decode(
+        _ line: ByteBuffer, against table: RequestTable, rules: DefineRules,
+        then: @escaping @Sendable (Decoded) -> Void
+    ) {
         guard let pool else {
             beforeDecoding()
-            return then(Self.decode(line, rules: rules))
+            return then(Self.decode(line, against: table, rules: rules))
         }
         pool.start()
         pool.submit { [beforeDecoding] state in
             guard case .active = state else { return }
             beforeDecoding()
-            then(Self.decode(line, rules: rules))
+            then(Self.decode(line, against: table, rules: rules))
         }
     }
 
@@ -77,14 +81,14 @@ final class RequestDecoder: Sendable {
     }
 
     /// What the decoder's thread does with one line.
-    static func decode(_ line: ByteBuffer, rules: DefineRules) -> Decoded {
-        switch line.withUnsafeReadableBytes({ ClientMessage.parse($0) }) {
+    static func decode(_ line: ByteBuffer, against table: RequestTable, rules: DefineRules) -> Decoded {
+        switch line.withUnsafeReadableBytes({ ClientMessage.parse($0, types: table.types) }) {
         case .failure(let error):
             return .refused(error)
-        case .success(let request):
-            guard case .define(let definitions) = request.body else { return .request(request) }
-            if let refusal = rules.admit(definitions, id: request.id) { return .refused(refusal) }
-            return .request(request)
+        case .success(let (request, id)):
+            guard case .message(.define(let definitions)) = request else { return .request(request, id: id) }
+            if let refusal = rules.admit(definitions, id: id) { return .refused(refusal) }
+            return .request(request, id: id)
         }
     }
 }

@@ -1,4 +1,5 @@
 import GestureEngine
+import GestureLogging
 import GestureProtocol
 import Logging
 import NIOCore
@@ -18,6 +19,8 @@ final class ServerCore {
     /// Warnings a flood could repeat (refused connections, accept failures), per cause.
     let throttle: LogThrottle
     let delegate: (any GestureServerDelegate)?
+    /// The request types it serves: ``ClientMessage``'s and the declared ones.
+    let requests: RequestTable
     /// Where the publisher learns what the connections want (``Interest``).
     let interest: InterestBoard
     /// Moves on every change of a connection's subscription (``readerChanged(_:)``): an
@@ -63,10 +66,11 @@ final class ServerCore {
     var isDrained: Bool { isShuttingDown && sessions.isEmpty }
 
     init(
-        configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?, mailbox: Mailbox,
-        interest: InterestBoard = InterestBoard(), logger: Logger, throttle: LogThrottle = LogThrottle(),
-        decoder: RequestDecoder = RequestDecoder()
+        configuration: GestureServer.Configuration, delegate: (any GestureServerDelegate)?,
+        requests: [any RequestType.Type] = [], mailbox: Mailbox, interest: InterestBoard = InterestBoard(),
+        logger: Logger, throttle: LogThrottle = LogThrottle(), decoder: RequestDecoder = RequestDecoder()
     ) {
+        self.requests = RequestTable(declared: requests)
         self.decoder = decoder
         self.configuration = configuration
         self.throttle = throttle

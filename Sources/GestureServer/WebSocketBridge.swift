@@ -1,3 +1,4 @@
+import GestureLogging
 import Logging
 import NIOCore
 

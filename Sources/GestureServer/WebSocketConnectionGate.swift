@@ -1,4 +1,5 @@
 import CLinuxSupport
+import GestureLogging
 import Logging
 import NIOCore
 

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import GestureLogging
 import Glibc
 #elseif canImport(Musl)
 import Musl
@@ -173,7 +174,7 @@ enum WebSocketListener {
         let described = "the inherited WebSocket socket (fd \(descriptor), named 'websocket')"
         do {
             try SocketFile.setCloseOnExec(descriptor)
-            try checkListeningTCP(descriptor, described: described)
+            try SystemdSockets.checkListeningTCP(descriptor, described: described, example: "127.0.0.1:7330")
         } catch {
             return group.next().makeFailedFuture(error)
         }
@@ -194,26 +195,6 @@ enum WebSocketListener {
                         + "gestured-websocket.socket and the configuration the same address")
                 return channel.close().recover { _ in }.flatMapThrowing { throw error }
             }
-    }
-
-    /// Throws unless `descriptor` is a TCP (IPv4 or IPv6 stream) socket that listens.
-    private static func checkListeningTCP(_ descriptor: Int32, described: String) throws(ServerError) {
-        func option(_ name: Int32) throws(ServerError) -> Int32 {
-            var value: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(descriptor, SOL_SOCKET, name, &value, &length) == 0 else {
-                throw ServerError("\(described) is unusable: \(errnoDescription())")
-            }
-            return value
-        }
-        let domain = try option(SO_DOMAIN)
-        guard domain == AF_INET || domain == AF_INET6, try option(SO_TYPE) == Int32(SOCK_STREAM.rawValue) else {
-            throw ServerError(
-                "\(described) is not a TCP socket: its ListenStream= must be an address and port, such as 127.0.0.1:7330")
-        }
-        guard try option(SO_ACCEPTCONN) != 0 else {
-            throw ServerError("\(described) is not listening")
-        }
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import GestureActions
 import GestureActionsRuntime
 import GestureClient
+import GestureLogging
 import GestureServer
 import Glibc
 import Logging

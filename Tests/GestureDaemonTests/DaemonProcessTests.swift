@@ -148,6 +148,7 @@ struct DaemonProcessTests {
         #expect(started.configuration.file == config)
         #expect(started.configuration.reloadFailure == nil)
         #expect(started.panels.map(\.label) == ["wetab.event"])
+        #expect(started.panels.first.map { ($0.rotation, $0.idle, $0.screenOn) } ?? (-1, true, nil) == (0, false, nil))
         #expect(started.clients.count == 1)
         #expect(started.clients.first?.uid == UInt32(getuid()))
         #expect(started.metrics.counts[.reloadsFailed] == 0)
@@ -173,13 +174,27 @@ struct DaemonProcessTests {
         #expect(failedText.contains("  reloads: 0 succeeded, 1 failed"), "\(failedText)")
 
         // The schema holds the reply a raw client reads.
-        let probe = try ChildProcess(["python3", "-c", Self.statusProbe, socket])
+        let probe = try ChildProcess(["python3", "-c", Self.requestProbe, socket, "status"])
         #expect(try await probe.waitForExit() == 0, "\(probe.lines)")
         let traffic = TrafficLog()
         traffic.sent(#"{"type":"status","id":1}"#)
         probe.lines.forEach(traffic.received)
         #expect(probe.lines.last?.contains(#""type":"status""#) == true, "\(probe.lines)")
         try traffic.validate()
+
+        // `panels`: the panels as `status` lists them, to a raw client, as the schema says.
+        let panelsProbe = try ChildProcess(["python3", "-c", Self.requestProbe, socket, "panels"])
+        #expect(try await panelsProbe.waitForExit() == 0, "\(panelsProbe.lines)")
+        let panelsTraffic = TrafficLog()
+        panelsTraffic.sent(#"{"type":"panels","id":1}"#)
+        panelsProbe.lines.forEach(panelsTraffic.received)
+        try panelsTraffic.validate()
+        let reply = try #require(
+            try JSONSerialization.jsonObject(with: Data((panelsProbe.lines.last ?? "").utf8)) as? [String: Any])
+        #expect(reply["type"] as? String == "panels" && reply["id"] as? Int == 1, "\(reply)")
+        let listed = try #require(reply["panels"] as? [[String: Any]])
+        #expect(listed.map { $0["label"] as? String } == ["wetab.event"], "\(listed)")
+        #expect(listed.first?["rotation"] as? Int == 0 && listed.first?["idle"] as? Bool == false, "\(listed)")
 
         // A good file again: the failure is gone, the load time is the reload's.
         try "recognizers:\n  - name: tap\n    kind: tap\n".write(toFile: config, atomically: true, encoding: .utf8)
@@ -439,21 +454,22 @@ struct DaemonProcessTests {
         print(len(json.loads(t.makefile().readline())["devices"]))
         """
 
-    /// Prints the recognizer names of the `hello` a new connection gets.
-    /// Sends `status` and prints the lines it reads: `hello`, then the reply.
-    static let statusProbe = """
+    /// Sends a request of the type it is given (`status`, `panels`) and prints the lines it
+    /// reads: `hello`, then up to the reply.
+    static let requestProbe = """
         import json, socket, sys
         s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
         f = s.makefile()
         print(f.readline().strip())
-        s.sendall(b'{"type":"status","id":1}\\n')
+        s.sendall(json.dumps({"type": sys.argv[2], "id": 1}).encode() + b"\\n")
         while True:
             line = f.readline().strip()
             print(line)
-            if json.loads(line)["type"] == "status":
+            if json.loads(line)["type"] == sys.argv[2]:
                 break
         """
 
+    /// Prints the recognizer names of the `hello` a new connection gets.
     static let helloProbe = """
         import json, socket, sys
         s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])

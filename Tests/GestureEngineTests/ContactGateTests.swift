@@ -83,16 +83,19 @@ struct ContactGateTests {
         var engine = try GestureEngine(configuration: EngineConfiguration(regions: [], recognizers: []))
         engine.addDevice(Self.device, panel: PanelSettings(idleAfter: .milliseconds(300)), at: Self.origin)
         #expect(engine.nextDeadline == Self.at(300))
+        #expect(engine.panelState(Self.device.id)?.idle == false)
         var events: [EngineEvent] = []
         engine.advance(to: Self.at(300), into: &events)
         #expect(events == [.panel(PanelEvent(device: Self.device.id, time: Self.at(300), what: .idle(after: .milliseconds(300))))])
         #expect(engine.nextDeadline == nil)
+        #expect(engine.panelState(Self.device.id)?.idle == true)
         events.removeAll()
         engine.process(
             TouchFrame(device: Self.device.id, time: Self.at(1_000), touches: [Self.touch(1, .began, 0.5, 0.5)]),
             into: &events)
         #expect(events.first == .panel(PanelEvent(device: Self.device.id, time: Self.at(1_000), what: .active(TouchID(1)))))
         #expect(engine.nextDeadline == nil, "not idle while a finger is down")
+        #expect(engine.panelState(Self.device.id)?.idle == false)
         engine.process(
             TouchFrame(device: Self.device.id, time: Self.at(1_050), touches: [Self.touch(1, .ended, 0.5, 0.5)]),
             into: &events)
@@ -110,6 +113,7 @@ struct ContactGateTests {
             into: &events)
         #expect(events.contains { if case .touch(let t) = $0 { t.touch.phase == .began } else { false } })
         #expect(!events.contains { if case .panel = $0 { true } else { false } })
+        #expect(engine.panelState(Self.device.id) == nil)
     }
 
     @Test("an engine is a value: a copy's stage goes its own way")
@@ -121,7 +125,10 @@ struct ContactGateTests {
         copy.screen(Self.device.id, isOn: true)
         var events: [EngineEvent] = []
         let landing = TouchFrame(device: Self.device.id, time: Self.at(10), touches: [Self.touch(1, .began, 0.5, 0.5)])
+        #expect(engine.panelState(Self.device.id)?.screenOff == true)
+        #expect(copy.panelState(Self.device.id)?.screenOff == false)
         engine.process(landing, into: &events)
+        #expect(engine.panelState(Self.device.id)?.screenOff == false, "a wake clears it")
         // The wake, and the touch it swallowed (made explaining or not: the daemon counts it).
         #expect(events.count == 2 && events.allSatisfy { if case .panel = $0 { true } else { false } }, "\(events)")
         events.removeAll()

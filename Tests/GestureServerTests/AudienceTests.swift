@@ -1,5 +1,6 @@
 import Foundation
 import GestureEngine
+import GestureLogging
 import GestureProtocol
 import Logging
 import NIOCore

@@ -90,7 +90,6 @@ struct BadInput: Sendable, CustomTestStringConvertible {
             "a record longer than a day", #"{"type":"record","duration_ms":86400001}"#, .invalidMessage,
             path: "/duration_ms"),
         BadInput("a record of a fraction of a millisecond", #"{"type":"record","duration_ms":1.5}"#, .invalidMessage, path: "/duration_ms"),
-        BadInput("a stop-recording with a key", #"{"type":"stop-recording","device":"event5"}"#, .invalidMessage, path: "/device"),
         BadInput(
             "unknown recognizer kind", #"{"type":"define","id":"d","recognizers":[{"name":"x","kind":"wave"}]}"#,
             .invalidDefinition, id: .string("d"), path: "/recognizers/0/kind",

@@ -19,8 +19,11 @@ import Testing
             let type = (message["properties"] as? [String: Any])?["type"] as? [String: Any]
             return try #require(type?["const"] as? String, "\(name) has no const type")
         }
-        #expect(Set(types) == ServerMessage.types)
-        #expect(types.count == ServerMessage.types.count)
+        // The replies of request types the daemon declares in files of their own, which the Swift
+        // client does not ask for (DaemonProcessTests holds them to the schema).
+        let declaredReplies: Set = ["panels"]
+        #expect(Set(types) == ServerMessage.types.union(declaredReplies))
+        #expect(types.count == ServerMessage.types.count + declaredReplies.count)
     }
 
     /// A fake server: `hello`; then, once the client has pinged (so it is past its checks of the

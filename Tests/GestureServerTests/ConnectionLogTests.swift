@@ -1,4 +1,5 @@
 import Foundation
+import GestureLogging
 import GestureProtocol
 import Logging
 import TestSupport

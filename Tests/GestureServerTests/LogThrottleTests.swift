@@ -2,7 +2,7 @@ import NIOCore
 import TestSupport
 import Testing
 
-@testable import GestureServer
+@testable import GestureLogging
 
 /// The rate limit on repeated warnings (LogThrottle.swift), in virtual time.
 @Suite struct LogThrottleTests {

@@ -1,4 +1,5 @@
 import EvdevValues
+import GestureLogging
 import GestureProtocol
 import Logging
 import NIOCore

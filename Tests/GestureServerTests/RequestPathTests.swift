@@ -304,8 +304,8 @@ import Testing
         }
     }
 
-    /// A server without a daemon behind it has no panel: `record` is unavailable, and there is
-    /// no recording to stop.
+    /// A server without a daemon behind it has no panel: `record` is unavailable, and
+    /// `stop-recording`, a type the daemon declares (``RequestType``), is not one it serves.
     @Test func `a server without an engine records nothing`() async throws {
         try await ServerFixture.with(delegate: nil) { f in
             let client = try await f.connect()
@@ -314,7 +314,8 @@ import Testing
             guard case .error(let error) = try await client.next() else { throw Unexpected("no error") }
             #expect(error.code == .unavailable && error.id == .number(1), "\(error)")
             try await client.sendRaw(Array(#"{"type":"stop-recording","id":2}"#.utf8) + [10])
-            guard case .ok(.number(2)?) = try await client.next() else { throw Unexpected("no ok") }
+            guard case .error(let unknown) = try await client.next() else { throw Unexpected("no error") }
+            #expect(unknown.code == .unknownType && unknown.id == .number(2), "\(unknown)")
         }
     }
 

@@ -111,7 +111,7 @@ public final class LogThrottle: Sendable {
 
 /// Text a peer sent, shortened for the log: at most `limit` bytes (whole characters), then how
 /// long it was. An 80 KB `Origin` header is not written to the journal.
-func loggable(_ text: String, limit: Int = 128) -> String {
+public func loggable(_ text: String, limit: Int = 128) -> String {
     let bytes = text.utf8.count
     guard bytes > limit else { return text }
     var kept = ""

@@ -1,0 +1,150 @@
+import GestureEngine
+import GestureProtocol
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A request type declared in a file of its own (CONTRIBUTING.md, "Adding a request type"): its
+/// spelling and decoding, what refuses it before it is decoded, and how it is performed and
+/// answered. The server takes a list of them (``GestureServer/init(configuration:delegate:requests:logger:)``:
+/// the daemon's is `DaemonRequests.all`) beside ``ClientMessage``'s types, and every part of the
+/// request path asks the list: the head's refusal and bare form on the server thread, the
+/// decoding on the request thread (``RequestDecoder``), the performing back on the server thread,
+/// the daemon's part through ``GestureServerDelegate/perform(_:)``. Requests are not on the frame
+/// path: the list is of existentials, looked up by spelling.
+public protocol RequestType: Sendable {
+    /// Its spelling: the `type` of its lines.
+    static var name: String { get }
+    /// The keys it takes beside `type` and `id` (any other is `invalid-message`). None unless
+    /// it says.
+    static var keys: [String] { get }
+    /// Decodes it from the request object on the request thread; every problem an
+    /// ``ErrorMessage`` with its code and JSON pointer.
+    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage)
+    /// What a line of nothing but `type` and `id` asks, performed without decoding the line; nil
+    /// (the default) when every line of it is decoded.
+    static var bare: Self? { get }
+    /// Why `asker` may not make it, decided on the line's head before anything is decoded (who
+    /// asks: its uid and groups, a page); nil (the default) when it may. The server sets the
+    /// error's `id`.
+    static func refusal(_ asker: Asker) -> ErrorMessage?
+    /// Performs it, on the server thread, and answers through `reply` exactly once: at once, or
+    /// from the thread it handed the work to (the daemon's input thread: ``GestureServerDelegate/perform(_:)``).
+    /// Until it answers, it counts among the connection's requests waiting for the daemon
+    /// (``ClientSession/maxRequestsInFlight``).
+    func perform(for asker: Asker, reply: RequestReply)
+}
+
+extension RequestType {
+    public static var keys: [String] { [] }
+    public static var bare: Self? { nil }
+    public static func refusal(_ asker: Asker) -> ErrorMessage? { nil }
+
+    /// How its lines are read, as the decoder's table takes it.
+    static var decoding: RequestDecoding<ServedRequest> {
+        RequestDecoding(
+            name: name, keys: keys,
+            decode: { object, id throws(ErrorMessage) in .declared(try Self(from: object, id: id)) },
+            bare: bare.map { .declared($0) })
+    }
+}
+
+/// A request of nothing but `type` and `id` (`stop-recording`, `panels`): it takes no key, and
+/// its bare line is performed without decoding.
+public protocol KeylessRequest: RequestType {
+    init()
+}
+
+extension KeylessRequest {
+    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) { self.init() }
+    public static var bare: Self? { Self() }
+}
+
+/// Who asks for a request: what its refusals and its performing may look at.
+public struct Asker: Sendable {
+    public let client: ClientID
+    /// Who the client is, as the kernel says (the Unix socket); nil on the WebSocket endpoint or
+    /// when the kernel would not say.
+    public let peer: PeerCredentials?
+    /// A page on the WebSocket endpoint (any page an allowed origin serves).
+    public let isPage: Bool
+    /// The daemon behind the server; nil for a server without one.
+    public let daemon: (any GestureServerDelegate)?
+}
+
+/// A declared request handed to the daemon (``GestureServerDelegate/perform(_:)``), to perform on
+/// its input thread.
+public struct DaemonJob: Sendable {
+    public let request: any RequestType
+    public let asker: Asker
+    public let reply: RequestReply
+
+    public init(request: any RequestType, asker: Asker, reply: RequestReply) {
+        self.request = request
+        self.asker = asker
+        self.reply = reply
+    }
+}
+
+/// The answer to one declared request, given once from any thread.
+public struct RequestReply: Sendable {
+    /// The request's `id`, which the answer echoes.
+    public let id: RequestID?
+    let answer: @Sendable (Answer) -> Void
+
+    enum Answer: Sendable {
+        /// A message the server thread encodes and writes (`ok`, `error`).
+        case message(ServerMessage)
+        /// A reply of the request's own, encoded on the request thread and written as it is.
+        case encoded(@Sendable () -> [UInt8]?)
+        /// The answer went out through the publisher (a `recording` message).
+        case published
+    }
+
+    /// Answers `ok`.
+    public func ok() { answer(.message(.ok(id: id))) }
+
+    /// Answers `error` (its `id` set to the request's).
+    public func refuse(_ error: ErrorMessage) {
+        var error = error
+        error.id = id
+        answer(.message(.error(error)))
+    }
+
+    /// The answer was published to the connection (a message of the daemon's, with the `id`).
+    public func published() { answer(.published) }
+
+    /// Answers with a message of the request's own, encoded off the server thread (keys sorted,
+    /// as every line: ``GestureProtocol/makeEncoder()``).
+    public func send(_ message: some Encodable & Sendable) {
+        answer(.encoded { try? [UInt8](GestureProtocol.encodeLine(message, with: GestureProtocol.makeEncoder())) })
+    }
+}
+
+/// A decoded request: of ``ClientMessage``'s types, or of a type declared in a file of its own.
+enum ServedRequest: Sendable {
+    case message(ClientMessage.Body)
+    case declared(any RequestType)
+}
+
+/// What the server reads request lines against: ``ClientMessage``'s types and the declared ones.
+struct RequestTable: Sendable {
+    let types: [RequestDecoding<ServedRequest>]
+    /// The declared types by spelling: what refuses one on its head.
+    private let declared: [String: any RequestType.Type]
+
+    init(declared: [any RequestType.Type]) {
+        types = ClientMessage.requestTypes.map { $0.map { ServedRequest.message($0) } } + declared.map { $0.decoding }
+        let names = types.map(\.name)
+        precondition(Set(names).count == names.count, "two request types share a spelling: \(names.sorted())")
+        self.declared = Dictionary(uniqueKeysWithValues: declared.map { ($0.name, $0) })
+    }
+
+    /// Why `asker` may not make a request of this spelling, if it is a declared type that says.
+    func refusal(_ type: String, _ asker: Asker) -> ErrorMessage? {
+        declared[type]?.refusal(asker)
+    }
+}
