@@ -147,10 +147,11 @@ class Daemon:
         metrics.bind(("127.0.0.1", 0))
         metrics.listen(16)
         self.metrics_port = metrics.getsockname()[1]
-        # Above 4 whatever this process has open, so that the shell's moves cannot clash.
+        # Above 4 whatever this process has open, so that the shell's moves cannot clash; bash,
+        # since dash takes single-digit descriptors only in redirections.
         u, m = (fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 10) for sock in (unix, metrics))
         self.process = subprocess.Popen(
-            ["sh", "-c", f'exec 3<&{u} 4<&{m} {u}<&- {m}<&-; export LISTEN_PID=$$; exec "$@"', "sh", binary, "run", "--config",
+            ["bash", "-c", f'exec 3<&{u} 4<&{m} {u}<&- {m}<&-; export LISTEN_PID=$$; exec "$@"', "sh", binary, "run", "--config",
              self.config, "--socket", self.socket, "--replay", recording, "--loop"],
             env=dict(os.environ, NOTIFY_SOCKET=notify_path, LISTEN_FDS="2", LISTEN_FDNAMES="unix:metrics"),
             stderr=self.log, stdout=subprocess.DEVNULL, pass_fds=(u, m))
