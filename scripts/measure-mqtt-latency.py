@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -60,6 +61,9 @@ def main():
     work = tempfile.mkdtemp(prefix="gestured-mqtt-latency-")
     os.chmod(work, 0o755)
     processes = []
+    # SIGTERM and SIGHUP end it as SIGINT does, through the `finally` below, which ends what it started.
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, lambda n, _: sys.exit(128 + n))
 
     def start(args, log):
         p = subprocess.Popen(args, stdout=open(os.path.join(work, log), "w"), stderr=subprocess.STDOUT)

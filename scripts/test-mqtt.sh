@@ -37,13 +37,30 @@ for tool in mosquitto mosquitto_sub mosquitto_pub mosquitto_passwd openssl syste
 done
 started=$(date +%s)
 work=$(mktemp -d)
+# Everything this script starts in the background runs in a session and process group of its own
+# (`setsid`, which here execs in place: $! is the group's leader and its id), and is listed in
+# pids; on every way out — success, a failure, an error under `set -e`, SIGINT, SIGTERM or SIGHUP —
+# each group is sent SIGTERM, then SIGKILL after 5 s if anything of it is left, and reaped. Not the
+# script's own group: a signal to it from a terminal or a test runner does not reach these.
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
+    local pid left
+    trap - EXIT INT TERM HUP
+    for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2> /dev/null || true; done
+    for _ in $(seq 25); do
+        left=
+        for pid in "${pids[@]}"; do pgrep -g "$pid" > /dev/null && left=1; done
+        [ -z "$left" ] && break
+        sleep 0.2
+    done
+    for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2> /dev/null || true; done
     wait 2> /dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 fail() {
     echo "test-mqtt: $*" >&2
     for log in "$work"/*.log; do echo "--- $log" >&2; tail -n 25 "$log" | cut -c1-300 >&2; done
@@ -109,7 +126,7 @@ mkdir "$work/persistence"
 } > "$work/mosquitto.conf"
 broker=
 start_broker() {
-    mosquitto -c "$work/mosquitto.conf" > /dev/null 2>&1 &
+    setsid mosquitto -c "$work/mosquitto.conf" > /dev/null 2>&1 &
     broker=$!
     pids+=("$broker")
     wait_for 30 "the broker's start" python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])))' "$port"
@@ -197,35 +214,30 @@ printf 'broker:\n  url: mqtts://localhost:99999\n' > "$work/port.yaml"
 bad port "the port '99999' is not a number from 1 to 65535"
 
 # The subscriber, as Home Assistant logs in: QoS 1, a persistent session.
-sub() {
-    mosquitto_sub -h localhost -p "$port" --cafile "$work/ca.pem" --cert "$work/homeassistant.pem" \
-        --key "$work/homeassistant.key" -u homeassistant -P ha-secret "$@"
-}
-pub() {
-    mosquitto_pub -h localhost -p "$port" --cafile "$work/ca.pem" --cert "$work/homeassistant.pem" \
-        --key "$work/homeassistant.key" -u homeassistant -P ha-secret -t gestured/kiosk/command/mark "$@"
-}
-sub -c -i test-reader -q 1 -v -t 'gestured/kiosk/#' -t 'homeassistant/#' > "$work/sub.out" 2> "$work/sub.log" &
+ha_login=(-h localhost -p "$port" --cafile "$work/ca.pem" --cert "$work/homeassistant.pem"
+    --key "$work/homeassistant.key" -u homeassistant -P ha-secret)
+pub() { mosquitto_pub "${ha_login[@]}" -t gestured/kiosk/command/mark "$@"; }
+setsid mosquitto_sub "${ha_login[@]}" -c -i test-reader -q 1 -v -t 'gestured/kiosk/#' -t 'homeassistant/#' > "$work/sub.out" 2> "$work/sub.log" &
 pids+=($!)
 wait_for 30 "the subscriber's connection" grep -q "as test-reader" "$work/broker.log"
 
 # The daemon, started by the listen client's connection; then gestured mqtt.
-systemd-socket-activate -l "$work/g.sock" "$gestured" run --config "$work/gestured.yaml" \
+setsid systemd-socket-activate -l "$work/g.sock" "$gestured" run --config "$work/gestured.yaml" \
     --replay "$work/stream.evemu" --speed 2 > "$work/daemon.log" 2>&1 &
 pids+=($!)
 wait_for 30 "the socket" test -S "$work/g.sock"
-"$gestured" listen --socket "$work/g.sock" > "$work/listen.out" 2> "$work/listen.log" &
+setsid "$gestured" listen --socket "$work/g.sock" > "$work/listen.out" 2> "$work/listen.log" &
 listen=$!
 pids+=($listen)
 wait_for 60 "the listen client's hello" grep -q '"type":"hello"' "$work/listen.out"
-"$gestured" mqtt --config "$work/mqtt.yaml" --socket "$work/g.sock" > "$work/mqtt.log" 2>&1 &
+setsid "$gestured" mqtt --config "$work/mqtt.yaml" --socket "$work/g.sock" > "$work/mqtt.log" 2>&1 &
 client=$!
 pids+=($client)
 wait_for 60 "gestured mqtt's connection to the daemon" grep -q "connected to the daemon" "$work/mqtt.log"
 wait_for 60 "gestured mqtt's connection to the broker" grep -q "connected to the broker" "$work/mqtt.log"
 
 # Brokers that are not: one silent, one sending random bytes.
-python3 - "$silent_port" "$garbage_port" > /dev/null 2>&1 <<'PY' &
+setsid python3 - "$silent_port" "$garbage_port" > /dev/null 2>&1 <<'PY' &
 import random, socket, sys, threading
 def listen(port, serve):
     s = socket.socket()
@@ -262,7 +274,7 @@ for name in silent:mqtts:$silent_port garbage:mqtt:$garbage_port garbage-tls:mqt
         > "$work/$label.yaml"
     [ "$scheme" = mqtts ] && printf '  ca-file: %s\n' "$work/ca.pem" >> "$work/$label.yaml"
     printf 'topic-prefix: gestured/%s\nqueue: {max-messages: 100}\n' "$label" >> "$work/$label.yaml"
-    "$gestured" mqtt --config "$work/$label.yaml" --socket "$work/g.sock" --verbose > "$work/$label.log" 2>&1 &
+    setsid "$gestured" mqtt --config "$work/$label.yaml" --socket "$work/g.sock" --verbose > "$work/$label.log" 2>&1 &
     pids+=($!)
     misbehaving+=("$label:$!")
 done
@@ -289,7 +301,8 @@ wait "$broker" 2> /dev/null || true
 outage=$(date +%s)
 wait_for 30 "gestured mqtt noticing the outage" grep -q "connection to the broker .* lost" "$work/mqtt.log"
 left=$((30 - ($(date +%s) - outage)))
-[ "$left" -le 0 ] || sleep "$left"
+# In the background, waited for: a signal meanwhile ends the script at once, not after the sleep.
+[ "$left" -le 0 ] || { setsid sleep "$left" & pids+=($!); wait $!; }
 start_broker
 wait_for 60 "gestured mqtt's reconnection" \
     python3 -c 'import sys; sys.exit(0 if open(sys.argv[1]).read().count("connected to the broker") >= 2 else 1)' "$work/mqtt.log"

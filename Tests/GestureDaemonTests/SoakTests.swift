@@ -265,7 +265,7 @@ struct SoakTests {
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             return s
         def pipeline(n):
-            requests = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 200
+            requests = b"GET /metrics HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n" * 200
             while time.monotonic() < end:
                 try: s = mconnect()
                 except OSError: count("not connected"); time.sleep(0.2); continue
@@ -277,7 +277,7 @@ struct SoakTests {
                 except OSError: count("closed by the daemon")
                 s.close()
         def trickle():
-            request = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"y" * 200 + b"\r\n\r\n"
+            request = b"GET /metrics HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nX: " + b"y" * 200 + b"\\r\\n\\r\\n"
             while time.monotonic() < end:
                 try: s = mconnect()
                 except OSError: count("not connected"); time.sleep(0.2); continue
@@ -293,7 +293,7 @@ struct SoakTests {
                 held = []
                 for _ in range(8):
                     r = socket.socket(socket.AF_UNIX); r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                    try: r.connect(path); r.sendall(b'{"type":"record","id":1}\n'); held.append(r)
+                    try: r.connect(path); r.sendall(b'{"type":"record","id":1}\\n'); held.append(r)
                     except OSError: r.close(); count("refused")
                 count("rounds")
                 time.sleep(max(0, min(2, end - time.monotonic())))
