@@ -545,9 +545,10 @@ struct SoakTests {
         #expect(end.recognizers == start.recognizers)
         #expect(end.fds == start.fds, "descriptors \(start.fds) → \(end.fds)")
         #expect(end.rss - start.rss < 4096, "RSS \(start.rss) kB → \(end.rss) kB")
-        // Nothing left spinning or ticking: the replay's own work, as before the load (a spin
-        // would be runnable all the time).
-        #expect(end.cpu < start.cpu + 0.1, "runnable \(Int(start.cpu * 100)) % → \(Int(end.cpu * 100)) % of the time")
+        // Nothing left spinning: a spinning thread is runnable the whole window (+1.0), however
+        // loaded the machine; the replay's own work, with its wait for a CPU, moves by tenths with
+        // the host's load (6 % → 17 % seen at load ~10, other suites running beside this one).
+        #expect(end.cpu < start.cpu + 0.5, "runnable \(Int(start.cpu * 100)) % → \(Int(end.cpu * 100)) % of the time")
         // Every define was answered ok, or refused by the limits or the policy; nothing else.
         let answers = counts.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let defines = try #require(answers.first { $0["mode"] as? String == "define" }, "\(counts)")
