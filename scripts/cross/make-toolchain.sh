@@ -25,7 +25,7 @@ say() { echo "cross: $*" >&2; }
 fail() { say "$*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (mmdebstrap --mode=root, chroot); CI runs as root"
 # What the cache holds; change it with anything below that changes what is made.
-STAMP="recipe 2: sid swiftlang, libxml2-16; trixie libc6 2.41, gcc 14, zlib1g; SDK gestured-aarch64"
+STAMP="recipe 3: sid swiftlang, libxml2-16; trixie libc6 2.41, gcc 14, zlib1g, libmosquitto-dev; SDK gestured-aarch64"
 scripts/setup-debian.sh --cross
 # The SDK bundle, written on every run (it is small): paths as the build root sees them (the sysroot
 # is mounted at /sysroot there); the linker named by its absolute path; no RUNPATH into a toolchain
@@ -75,8 +75,9 @@ APT=(apt-get -q -o Dir::Etc::sourcelist="$CACHE/apt/sources.list" -o Dir::Etc::s
 "${APT[@]}" update -qq
 TRIXIE=(libc6 libc6-dev linux-libc-dev libgcc-14-dev libstdc++-14-dev libgcc-s1 libstdc++6 libatomic1
     libevdev2 libevdev-dev libudev1 libudev-dev libmtdev1t64 libmtdev-dev libyaml-0-2 libyaml-dev libcap2
-    zlib1g)
-# (libxml2-16 and zlib1g: FoundationXML's, which a test bundle links and runs under qemu.)
+    zlib1g libmosquitto-dev)
+# (libxml2-16 and zlib1g: FoundationXML's, which a test bundle links and runs under qemu;
+# libmosquitto-dev: mosquitto.h only, for CMosquitto, the library being loaded with dlopen.)
 SID=(libswiftlang swiftlang libxml2-16)
 download() {
     cd "$CACHE/apt/archives"

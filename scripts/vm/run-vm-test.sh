@@ -219,10 +219,12 @@ for p in "${EXTRA[@]}"; do mkdir -p "$R$(dirname "$p")"; cp -a "$p" "$R$(dirname
 
 if [ "$UDEV" = 1 ] && [ "$ARCH" = arm64 ]; then
   cp "$CACHE/tree/usr/bin/udevadm" "$R/bin/udevadm"
-  mkdir -p "$R/lib/systemd" "$R/lib/udev" "$R/etc/udev"
+  mkdir -p "$R/lib/systemd" "$R/etc/udev"
   ln -s /bin/udevadm "$R/lib/systemd/systemd-udevd"
-  cp -a "$CACHE/tree/usr/lib/udev/rules.d" "$R/lib/udev/"
-  cp -a "$CACHE"/tree/usr/lib/udev/*_id "$R/lib/udev/" 2>/dev/null || true
+  # udevd 257 reads its rules from /usr/lib/udev/rules.d only (no split /usr any more)
+  mkdir -p "$R/usr/lib/udev"
+  cp -a "$CACHE/tree/usr/lib/udev/rules.d" "$R/usr/lib/udev/"
+  cp -a "$CACHE"/tree/usr/lib/udev/*_id "$R/usr/lib/udev/" 2>/dev/null || true
   elfs+=("$CACHE/tree/usr/bin/udevadm")
 elif [ "$UDEV" = 1 ]; then
   cp "$CACHE/udev/bin/udevadm" "$R/bin/udevadm"
@@ -236,19 +238,27 @@ fi
 
 if [ "$ARCH" = arm64 ]; then
 # shared libraries of every ELF we ship, by a walk over NEEDED and RUNPATH (ldd cannot run arm64
-# programs here): found in the tree above or the cross sysroot, copied to the same path in the guest
+# programs here): found in the tree above or the cross sysroot, copied to the same path in the guest.
+# $ORIGIN in a RUNPATH is the guest directory of the file that names it (the Swift runtime's
+# libraries find each other so).
 LIBROOTS=("$CACHE/tree" "${GESTURED_CROSS_CACHE:-$HOME/.cache/gestured/cross}/sysroot")
-queue=("${elfs[@]}"); seen=" "
+queue=("${elfs[@]}")
+declare -A origin
+for f in "${elfs[@]}"; do
+  case "$f" in "$TESTDIR"/*) origin[$f]=/test$(dirname "${f#"$TESTDIR"}");; *) origin[$f]=$(dirname "$f");; esac
+done
+seen=" "
 while [ ${#queue[@]} -gt 0 ]; do
   f=${queue[0]}; queue=("${queue[@]:1}")
   dirs=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p' | tr ':' ' ')
+  dirs=${dirs//\$ORIGIN/${origin[$f]}}
   for so in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     case "$seen" in *" $so "*) continue;; esac
     seen+="$so "
     found=
     for root in "${LIBROOTS[@]}"; do
       for d in $dirs /usr/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu/systemd /usr/lib; do
-        if [ -e "$root$d/$so" ]; then found=$root$d/$so; mkdir -p "$R$d"; cp -L "$found" "$R$d/$so"; break 2; fi
+        if [ -e "$root$d/$so" ]; then found=$root$d/$so; origin[$found]=$d; mkdir -p "$R$d"; cp -L "$found" "$R$d/$so"; break 2; fi
       done
     done
     if [ -n "$found" ]; then queue+=("$found"); else log "$f needs $so, found in no arm64 tree"; fi
