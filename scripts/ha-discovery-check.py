@@ -168,19 +168,9 @@ logger:
         # double tap, a swipe, then idle.
         replay = subprocess.run([gestured, "replay", os.path.join(REPO, "examples/recordings/demo.evemu")],
                                 capture_output=True, text=True, check=True).stdout
-        lines = open(os.path.join(REPO, "examples/recordings/demo.evemu")).read().splitlines()
-        header = [l for l in lines if not l.startswith("E: ")]
-        events = [l for l in lines if l.startswith("E: ")]
-        palm = ["E: 0.000000 0003 002f 0", "E: 0.000000 0003 0039 900", "E: 0.000000 0003 0037 2",
-                "E: 0.000000 0003 0035 1000", "E: 0.000000 0003 0036 1000", "E: 0.000000 0001 014a 1",
-                "E: 0.000000 0000 0000 0", "E: 0.050000 0003 0039 -1", "E: 0.050000 0001 014a 0",
-                "E: 0.050000 0000 0000 0"]
-        shifted = []
-        for l in events:
-            _, t, rest = l.split(" ", 2)
-            shifted.append("E: %.6f %s" % (float(t) + 20, rest))
-        with open(os.path.join(work, "kiosk.evemu"), "w") as f:
-            f.write("\n".join(header + palm + shifted) + "\n")
+        subprocess.run([sys.executable, os.path.join(REPO, "scripts/lead-in.py"),
+                        os.path.join(REPO, "examples/recordings/demo.evemu"), os.path.join(work, "kiosk.evemu"), "20"],
+                       check=True)
         gestures = [json.loads(l) for l in replay.splitlines()]
         with open(os.path.join(work, "gestured.yaml"), "w") as f:
             f.write("idle-after-ms: 2000\n")

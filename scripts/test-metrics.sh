@@ -54,22 +54,7 @@ prometheus_port=$(free_port)
 exporter_port=$(free_port)
 
 # The recording with its lead-in (times shifted by 20 s; the palm lands and lifts at 0).
-python3 - examples/recordings/demo.evemu "$work/lead-in.evemu" <<'PY'
-import sys
-source, target = sys.argv[1:]
-lines = open(source).read().splitlines()
-header = [l for l in lines if not l.startswith("E: ")]
-events = [l for l in lines if l.startswith("E: ")]
-lead = ["E: 0.000000 0003 002f 0", "E: 0.000000 0003 0039 900", "E: 0.000000 0003 0037 2",
-        "E: 0.000000 0003 0035 1000", "E: 0.000000 0003 0036 1000", "E: 0.000000 0001 014a 1",
-        "E: 0.000000 0000 0000 0", "E: 0.050000 0003 0039 -1", "E: 0.050000 0001 014a 0",
-        "E: 0.050000 0000 0000 0"]
-shifted = []
-for l in events:
-    _, t, rest = l.split(" ", 2)
-    shifted.append("E: %.6f %s" % (float(t) + 20, rest))
-open(target, "w").write("\n".join(header + lead + shifted) + "\n")
-PY
+scripts/lead-in.py examples/recordings/demo.evemu "$work/lead-in.evemu" 20
 
 printf 'idle-after-ms: 5000\nwake-after-idle: true\n' > "$work/gestured.yaml"
 

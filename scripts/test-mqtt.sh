@@ -134,22 +134,7 @@ start_broker() {
 start_broker
 
 # The recording: a palm at 0 (no gesture), nothing until 30 s, then the demo eight times, 20 s apart.
-python3 - examples/recordings/demo.evemu "$work/stream.evemu" <<'PY'
-import sys
-source, target = sys.argv[1:]
-lines = open(source).read().splitlines()
-header = [l for l in lines if not l.startswith("E: ")]
-events = [l for l in lines if l.startswith("E: ")]
-out = ["E: 0.000000 0003 002f 0", "E: 0.000000 0003 0039 900", "E: 0.000000 0003 0037 2",
-       "E: 0.000000 0003 0035 1000", "E: 0.000000 0003 0036 1000", "E: 0.000000 0001 014a 1",
-       "E: 0.000000 0000 0000 0", "E: 0.050000 0003 0039 -1", "E: 0.050000 0001 014a 0",
-       "E: 0.050000 0000 0000 0"]
-for n in range(8):
-    for l in events:
-        _, t, rest = l.split(" ", 2)
-        out.append("E: %.6f %s" % (float(t) + 30 + 20 * n, rest))
-open(target, "w").write("\n".join(header + out) + "\n")
-PY
+scripts/lead-in.py examples/recordings/demo.evemu "$work/stream.evemu" 30 8 20
 printf 'idle-after-ms: 3000\nwake-after-idle: true\n' > "$work/gestured.yaml"
 
 cat > "$work/actions.yaml" <<YML
