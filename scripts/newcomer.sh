@@ -90,7 +90,7 @@ else
     bad "the README's first runnable command is at line $((first + 1)), not within its first 40 lines"
 fi
 # The build line is what CI's build stage already did: found, not run.
-in_readme 'scripts/setup-debian.sh && swift build -c release --product gestured && PATH=$PWD/.build/release:$PATH' &&
+in_readme 'scripts/setup-debian.sh && swift build --product gestured && PATH=$PWD/.build/debug:$PATH' &&
     ok "the README builds with the line CI's build stage stands for"
 
 line='gestured replay --pretty examples/recordings/demo.evemu                  # the gestures in a recording'
