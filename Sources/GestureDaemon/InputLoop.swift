@@ -41,7 +41,9 @@ final class InputLoop {
     /// How many iterations woken by touchscreens alone may go without reading the clock.
     private static let iterationsPerClockRead = 9
     /// Definition changes waiting for the compiler, and the pings behind their own connection's.
-    private var definitionQueue = DefinitionQueue<DefinitionChange, PingRequest, ClientID>()
+    var definitionQueue = DefinitionQueue<DefinitionChange, RequestReply, ClientID>()
+    /// The clock as the loop read it for the requests it is performing (CLOCK_MONOTONIC µs).
+    private(set) var requestTime: Int64 = 0
     private let compiler: DefinitionCompiler
     /// What it counts for the metrics beside the frame path's counters.
     private var counters: LoopCounters
@@ -233,6 +235,7 @@ final class InputLoop {
     /// frame path).
     private func takeRequests(wallNow: Int64) {
         defer { path.publishRecognizers() }
+        requestTime = wallNow
         for item in requests.drain() {
             lag = max(lag, wallNow - item.queuedAt)
             switch item.request {
@@ -242,25 +245,14 @@ final class InputLoop {
                 path.connectedClients -= 1
                 definitionQueue.append(.remove(client), from: client)
                 stopCapturing(path.stopRecordings(where: { $0.client == client }, reason: nil))
-            case .ping(let request):
-                definitionQueue.ping(request, from: request.client)?.reply()
-            case .define(let request):
-                definitionQueue.append(.define(request), from: request.client)
+            case .perform(let job):
+                DaemonRequests.perform(job, on: self)
             case .compiled(let compiled):
                 install(compiled, wallNow: wallNow)
             case .snapshot(let request):
                 request.reply(
                     metrics.snapshot(
                         path: path, loop: counters, server: server.statistics(), panels: source.panels))
-            case .status(let request):
-                let status = metrics.status(
-                    path: path, loop: counters, server: server.statistics(), panels: source.panels,
-                    configurationFile: configPath, dropIns: dropIns)
-                request.reply(configuration: status.configuration, panels: status.panels, metrics: status.metrics)
-            case .record(let request):
-                record(request, wallNow: wallNow)
-            case .perform(let job):
-                DaemonRequests.perform(job, on: self)
             }
         }
         compileNext()
@@ -268,37 +260,45 @@ final class InputLoop {
 
     // MARK: - Recordings
 
+    /// The daemon's part of `status`: its configuration, panels and counters (the server adds
+    /// the clients).
+    func status() -> StatusMessage {
+        metrics.status(
+            path: path, loop: counters, server: server.statistics(), panels: source.panels,
+            configurationFile: configPath, dropIns: dropIns)
+    }
+
     /// A `record`: the panel it names, whether its client may see that panel's every event
     /// (``PositionAccess``), and the recording started — or refused, with the reason logged.
-    private func record(_ request: RecordRequest, wallNow: Int64) {
+    func record(_ options: RecordOptions, for asker: Asker, reply: RequestReply) {
         func refuse(_ code: ErrorCode, _ message: String) {
             path.recordingLog.log(
-                .warning, "recording refused", cause: "recording-refused", peer: request.peer.map { "uid \($0.uid)" },
+                .warning, "recording refused", cause: "recording-refused", peer: asker.peer.map { "uid \($0.uid)" },
                 metadata: [
-                    "client": "\(request.client)", "uid": "\(request.peer.map { "\($0.uid)" } ?? "?")",
-                    "device": "\(request.options.device ?? "-")", "reason": "\(message)",
+                    "client": "\(asker.client)", "uid": "\(asker.peer.map { "\($0.uid)" } ?? "?")",
+                    "device": "\(options.device ?? "-")", "reason": "\(message)",
                 ], to: logger)
-            request.refuse(ErrorMessage(code: code, message: message))
+            reply.refuse(ErrorMessage(code: code, message: message))
         }
-        if let current = path.recordings.recording(of: request.client) {
+        if let current = path.recordings.recording(of: asker.client) {
             return refuse(.busy, "this connection records \(current.label) already; send stop-recording first")
         }
         let panels = source.recordable
         let panel: RecordablePanel
-        switch Self.choose(request.options.device, among: panels) {
+        switch Self.choose(options.device, among: panels) {
         case .success(let chosen): panel = chosen
         case .failure(let problem): return refuse(.noSuchDevice, problem.message)
         }
         switch configuration.positionAccess(daemonUser: geteuid()).decide(
-            .local(request.peer), sees: .panel(panel.permissions))
+            .local(asker.peer), sees: .panel(panel.permissions))
         {
         case .refused(let code, let reason):
             refuse(code, reason)
         case .allowed(let reason):
-            let deadline = request.options.durationMS.map { wallNow + Int64($0) * 1000 }
-            path.startRecording(request, panel: panel, deadline: deadline, allowedAs: reason)
+            let deadline = options.durationMS.map { requestTime + Int64($0) * 1000 }
+            path.startRecording(options, for: asker, id: reply.id, panel: panel, deadline: deadline, allowedAs: reason)
             source.capture(panel.descriptor.id, true)
-            request.started()
+            reply.published()
         }
     }
 
@@ -333,7 +333,7 @@ final class InputLoop {
     /// The first waiting change is done (installed, refused, or nothing to do): the `ping`s
     /// that waited for it (their connection's `define`) get their `pong`.
     private func changeDone() {
-        var actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action] = []
+        var actions: [DefinitionQueue<DefinitionChange, RequestReply, ClientID>.Action] = []
         definitionQueue.finishFirst(into: &actions)
         perform(actions)
     }
@@ -342,7 +342,7 @@ final class InputLoop {
     /// unless one is being compiled. A connection that closed without definitions changes
     /// nothing and needs no compiling.
     private func compileNext() {
-        var actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action] = []
+        var actions: [DefinitionQueue<DefinitionChange, RequestReply, ClientID>.Action] = []
         definitionQueue.next(
             skipping: { change in
                 guard case .remove(let client) = change else { return false }
@@ -351,11 +351,11 @@ final class InputLoop {
         perform(actions)
     }
 
-    private func perform(_ actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action]) {
+    private func perform(_ actions: [DefinitionQueue<DefinitionChange, RequestReply, ClientID>.Action]) {
         for action in actions {
             switch action {
             case .compile(let change): compiler.compile(change, from: path.definitions)
-            case .reply(let ping): ping.reply()
+            case .reply(let ping): ping.ok()
             }
         }
     }
@@ -370,16 +370,16 @@ final class InputLoop {
         defer { changeDone() }
         switch compiled.outcome {
         case .refused(let error):
-            if case .define(let request) = compiled.change {
+            if case .define(_, _, let reply) = compiled.change {
                 counters.counts[.definitionsRefused] += 1
-                request.reply(.failure(error))
+                reply.refuse(ErrorMessage(definitionError: error, id: nil))
             }
         case .changed(let next):
             if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
             switch compiled.change {
-            case .define(let request):
+            case .define(_, _, let reply):
                 counters.counts[.definitionsAccepted] += 1
-                request.reply(.success(()))
+                reply.ok()
             case .remove, .reload:
                 // What the client's definitions held (shape templates above all) goes back to
                 // the system, not only to malloc's free lists.
