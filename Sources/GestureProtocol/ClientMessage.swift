@@ -77,11 +77,6 @@ public protocol RequestFields: Hashable, Sendable {
     func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws
 }
 
-extension RequestFields {
-    /// Its keys' spellings.
-    public static var keyNames: [String] { Keys.allCases.map(\.rawValue) }
-}
-
 /// How one request type is read from a line: its spelling, the keys it takes beside `type` and
 /// `id` (any other is `invalid-message`), how its body is decoded from the request object (every
 /// problem an ``ErrorMessage`` with its code and JSON pointer), and its body when the line holds

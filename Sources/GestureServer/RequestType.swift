@@ -68,6 +68,21 @@ extension KeylessRequest {
     public static var bare: Self? { Self() }
 }
 
+/// A request whose keys are one ``RequestFields`` value (`subscribe`, `define`, `record`): its
+/// keys and its decoding are that value's.
+public protocol FieldsRequest: RequestType {
+    associatedtype Fields: RequestFields
+    init(_ fields: Fields)
+}
+
+extension FieldsRequest {
+    public static var keys: [String] { Fields.Keys.allCases.map(\.rawValue) }
+
+    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
+        self.init(try Fields(from: object, id: id))
+    }
+}
+
 /// Who asks for a request: what its refusals and its performing may look at.
 public struct Asker: Sendable {
     public let client: ClientID

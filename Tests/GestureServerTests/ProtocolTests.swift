@@ -109,11 +109,11 @@ import Testing
             recognizers: [RecognizerSpec(name: "pad-tap", region: "pad", parameters: .tap(TapParameters()))])
         let options = RecordOptions(device: "event5", durationMS: 500)
         let requests: [(ClientMessage, any RequestType)] = [
-            (ClientMessage("subscribe", id: .number(1), fields: filters), Subscribe(filters: filters)),
-            (ClientMessage("subscribe", fields: Subscription()), Subscribe(filters: Subscription())),
+            (ClientMessage("subscribe", id: .number(1), fields: filters), Subscribe(filters)),
+            (ClientMessage("subscribe", fields: Subscription()), Subscribe(Subscription())),
             (ClientMessage("unsubscribe", id: .string("u")), Unsubscribe()),
             (ClientMessage("ping", id: .number(-3)), Ping()),
-            (ClientMessage("record", id: .number(2), fields: options), Record(options: options)),
+            (ClientMessage("record", id: .number(2), fields: options), Record(options)),
         ]
         for (message, expected) in requests {
             let line = try Self.json(message)

@@ -1,4 +1,3 @@
-import GestureEngine
 import GestureProtocol
 
 /// `define` (docs/PROTOCOL.md): replaces everything the connection defined before. Refused on
@@ -6,17 +5,14 @@ import GestureProtocol
 /// pending: `busy`); admitted where it is decoded against the limits of one connection and of
 /// all together (``DefinitionLedger``); compiled by the daemon on its compiler's thread. While
 /// it is pending the connection is not read.
-public struct Define: RequestType {
+public struct Define: FieldsRequest {
     public static let name = "define"
-    public static var keys: [String] { Definitions.keyNames }
 
     /// Structurally valid (decoded with the configuration's own rules); references to other
     /// recognizers and regions, and name clashes, are for the engine to check.
     public let definitions: Definitions
 
-    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
-        definitions = try Definitions(from: object, id: id)
-    }
+    public init(_ definitions: Definitions) { self.definitions = definitions }
 
     /// Why a connection may not define at all: no engine behind the server, or a WebSocket
     /// endpoint without `allow-define`.

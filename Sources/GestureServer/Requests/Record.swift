@@ -1,21 +1,15 @@
-import GestureEngine
 import GestureProtocol
 
 /// `record` (docs/PROTOCOL.md): starts recording a panel's raw events to this connection. The
 /// daemon decides who may record what (the panel's permissions, ``PositionAccess``); the server
 /// refuses a page on its head (the rule refuses every page: it has no credentials to check).
-public struct Record: RequestType {
+public struct Record: FieldsRequest {
     public static let name = "record"
-    public static var keys: [String] { RecordOptions.keyNames }
-    public static var bare: Record? { Record(options: RecordOptions()) }
+    public static var bare: Record? { Record(RecordOptions()) }
 
     public let options: RecordOptions
 
-    init(options: RecordOptions) { self.options = options }
-
-    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
-        options = try RecordOptions(from: object, id: id)
-    }
+    public init(_ options: RecordOptions) { self.options = options }
 
     public static func refusal(_ asker: Asker) -> ErrorMessage? {
         guard asker.isPage,

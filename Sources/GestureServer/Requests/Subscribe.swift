@@ -1,20 +1,14 @@
-import GestureEngine
 import GestureProtocol
 
 /// `subscribe` (docs/PROTOCOL.md): replaces the connection's subscription, answered at once on
 /// the server thread. Raw touches only for who may see where fingers are (``PositionAccess``).
-public struct Subscribe: RequestType {
+public struct Subscribe: FieldsRequest {
     public static let name = "subscribe"
-    public static var keys: [String] { Subscription.keyNames }
-    public static var bare: Subscribe? { Subscribe(filters: Subscription()) }
+    public static var bare: Subscribe? { Subscribe(Subscription()) }
 
     public let filters: Subscription
 
-    init(filters: Subscription) { self.filters = filters }
-
-    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
-        filters = try Subscription(from: object, id: id)
-    }
+    public init(_ filters: Subscription) { self.filters = filters }
 
     public func perform(for asker: Asker, reply: RequestReply) {
         asker.session.value.subscribe(filters, id: reply.id)
