@@ -118,28 +118,28 @@ public final class GestureClient: Sendable {
 
     /// Replaces this connection's subscription; returns once the server accepted it.
     public func subscribe(_ subscription: Subscription) async throws(GestureClientError) {
-        try await request(.subscribe(subscription))
+        try await request("subscribe", subscription)
     }
 
     /// Drops this connection's subscription.
     public func unsubscribe() async throws(GestureClientError) {
-        try await request(.unsubscribe)
+        try await request("unsubscribe")
     }
 
     /// Replaces this connection's regions and recognizers (gone when it closes); throws
     /// ``GestureClientError/refused(_:)`` with the server's `invalid-definition` error.
     public func define(_ definitions: Definitions) async throws(GestureClientError) {
-        try await request(.define(definitions))
+        try await request("define", definitions)
     }
 
     /// Round trip to the server.
     public func ping() async throws(GestureClientError) {
-        try await request(.ping)
+        try await request("ping")
     }
 
     /// The daemon's status (a `status` request).
     public func status() async throws(GestureClientError) -> StatusMessage {
-        guard case .status(let status) = try await request(.status) else {
+        guard case .status(let status) = try await request("status") else {
             throw GestureClientError.protocolViolation("a status request was not answered with a status")
         }
         return status
@@ -151,7 +151,7 @@ public final class GestureClient: Sendable {
     /// Throws ``GestureClientError/refused(_:)`` with the server's error (`permission-denied`,
     /// `no-such-device`, `busy`, `unavailable`).
     public func record(_ options: RecordOptions) async throws(GestureClientError) -> RecordingMessage {
-        guard case .recording(let started) = try await request(.record(options)) else {
+        guard case .recording(let started) = try await request("record", options) else {
             throw .protocolViolation("the answer to record was not a recording message")
         }
         return started
@@ -161,22 +161,18 @@ public final class GestureClient: Sendable {
     /// `stopped` message, which ``messages`` also delivers after the last `raw` message, or `ok`
     /// when nothing was being recorded).
     public func stopRecording() async throws(GestureClientError) {
-        try await request { BareRequest(type: "stop-recording", id: $0) }
+        try await request("stop-recording")
     }
 
     @discardableResult
-    private func request(_ body: ClientMessage.Body) async throws(GestureClientError) -> ServerMessage {
-        try await request { ClientMessage(body, id: $0) }
-    }
-
-    /// Sends the request `line` makes with its `id`: a ``ClientMessage``, or a ``BareRequest``.
-    @discardableResult
-    private func request<Line: Encodable & SendableMetatype>(
-        _ line: @escaping @Sendable (RequestID) -> Line
+    private func request(
+        _ type: String, _ fields: (any RequestFields)? = nil
     ) async throws(GestureClientError) -> ServerMessage {
         let router = self.router
         do {
-            return try await channel.eventLoop.flatSubmit { router.value.send(line) }.get()
+            return try await channel.eventLoop.flatSubmit {
+                router.value.send { ClientMessage(type, id: $0, fields: fields) }
+            }.get()
         } catch {
             throw Self.clientError(error)
         }
@@ -406,11 +402,4 @@ final class ReplyRouter: ChannelInboundHandler {
     private struct TypeProbe: Decodable {
         var type: String
     }
-}
-
-/// A request of nothing but its `type` and `id`, of a type the daemon declares in a file of its
-/// own rather than in ``ClientMessage`` (`stop-recording`).
-struct BareRequest: Encodable {
-    var type: String
-    var id: RequestID
 }

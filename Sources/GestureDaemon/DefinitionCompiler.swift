@@ -6,7 +6,7 @@ import NIOPosix
 /// A change of the definitions, in the order the clients (and the operator) caused it.
 enum DefinitionChange: Sendable {
     /// A connection's `define` (replied to once it runs, or with the reason it was refused).
-    case define(DefinitionRequest)
+    case define(Define, client: ClientID, reply: RequestReply)
     /// A connection closed: its definitions go.
     case remove(ClientID)
     /// SIGHUP: the configuration file at this path is read again, with its drop-ins.
@@ -73,12 +73,12 @@ final class DefinitionCompiler: Sendable {
         _ change: DefinitionChange, _ basis: DefinitionSet, _ midway: (@Sendable (DefinitionChange) -> Void)?
     ) -> CompiledChange.Outcome {
         switch change {
-        case .define(let request):
+        case .define(let request, let client, _):
             midway?(change)
             do {
                 return .changed(
                     try basis.defining(
-                        owner: request.client.owner, regions: request.definitions.regions,
+                        owner: client.owner, regions: request.definitions.regions,
                         recognizers: request.definitions.recognizers))
             } catch {
                 return .refused(error)

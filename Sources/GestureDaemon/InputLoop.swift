@@ -17,18 +17,21 @@ import TouchInput
 /// alike — which it writes to the clients there and then (one wake-up per frame); client
 /// requests come back through the ``RequestQueue``'s eventfd, signals through a self-pipe.
 ///
-/// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread).
+/// Confined to the thread that creates it and calls ``run()`` (the daemon's main thread). This
+/// file is the loop; its other parts, by role: the requests it takes (InputLoop+Requests.swift),
+/// the definition changes (+Definitions), recordings (+Recordings), signals and reloads
+/// (+Reload).
 final class InputLoop {
     private let epoll: Int32
-    private let signals: Int32
-    private let requests: RequestQueue
-    private let server: GestureServer
-    private let notifier: SystemdNotifier
-    private let configPath: String?
-    private var logger: Logger
-    private var configuration: DaemonConfiguration
+    let signals: Int32
+    let requests: RequestQueue
+    let server: GestureServer
+    let notifier: SystemdNotifier
+    let configPath: String?
+    var logger: Logger
+    var configuration: DaemonConfiguration
     /// The drop-ins the running configuration was merged from, for `status`.
-    private var dropIns: [String]
+    var dropIns: [String]
     let path: FramePath
     private var ready = [gestured_epoll_event](repeating: gestured_epoll_event(), count: 32)
     /// Where frames come from; opened by ``start()``.
@@ -36,16 +39,18 @@ final class InputLoop {
     private var nextWatchdog: Int64?
     /// The input thread's greatest lag since the last watchdog ping: how long a request waited
     /// in the queue, or a live frame after its kernel time, before being handled.
-    private var lag: Int64 = 0
-    private var stopping = false
+    var lag: Int64 = 0
+    var stopping = false
     /// How many iterations woken by touchscreens alone may go without reading the clock.
     private static let iterationsPerClockRead = 9
     /// Definition changes waiting for the compiler, and the pings behind their own connection's.
-    private var definitionQueue = DefinitionQueue<DefinitionChange, PingRequest, ClientID>()
-    private let compiler: DefinitionCompiler
+    var definitionQueue = DefinitionQueue<DefinitionChange, RequestReply, ClientID>()
+    /// The clock as the loop read it for the requests it is performing (CLOCK_MONOTONIC µs).
+    var requestTime: Int64 = 0
+    let compiler: DefinitionCompiler
     /// What it counts for the metrics beside the frame path's counters.
-    private var counters: LoopCounters
-    private let metrics: MetricsSnapshotBuilder
+    var counters: LoopCounters
+    let metrics: MetricsSnapshotBuilder
 
     /// A loop whose frames come from `replay`, or from the touchscreens when it is nil.
     init(
@@ -216,251 +221,13 @@ final class InputLoop {
     }
 
     /// The engine's present: the source's clock.
-    private func engineNow(wallNow: Int64) -> Timestamp {
+    func engineNow(wallNow: Int64) -> Timestamp {
         source.engineNow(wallNow: wallNow)
     }
 
     private func flush() {
         guard let since = path.flush({ server.publish(draining: &$0) }) else { return }
         counters.published(since: since, clock: gestured_monotonic_us)
-    }
-
-    // MARK: - Requests, signals, reload
-
-    /// Handles the queued requests in order. Definition changes (a `define`, the definitions of a
-    /// connection that closed; a reload, from ``reload()``) go to the compiler's thread, one at a time in the order they came;
-    /// what it makes is installed here when it comes back (no compiling on the
-    /// frame path).
-    private func takeRequests(wallNow: Int64) {
-        defer { path.publishRecognizers() }
-        for item in requests.drain() {
-            lag = max(lag, wallNow - item.queuedAt)
-            switch item.request {
-            case .connected:
-                path.connectedClients += 1
-            case .disconnected(let client):
-                path.connectedClients -= 1
-                definitionQueue.append(.remove(client), from: client)
-                stopCapturing(path.stopRecordings(where: { $0.client == client }, reason: nil))
-            case .ping(let request):
-                definitionQueue.ping(request, from: request.client)?.reply()
-            case .define(let request):
-                definitionQueue.append(.define(request), from: request.client)
-            case .compiled(let compiled):
-                install(compiled, wallNow: wallNow)
-            case .snapshot(let request):
-                request.reply(
-                    metrics.snapshot(
-                        path: path, loop: counters, server: server.statistics(), panels: source.panels))
-            case .status(let request):
-                let status = metrics.status(
-                    path: path, loop: counters, server: server.statistics(), panels: source.panels,
-                    configurationFile: configPath, dropIns: dropIns)
-                request.reply(configuration: status.configuration, panels: status.panels, metrics: status.metrics)
-            case .record(let request):
-                record(request, wallNow: wallNow)
-            case .perform(let job):
-                DaemonRequests.perform(job, on: self)
-            }
-        }
-        compileNext()
-    }
-
-    // MARK: - Recordings
-
-    /// A `record`: the panel it names, whether its client may see that panel's every event
-    /// (``PositionAccess``), and the recording started — or refused, with the reason logged.
-    private func record(_ request: RecordRequest, wallNow: Int64) {
-        func refuse(_ code: ErrorCode, _ message: String) {
-            path.recordingLog.log(
-                .warning, "recording refused", cause: "recording-refused", peer: request.peer.map { "uid \($0.uid)" },
-                metadata: [
-                    "client": "\(request.client)", "uid": "\(request.peer.map { "\($0.uid)" } ?? "?")",
-                    "device": "\(request.options.device ?? "-")", "reason": "\(message)",
-                ], to: logger)
-            request.refuse(ErrorMessage(code: code, message: message))
-        }
-        if let current = path.recordings.recording(of: request.client) {
-            return refuse(.busy, "this connection records \(current.label) already; send stop-recording first")
-        }
-        let panels = source.recordable
-        let panel: RecordablePanel
-        switch Self.choose(request.options.device, among: panels) {
-        case .success(let chosen): panel = chosen
-        case .failure(let problem): return refuse(.noSuchDevice, problem.message)
-        }
-        switch configuration.positionAccess(daemonUser: geteuid()).decide(
-            .local(request.peer), sees: .panel(panel.permissions))
-        {
-        case .refused(let code, let reason):
-            refuse(code, reason)
-        case .allowed(let reason):
-            let deadline = request.options.durationMS.map { wallNow + Int64($0) * 1000 }
-            path.startRecording(request, panel: panel, deadline: deadline, allowedAs: reason)
-            source.capture(panel.descriptor.id, true)
-            request.started()
-        }
-    }
-
-    /// The panel `selector` names (its label or its node), or the only one when it names none.
-    static func choose(_ selector: String?, among panels: [RecordablePanel]) -> Result<RecordablePanel, DaemonError> {
-        let names = panels.map(\.descriptor.label).joined(separator: ", ")
-        guard let selector else {
-            if panels.count == 1 { return .success(panels[0]) }
-            return .failure(
-                DaemonError(
-                    panels.isEmpty
-                        ? "the daemon has no panel open to record"
-                        : "the daemon has \(panels.count) panels (\(names)): name one with 'device'"))
-        }
-        if let panel = panels.first(where: { $0.descriptor.label == selector || $0.node == selector }) {
-            return .success(panel)
-        }
-        return .failure(
-            DaemonError(
-                "no panel '\(selector)' is open"
-                    + (panels.isEmpty ? "; the daemon has none" : " (the daemon has: \(names))")))
-    }
-
-    /// The panels whose recordings ended stop keeping their events, unless another connection
-    /// still records them.
-    func stopCapturing(_ devices: [DeviceID]) {
-        for device in devices where !path.recordings.records(device) { source.capture(device, false) }
-    }
-
-    // MARK: - Definitions
-
-    /// The first waiting change is done (installed, refused, or nothing to do): the `ping`s
-    /// that waited for it (their connection's `define`) get their `pong`.
-    private func changeDone() {
-        var actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action] = []
-        definitionQueue.finishFirst(into: &actions)
-        perform(actions)
-    }
-
-    /// Hands the first waiting definition change to the compiler, made from the running set,
-    /// unless one is being compiled. A connection that closed without definitions changes
-    /// nothing and needs no compiling.
-    private func compileNext() {
-        var actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action] = []
-        definitionQueue.next(
-            skipping: { change in
-                guard case .remove(let client) = change else { return false }
-                return !path.definitions.defines(client.owner)
-            }, into: &actions)
-        perform(actions)
-    }
-
-    private func perform(_ actions: [DefinitionQueue<DefinitionChange, PingRequest, ClientID>.Action]) {
-        for action in actions {
-            switch action {
-            case .compile(let change): compiler.compile(change, from: path.definitions)
-            case .reply(let ping): ping.reply()
-            }
-        }
-    }
-
-    /// Installs what the compiler made (between two frames: it only carries the devices' state
-    /// over) and answers the `define`. A set made from one that is no longer running cannot
-    /// come (one change at a time, all through here); were it to, it is made again from the
-    /// running one.
-    private func install(_ compiled: CompiledChange, wallNow: Int64) {
-        definitionQueue.compilerReturned()
-        guard compiled.basis == path.definitions.generation else { return }
-        defer { changeDone() }
-        switch compiled.outcome {
-        case .refused(let error):
-            if case .define(let request) = compiled.change {
-                counters.counts[.definitionsRefused] += 1
-                request.reply(.failure(error))
-            }
-        case .changed(let next):
-            if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
-            switch compiled.change {
-            case .define(let request):
-                counters.counts[.definitionsAccepted] += 1
-                request.reply(.success(()))
-            case .remove, .reload:
-                // What the client's definitions held (shape templates above all) goes back to
-                // the system, not only to malloc's free lists.
-                if next != nil { _ = gestured_release_free_memory() }
-            }
-        case .reloaded(let fresh, let next, let dropped):
-            if let next { path.install(next, at: engineNow(wallNow: wallNow)) }
-            reloaded(fresh, dropped: dropped, wallNow: wallNow)
-        case .reloadFailed(let reason):
-            counters.counts[.reloadsFailed] += 1
-            counters.lastReloadFailure = (wallNow, reason)
-            server.statusChanged()
-            logger.error("reload failed, keeping the running configuration: \(reason)")
-            notifier.ready(status: "configuration reloaded")
-        }
-    }
-
-    private func takeSignals() {
-        while true {
-            let signal = gestured_signal_pipe_read(signals)
-            guard signal > 0 else { return }
-            switch signal {
-            case SIGHUP:
-                reload()
-            default:
-                logger.info("stopping", metadata: ["signal": "\(String(cString: strsignal(signal)))"])
-                notifier.stopping()
-                stopping = true
-            }
-        }
-    }
-
-    /// SIGHUP: the configuration file is read again, and validated and compiled with the
-    /// clients' definitions, on the compiler's thread, behind the definition changes queued
-    /// before it. A file that does not load keeps the running configuration (and says why);
-    /// one that loads replaces it (R9: gestures in progress are cancelled, unless the engine's
-    /// part is the running one's), reopening the devices when their settings changed
-    /// (``reloaded(_:dropped:wallNow:)``). `ping`s do not wait for it.
-    private func reload() {
-        guard let configPath else {
-            logger.notice("SIGHUP ignored: running on the built-in configuration (no --config)")
-            return
-        }
-        notifier.reloading()
-        definitionQueue.append(.reload(configPath), from: nil)
-        compileNext()
-    }
-
-    /// The rest of a reload, once its definitions run: the clients told what it dropped, the
-    /// daemon's own settings, the devices reopened when their rules changed.
-    private func reloaded(_ loaded: LoadedConfiguration, dropped: [DroppedDefinitions], wallNow: Int64) {
-        let fresh = loaded.configuration
-        defer { notifier.ready(status: "configuration reloaded") }
-        counters.counts[.reloadsSucceeded] += 1
-        counters.configurationLoaded = wallNow
-        counters.lastReloadFailure = nil
-        server.statusChanged()
-        for loss in dropped {
-            guard case .client(let n) = loss.owner else { continue }
-            logger.warning(
-                "a reload dropped definitions of a client that no longer fit the configuration",
-                metadata: ["client": "\(ClientID(n))", "dropped": "\(loss.dropped.map(\.name))"])
-            server.dropped(DroppedMessage(loss), client: ClientID(n))
-        }
-        for ignored in loaded.ignored { logger.warning("\(ignored)") }
-        if fresh.socket != configuration.socket {
-            logger.notice("socket settings change when the daemon restarts")
-        }
-        let rulesChanged = fresh.devices != configuration.devices
-        configuration = fresh
-        dropIns = Array(loaded.files.dropFirst())
-        logger.logLevel = fresh.logLevel.loggerLevel
-        path.publishRecognizers()
-        server.setPositions(fresh.positionAccess(daemonUser: geteuid()))
-        if rulesChanged { source.rulesChanged(fresh.deviceRules, path, wallNow: wallNow) }
-        logger.info(
-            "configuration reloaded",
-            metadata: [
-                "recognizers": "\(path.definitions.configuration.recognizers.count)",
-                "configuration": "\(loaded.files.joined(separator: ","))",
-            ])
     }
 
     // MARK: - Helpers

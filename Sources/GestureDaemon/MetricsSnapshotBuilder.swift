@@ -22,12 +22,12 @@ struct MetricsSnapshotBuilder {
     }
 
     /// The daemon's part of a `status` reply: the snapshot, the configuration's file and load
-    /// times, the panels with their mirrors and sizes. Values only: the server makes the reply
-    /// and encodes it on its request thread.
+    /// times, the panels with their mirrors and sizes; no clients. Values only: the server makes
+    /// the reply and encodes it on its request thread.
     func status(
         path: FramePath, loop: LoopCounters, server: ServerStatistics?, panels: [DeviceDescriptor],
         configurationFile: String?, dropIns: [String]
-    ) -> (configuration: StatusMessage.Configuration, panels: [StatusMessage.Panel], metrics: MetricsSnapshot) {
+    ) -> StatusMessage {
         let clock = Clock()
         let snapshot = snapshot(path: path, loop: loop, server: server, panels: panels, clock: clock)
         let configuration = StatusMessage.Configuration(
@@ -35,7 +35,9 @@ struct MetricsSnapshotBuilder {
             reloadFailure: loop.lastReloadFailure.map {
                 StatusMessage.ReloadFailure(time: clock.unix($0.time), error: $0.reason)
             })
-        return (configuration, Self.describe(panels, path: path, clock: clock), snapshot)
+        return StatusMessage(
+            configuration: configuration, panels: Self.describe(panels, path: path, clock: clock), clients: [],
+            metrics: snapshot)
     }
 
     /// The panels open now, as `status` lists them (at most ``maxPanels``), their last touches

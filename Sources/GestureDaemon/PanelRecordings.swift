@@ -60,22 +60,22 @@ extension FramePath {
     /// message goes into the batch, and from now on each read of the panel becomes a `raw`
     /// message to it.
     func startRecording(
-        _ request: RecordRequest, panel: RecordablePanel, deadline: Int64?, allowedAs reason: String
+        _ options: RecordOptions, for asker: Asker, id: RequestID?, panel: RecordablePanel, deadline: Int64?,
+        allowedAs reason: String
     ) {
         recordings.start(
             PanelRecordings.Recording(
-                client: request.client, device: panel.descriptor.id, label: panel.descriptor.label, peer: request.peer,
+                client: asker.client, device: panel.descriptor.id, label: panel.descriptor.label, peer: asker.peer,
                 deadline: deadline))
         publish(
             .recording(
-                .started(device: panel.descriptor.label, description: panel.description, id: request.id),
-                client: request.client))
+                .started(device: panel.descriptor.label, description: panel.description, id: id), client: asker.client))
         recordingLog.log(
-            .notice, "recording started", cause: "recording-started", peer: request.peer.map { "uid \($0.uid)" },
+            .notice, "recording started", cause: "recording-started", peer: asker.peer.map { "uid \($0.uid)" },
             metadata: [
-                "client": "\(request.client)", "uid": "\(request.peer.map { "\($0.uid)" } ?? "?")",
+                "client": "\(asker.client)", "uid": "\(asker.peer.map { "\($0.uid)" } ?? "?")",
                 "device": "\(panel.descriptor.label)", "node": "\(panel.node ?? "-")", "allowed": "\(reason)",
-                "duration-ms": "\(request.options.durationMS.map(String.init) ?? "until stopped")",
+                "duration-ms": "\(options.durationMS.map(String.init) ?? "until stopped")",
             ], to: logger)
     }
 

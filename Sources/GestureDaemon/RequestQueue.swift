@@ -7,18 +7,12 @@ import GestureServer
 enum ClientRequest: Sendable {
     case connected(ClientID)
     case disconnected(ClientID)
-    case define(DefinitionRequest)
-    case ping(PingRequest)
+    /// A request the daemon performs (``DaemonRequests/perform(_:on:)``).
+    case perform(DaemonJob)
     /// A definition change the compiler's thread has made, to install.
     case compiled(CompiledChange)
     /// A scrape of the metrics endpoint wants the counters.
     case snapshot(SnapshotRequest)
-    /// A client's `status` wants them, with the configuration and the panels.
-    case status(StatusRequest)
-    /// A connection asks to record a panel.
-    case record(RecordRequest)
-    /// A request of a type the daemon declares (``DaemonRequests``).
-    case perform(DaemonJob)
 }
 
 /// A request for the input thread's counters (``MetricsSnapshot``): it copies them between two
@@ -56,13 +50,9 @@ final class RequestQueue: GestureServerDelegate {
 
     func clientConnected(_ client: ClientID) { enqueue(.connected(client)) }
     func clientDisconnected(_ client: ClientID) { enqueue(.disconnected(client)) }
-    func define(_ request: DefinitionRequest) { enqueue(.define(request)) }
-    func ping(_ request: PingRequest) { enqueue(.ping(request)) }
+    func perform(_ job: DaemonJob) { enqueue(.perform(job)) }
     func compiled(_ change: CompiledChange) { enqueue(.compiled(change)) }
     func snapshot(_ request: SnapshotRequest) { enqueue(.snapshot(request)) }
-    func status(_ request: StatusRequest) { enqueue(.status(request)) }
-    func record(_ request: RecordRequest) { enqueue(.record(request)) }
-    func perform(_ job: DaemonJob) { enqueue(.perform(job)) }
 
     private func enqueue(_ request: ClientRequest) {
         // One wake-up per batch: the input thread drains everything queued when it wakes.

@@ -6,84 +6,33 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One request from a client: `subscribe`, `unsubscribe`, `define`, `ping`, `status` or
-/// `record`, with an optional `id` that the reply (`ok`, `pong`, `status`, `recording` or
-/// `error`) echoes. The server decodes requests off its thread (``parse(_:types:)``, with these
-/// types and the ones the daemon declares in files of their own: `stop-recording`); what it can
-/// tell from a line's ``RequestHead`` it answers without.
-///
-/// The server decodes requests strictly (an unknown key is an error, not ignored: a typo in a
-/// filter name must not silently subscribe to everything) and answers every bad line with an
-/// ``ErrorMessage`` whose code says what was wrong.
-public struct ClientMessage: Hashable, Sendable {
-    public enum Body: Hashable, Sendable {
-        /// Replaces the connection's subscription.
-        case subscribe(Subscription)
-        /// Drops the connection's subscription: no more `gesture` or `touch` messages.
-        case unsubscribe
-        /// Replaces everything this connection defined before with these definitions.
-        case define(Definitions)
-        case ping
-        /// Asks for the daemon's ``StatusMessage``.
-        case status
-        /// Starts recording a panel's raw events to this connection.
-        case record(RecordOptions)
-    }
-
+/// One request line as a client writes it (the Swift client, `gestured actions`, `gestured
+/// mqtt`): its `type`, an optional `id` that the reply echoes, and the keys of its type
+/// (``RequestFields``: a subscription, definitions, record options). The server reads request
+/// lines against the request types it declares, a file each (``parse(_:types:)``, with the
+/// server's table), strictly: an unknown key is an error, not ignored — a typo in a filter name
+/// must not silently subscribe to everything — and every bad line gets an ``ErrorMessage`` whose
+/// code says what was wrong.
+public struct ClientMessage: Encodable, Sendable {
+    public var type: String
     public var id: RequestID?
-    public var body: Body
+    public var fields: (any RequestFields)?
 
-    public init(_ body: Body, id: RequestID? = nil) {
-        self.body = body
+    public init(_ type: String, id: RequestID? = nil, fields: (any RequestFields)? = nil) {
+        self.type = type
         self.id = id
+        self.fields = fields
     }
 
-    /// The `type` key of this request.
-    public var type: String {
-        switch body {
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .define: "define"
-        case .ping: "ping"
-        case .status: "status"
-        case .record: "record"
-        }
-    }
-
-    /// Every type of this enum (adding one: CONTRIBUTING.md, "Adding a request type").
-    public static let requestTypes: [RequestDecoding<Body>] = [
-        // Always decoded: a `define` is admitted (its limits checked) where it is decoded.
-        RequestDecoding(
-            name: "define", keys: Definitions.Keys.allCases.map(\.rawValue),
-            decode: { object, id throws(ErrorMessage) in .define(try Definitions(from: object, id: id)) }, bare: nil),
-        RequestDecoding(name: "ping", keys: [], decode: { _, _ in .ping }, bare: .ping),
-        RequestDecoding(name: "status", keys: [], decode: { _, _ in .status }, bare: .status),
-        RequestDecoding(
-            name: "record", keys: RecordOptions.Keys.allCases.map(\.rawValue),
-            decode: { object, id throws(ErrorMessage) in .record(try RecordOptions(from: object, id: id)) },
-            bare: .record(RecordOptions())),
-        RequestDecoding(
-            name: "subscribe", keys: Subscription.Keys.allCases.map(\.rawValue),
-            decode: { object, id throws(ErrorMessage) in .subscribe(try Subscription(from: object, id: id)) },
-            bare: .subscribe(Subscription())),
-        RequestDecoding(name: "unsubscribe", keys: [], decode: { _, _ in .unsubscribe }, bare: .unsubscribe),
-    ]
-
-    /// The request a line of nothing but `type` and `id` holds (``RequestHead/isWhole``), for the
-    /// types the server answers without decoding; nil for the others (and for unknown types).
-    public init?(bare head: RequestHead) {
-        guard let body = RequestDecoding.bare(head, among: Self.requestTypes) else { return nil }
-        self.init(body, id: head.id)
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: AnyCodingKey.self)
+        try c.encode(type, forKey: AnyCodingKey(stringValue: "type"))
+        try c.encodeIfPresent(id, forKey: AnyCodingKey(stringValue: "id"))
+        try fields?.encode(into: &c)
     }
 
     /// The error for a line that is not UTF-8.
     public static let notUTF8 = ErrorMessage(code: .invalidUTF8, message: "the line is not valid UTF-8")
-
-    /// Decodes one line (without its `\n`) as one of this enum's types. Every failure is an error
-    /// message ready to send (``parse(_:types:)``).
-    public static func parse(_ line: some Collection<UInt8>) -> Result<ClientMessage, ErrorMessage> {
-        parse(line, types: requestTypes).map { ClientMessage($0.body, id: $0.id) }
-    }
 
     /// Decodes one line (without its `\n`) as one of `types`. Every failure is an error message
     /// ready to send: `invalid-utf8`, `invalid-json`, `invalid-message`, `unknown-type`,
@@ -119,6 +68,15 @@ public struct ClientMessage: Hashable, Sendable {
     }
 }
 
+/// The keys a request type takes beside `type` and `id`, as one value: read from the request
+/// object by the server (every problem an ``ErrorMessage`` with its code and JSON pointer),
+/// written by clients.
+public protocol RequestFields: Hashable, Sendable {
+    associatedtype Keys: RawRepresentable<String>, CaseIterable
+    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage)
+    func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws
+}
+
 /// How one request type is read from a line: its spelling, the keys it takes beside `type` and
 /// `id` (any other is `invalid-message`), how its body is decoded from the request object (every
 /// problem an ``ErrorMessage`` with its code and JSON pointer), and its body when the line holds
@@ -139,14 +97,6 @@ public struct RequestDecoding<Body: Sendable>: Sendable {
         self.keys = keys
         self.decode = decode
         self.bare = bare
-    }
-
-    /// The same type, its bodies turned into another's.
-    public func map<Other: Sendable>(_ transform: @escaping @Sendable (Body) -> Other) -> RequestDecoding<Other> {
-        let decode = self.decode
-        return RequestDecoding<Other>(
-            name: name, keys: keys, decode: { object, id throws(ErrorMessage) in transform(try decode(object, id)) },
-            bare: bare.map(transform))
     }
 
     /// The body a line of nothing but `type` and `id` holds (``RequestHead/isWhole``), for a
@@ -171,11 +121,7 @@ private struct DecodedLine<Body: Sendable>: Decodable {
     }
 }
 
-extension ClientMessage: Codable {
-    public init(from decoder: any Decoder) throws {
-        (body, id) = try Self.read(from: decoder, types: Self.requestTypes)
-    }
-
+extension ClientMessage {
     /// The request object of `decoder` as one of `types`: its `id`, its `type`, no key the type
     /// does not take, and its body.
     static func read<Body: Sendable>(
@@ -222,17 +168,5 @@ extension ClientMessage: Codable {
                 id: id, path: ErrorMessage.pointer([.key(key.stringValue)]))
         }
         return (try requestType.decode(object, id), id)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: AnyCodingKey.self)
-        try c.encode(type, forKey: AnyCodingKey(stringValue: "type"))
-        try c.encodeIfPresent(id, forKey: AnyCodingKey(stringValue: "id"))
-        switch body {
-        case .subscribe(let subscription): try subscription.encode(into: &c)
-        case .define(let definitions): try definitions.encode(into: &c)
-        case .record(let options): try options.encode(into: &c)
-        case .unsubscribe, .ping, .status: break
-        }
     }
 }

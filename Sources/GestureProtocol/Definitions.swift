@@ -9,7 +9,7 @@ import GestureEngine
 ///  "regions":[{"name":"keypad","rect":{"x":0.5,"y":0.5,"width":0.5,"height":0.5}}],
 ///  "recognizers":[{"name":"keypad-tap","kind":"tap","region":"keypad","fingers":1}]}
 /// ```
-public struct Definitions: Hashable, Sendable {
+public struct Definitions: RequestFields {
     public var regions: [RegionSpec]
     public var recognizers: [RecognizerSpec]
 
@@ -18,13 +18,13 @@ public struct Definitions: Hashable, Sendable {
         self.recognizers = recognizers
     }
 
-    enum Keys: String, CaseIterable { case regions, recognizers }
+    public enum Keys: String, CaseIterable { case regions, recognizers }
 }
 
 extension Definitions {
     /// Decodes the lists from a `define` object; every problem is an `invalid-definition` error
     /// whose `path` is a JSON pointer to the value at fault.
-    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
+    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
         do {
             regions =
                 try object.decodeIfPresent([RegionSpec].self, forKey: AnyCodingKey(stringValue: Keys.regions.rawValue))
@@ -40,7 +40,7 @@ extension Definitions {
         }
     }
 
-    func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
+    public func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
         try c.encode(regions, forKey: AnyCodingKey(stringValue: Keys.regions.rawValue))
         try c.encode(recognizers, forKey: AnyCodingKey(stringValue: Keys.recognizers.rawValue))
     }

@@ -14,7 +14,7 @@ import Foundation
 /// ```json
 /// {"type":"record","id":1,"device":"event5","duration_ms":60000}
 /// ```
-public struct RecordOptions: Hashable, Sendable {
+public struct RecordOptions: RequestFields {
     /// The panel: its label (`event5`, as in `hello` and `device`) or its node
     /// (`/dev/input/event5`); nil when the daemon has exactly one.
     public var device: String?
@@ -29,14 +29,14 @@ public struct RecordOptions: Hashable, Sendable {
     /// The longest recording one request may ask for: a day.
     public static let maximumDurationMS = 86_400_000
 
-    enum Keys: String, CaseIterable {
+    public enum Keys: String, CaseIterable {
         case device
         case durationMS = "duration_ms"
     }
 
     /// Decodes the options from a `record` object; every problem is an `invalid-message` error
     /// naming its key.
-    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
+    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
         let deviceKey = AnyCodingKey(stringValue: Keys.device.rawValue)
         if object.contains(deviceKey) {
             guard let device = try? object.decode(String.self, forKey: deviceKey),
@@ -62,7 +62,7 @@ public struct RecordOptions: Hashable, Sendable {
         }
     }
 
-    func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
+    public func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
         try c.encodeIfPresent(device, forKey: AnyCodingKey(stringValue: Keys.device.rawValue))
         try c.encodeIfPresent(durationMS, forKey: AnyCodingKey(stringValue: Keys.durationMS.rawValue))
     }

@@ -6,7 +6,7 @@ import GestureEngine
 /// an empty list lets nothing through: `{"gestures": [], "touches": true}` asks for raw touches
 /// only). All filters must match. `gestures`, `kinds` and `states` apply to `gesture` messages;
 /// `regions` and `devices` to both `gesture` and `touch`.
-public struct Subscription: Hashable, Sendable {
+public struct Subscription: RequestFields {
     /// Recognizer names.
     public var gestures: Set<String>?
     public var kinds: Set<GestureKind>?
@@ -61,7 +61,7 @@ public struct Subscription: Hashable, Sendable {
             && (regions?.contains(e.region) ?? true) && (devices?.contains(e.device) ?? true)
     }
 
-    enum Keys: String, CaseIterable {
+    public enum Keys: String, CaseIterable {
         case gestures, kinds, states, regions, devices, touches, explain
     }
 }
@@ -69,7 +69,7 @@ public struct Subscription: Hashable, Sendable {
 extension Subscription {
     /// Decodes the filters from a `subscribe` object, strictly: every problem is an
     /// `invalid-filter` error naming the key (and the entry) at fault.
-    init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
+    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
         func fail(_ message: String, _ path: String) -> ErrorMessage {
             ErrorMessage(code: .invalidFilter, message: message, id: id, path: path)
         }
@@ -138,7 +138,7 @@ extension Subscription {
     }
 
     /// Writes the filters into a `subscribe` object; lists are sorted so the line is stable.
-    func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
+    public func encode(into c: inout KeyedEncodingContainer<AnyCodingKey>) throws {
         func put(_ key: Keys, _ values: [String]?) throws {
             if let values { try c.encode(values.sorted(), forKey: AnyCodingKey(stringValue: key.rawValue)) }
         }

@@ -82,7 +82,7 @@ final class ClientSession {
         case closed
     }
 
-    private let core: ServerCore
+    let core: ServerCore
     let transport: Transport
     private var state = State.connecting
     /// Weak: the transport owns its link (the epoll loop's connection table, the NIO pipeline),
@@ -99,20 +99,22 @@ final class ClientSession {
     /// Who it is to that rule, looked up once: its credentials are those of its connect.
     private lazy var viewer: PositionAccess.Viewer =
         switch transport {
-        case .unixSocket: .local(link?.peerCredentials)
+        case .unixSocket: .local(peer)
         case .webSocket: .page
         }
+    /// Who the client is, as the kernel said when it connected (asked once, at its first
+    /// request: the kernel's answer does not change).
+    private lazy var peer: PeerCredentials? = link?.peerCredentials
     private var queue: OutboundQueue<ByteBuffer>
     private var needsFlush = false
-    /// Bumped by every `define` sent to the delegate; a reply for an older one is stale.
-    private var defineGeneration = 0
-    /// Its `define` is with the engine, not yet answered. (What it holds of the limits of all
-    /// connections together is in the ``DefinitionLedger``.)
-    private var definePending = false
+    /// Its `define` is with the engine, not yet answered (``Define``): one at a time, not among
+    /// its requests in flight. (What it holds of the limits of all connections together is in
+    /// the ``DefinitionLedger``.)
+    private(set) var definePending = false
     /// A request of it is with the ``RequestDecoder``.
     private var decoding = false
-    /// Its `ping`s, `status` requests, `record`s and declared requests with the daemon, not yet
-    /// answered.
+    /// Its requests being performed, not yet answered (with the daemon, or their replies being
+    /// made on the request thread).
     private var requestsInFlight = 0
     /// The server thread's turn in which it last took a request, and how many it took then.
     private var turn: UInt64 = 0
@@ -298,7 +300,11 @@ final class ClientSession {
     /// off this thread (``RequestDecoder``) while the connection waits.
     private func handle(_ line: ByteBuffer, client: ClientID) {
         if let head = line.withUnsafeReadableBytes({ RequestHead.scan($0) }) {
-            if let refusal = refusalBeforeDecoding(head, client: client) { return reject(refusal, client: client) }
+            // What its type says of who asks, on its head alone (``RequestType/refusal(_:)``).
+            if var refusal = core.requests.refusal(head.type, asker(client)) {
+                refusal.id = head.id
+                return reject(refusal, client: client)
+            }
             if let request = RequestDecoding.bare(head, among: core.requests.types) {
                 return handle(request, id: head.id, client: client)
             }
@@ -306,46 +312,20 @@ final class ClientSession {
         decoding = true
         let session = ServerThreadBound(self)
         let mailbox = core.mailbox
-        core.decoder.decode(line, against: core.requests, rules: defineRules(client)) { decoded in
+        let rules = AdmissionRules(
+            client: client, transport: transport, hasDaemon: core.delegate != nil, limits: core.limits,
+            ledger: core.ledger)
+        core.decoder.decode(line, against: core.requests, rules: rules) { decoded in
             mailbox.post { session.value.decoded(decoded) }
         }
     }
 
-    /// What the server answers a request of this head without decoding it: a `define` this
-    /// connection may not make (`unavailable`), or may not make now (`busy`: one is pending); a
-    /// page's `record`, and its `status` unless the endpoint allows it (`unavailable`); what a
-    /// declared type's ``RequestType/refusal(_:)`` says.
-    private func refusalBeforeDecoding(_ head: RequestHead, client: ClientID) -> ErrorMessage? {
-        switch head.type {
-        case "define":
-            if let defineUnavailable {
-                return ErrorMessage(code: .unavailable, message: defineUnavailable, id: head.id)
-            }
-            if definePending { return ErrorMessage.busy(id: head.id) }
-            return nil
-        case "record":
-            // The rule refuses every page: it has no credentials to check.
-            guard case .page = viewer,
-                case .refused(let code, let reason) = core.positions.decide(viewer, sees: .panel(nil))
-            else { return nil }
-            return ErrorMessage(code: code, message: reason, id: head.id)
-        case "status":
-            // It names the local users of the Unix socket's clients, and any page may ask.
-            guard case .webSocket(_, _, _, allowsStatus: false) = transport else { return nil }
-            return ErrorMessage(
-                code: .unavailable,
-                message: "the WebSocket endpoint does not answer status (websocket.allow-status is false)", id: head.id)
-        default:
-            var refusal = core.requests.refusal(head.type, asker(client))
-            refusal?.id = head.id
-            return refusal
-        }
-    }
-
-    /// Who asks, as a declared request type sees it.
+    /// Who asks, as a request type sees it.
     private func asker(_ client: ClientID) -> Asker {
         let isPage = if case .webSocket = transport { true } else { false }
-        return Asker(client: client, peer: link?.peerCredentials, isPage: isPage, daemon: core.delegate)
+        return Asker(
+            client: client, peer: peer, isPage: isPage, daemon: core.delegate,
+            session: ServerThreadBound(self))
     }
 
     /// The decoder's result for this connection's request.
@@ -359,126 +339,54 @@ final class ClientSession {
         pump()
     }
 
-    /// Why this connection may not define at all (nil: it may).
-    private var defineUnavailable: String? {
-        RequestDecoder.DefineRules.unavailable(transport: transport, hasDelegate: core.delegate != nil)
-    }
-
-    private func defineRules(_ client: ClientID) -> RequestDecoder.DefineRules {
-        RequestDecoder.DefineRules(
-            client: client, unavailable: defineUnavailable, limits: core.limits, ledger: core.ledger)
-    }
-
     private func reject(_ error: ErrorMessage, client: ClientID) {
         core.logger.debug("bad request", metadata: ["client": "\(client)", "error": "\(error)"])
         send(.error(error))
     }
 
-    /// Acts on a request, decoded or read whole from its head; a `define` has been admitted
-    /// where it was decoded (``RequestDecoder``).
-    private func handle(_ request: ServedRequest, id: RequestID?, client: ClientID) {
-        switch request {
-        case .message(let body): handle(body, id: id, client: client)
-        case .declared(let request):
-            requestsInFlight += 1
-            let session = ServerThreadBound(self)
-            let mailbox = core.mailbox
-            let decoder = core.decoder
-            request.perform(
-                for: asker(client),
-                reply: RequestReply(id: id) { answer in
-                    switch answer {
-                    case .message(let message): mailbox.post { session.value.answered(message) }
-                    case .published: mailbox.post { session.value.answered(nil) }
-                    case .encoded(let encode):
-                        decoder.run {
-                            let line = encode().map { ByteBuffer(bytes: $0) }
-                            mailbox.post { session.value.replyReady(line) }
-                        }
-                    }
-                })
-        }
-    }
-
-    /// Acts on a request of ``ClientMessage``'s types.
-    private func handle(_ body: ClientMessage.Body, id: RequestID?, client: ClientID) {
-        switch body {
-        case .subscribe(let filters):
-            let sight = core.positions.decide(viewer, sees: .touches)
-            if filters.touches, case .refused(let code, let reason) = sight {
-                core.touchesRefused(client, reason)
-                return send(.error(ErrorMessage(code: code, message: reason, id: id, path: "/touches")))
-            }
-            subscription = filters
-            seesPositions = sight.isAllowed
-            core.readerChanged(self)
-            send(.ok(id: id))
-        case .unsubscribe:
-            subscription = nil
-            core.readerChanged(self)
-            send(.ok(id: id))
-        case .ping:
-            guard let delegate = core.delegate else { return send(.pong(id: id)) }
-            requestsInFlight += 1
-            let session = ServerThreadBound(self)
-            let mailbox = core.mailbox
-            delegate.ping(
-                PingRequest(client: client) {
-                    mailbox.post { session.value.pongReady(id: id) }
-                })
-        case .define(let definitions):
-            // Admitted where it was decoded, which only a server with an engine does.
-            define(definitions, id: id, client: client, engine: core.delegate!)
-        case .status:
-            status(id: id, client: client)
-        case .record(let options):
-            // The daemon decides who may record what; the transport says who asks.
-            guard let delegate = core.delegate else {
-                return send(.error(ErrorMessage(code: .unavailable, message: "this daemon records no panel", id: id)))
-            }
-            requestsInFlight += 1
-            let session = ServerThreadBound(self)
-            let mailbox = core.mailbox
-            delegate.record(
-                RecordRequest(
-                    client: client, options: options, id: id, peer: link?.peerCredentials,
-                    completion: { error in mailbox.post { session.value.answered(error.map { .error($0) }) } }))
-        }
-    }
-
-    /// Asks for the daemon's part of a `status` (``ServerCore/status(for:_:)``: one shared by the
-    /// requests within 100 ms), then makes the reply — the clients connected when it was asked,
-    /// their users' names looked up — and encodes it on the decoder's thread; this thread only
-    /// writes the finished line.
-    private func status(id: RequestID?, client: ClientID) {
-        guard core.delegate != nil else {
-            return send(.error(ErrorMessage(code: .unavailable, message: "this server keeps no status", id: id)))
-        }
+    /// Performs a request, decoded or read whole from its head (a `define` has been admitted
+    /// where it was decoded): its type does, and answers through the reply, once.
+    private func handle(_ request: any RequestType, id: RequestID?, client: ClientID) {
         requestsInFlight += 1
-        let clients = core.clients()
         let session = ServerThreadBound(self)
         let mailbox = core.mailbox
-        let decoder = core.decoder
-        core.status(for: client) { answer in
-            decoder.run {
-                let line: ByteBuffer?
-                switch answer {
-                case .success(var status):
-                    status.id = id
-                    status.clients = clients.map(\.status)
-                    var encoder = LineEncoder()
-                    line = (try? encoder.encode(.status(status))).map { ByteBuffer(bytes: $0) }
-                case .failure(var error):
-                    error.id = id
-                    var encoder = LineEncoder()
-                    line = (try? encoder.encode(.error(error))).map { ByteBuffer(bytes: $0) }
-                }
+        request.perform(
+            for: asker(client), reply: RequestReply(id: id) { answer in mailbox.post { session.value.answered(answer) } })
+    }
+
+    /// One of its requests is answered (on this thread, from its mailbox): the message written,
+    /// or a reply of the request's own encoded on the request thread first. `counted`: it was
+    /// among the requests in flight (a `define` is not).
+    func answered(_ answer: RequestReply.Answer, counted: Bool = true) {
+        guard isOpen else { return }
+        if case .reply(let reply) = answer {
+            let session = ServerThreadBound(self)
+            let mailbox = core.mailbox
+            return core.decoder.run {
+                let line = try? ByteBuffer(bytes: GestureProtocol.encodeLine(reply, with: GestureProtocol.makeEncoder()))
                 mailbox.post { session.value.replyReady(line) }
             }
         }
+        if counted { requestsInFlight -= 1 }
+        if case .message(let message) = answer { send(message) }
+        pump()
     }
 
-    /// A reply made and encoded off this thread (`status`, a declared type's own): written as it is.
+    /// Its `define` goes to the engine: pending, holding the connection's reading (``pump()``),
+    /// instead of counting among its requests in flight.
+    func defineHandedOver() {
+        requestsInFlight -= 1
+        definePending = true
+    }
+
+    /// The engine answered its `define`.
+    func defineAnswered(_ answer: RequestReply.Answer) {
+        guard isOpen else { return }
+        definePending = false
+        answered(answer, counted: false)
+    }
+
+    /// A reply encoded on the request thread: written as it is.
     private func replyReady(_ line: ByteBuffer?) {
         guard isOpen else { return }
         requestsInFlight -= 1
@@ -490,49 +398,27 @@ final class ClientSession {
         pump()
     }
 
-    /// The daemon has answered a request of this connection that waited for it (`record`, a
-    /// declared type): with `message`, or with what it published (nil).
-    private func answered(_ message: ServerMessage?) {
-        guard isOpen else { return }
+    /// Answers the request being performed at once, from its performer on this thread (it is
+    /// not read meanwhile, so nothing of the connection's comes between).
+    func answerNow(_ message: ServerMessage) {
         requestsInFlight -= 1
-        if let message { send(message) }
-        pump()
+        send(message)
     }
 
-    /// Hands an admitted `define` to the engine; it is pending until the engine answers.
-    private func define(
-        _ definitions: Definitions, id: RequestID?, client: ClientID, engine delegate: any GestureServerDelegate
-    ) {
-        definePending = true
-        defineGeneration += 1
-        let generation = defineGeneration
-        let session = ServerThreadBound(self)
-        let mailbox = core.mailbox
-        delegate.define(
-            DefinitionRequest(client: client, definitions: definitions) { result in
-                mailbox.post { session.value.defineCompleted(result, id: id, generation: generation) }
-            })
-    }
-
-    private func defineCompleted(_ result: Result<Void, SpecError>, id: RequestID?, generation: Int) {
-        guard definePending, generation == defineGeneration, case .open(let client) = state else { return }
-        definePending = false
-        switch result {
-        case .success:
-            core.ledger.settle(client, accepted: true)
-            send(.ok(id: id))
-        case .failure(let error):
-            core.ledger.settle(client, accepted: false)
-            send(.error(ErrorMessage(definitionError: error, id: id)))
+    /// Replaces its subscription (`subscribe`), or drops it (`unsubscribe`: nil), and answers:
+    /// raw touches only if it may see where fingers are (``PositionAccess``).
+    func subscribe(_ filters: Subscription?, id: RequestID?) {
+        if let filters {
+            let sight = core.positions.decide(viewer, sees: .touches)
+            if filters.touches, case .refused(let code, let reason) = sight {
+                if let client = clientID { core.touchesRefused(client, reason) }
+                return answerNow(.error(ErrorMessage(code: code, message: reason, id: id, path: "/touches")))
+            }
+            seesPositions = sight.isAllowed
         }
-        pump()
-    }
-
-    private func pongReady(id: RequestID?) {
-        guard isOpen else { return }
-        requestsInFlight -= 1
-        send(.pong(id: id))
-        pump()
+        subscription = filters
+        core.readerChanged(self)
+        answerNow(.ok(id: id))
     }
 
     /// The rule of who may see where fingers are changed (a reload): what this connection sees is

@@ -116,7 +116,7 @@ public final class GestureServer: Sendable {
     deinit { close(finished) }
 
     /// A server that is not listening yet; call ``start()`` (or ``startOnThisThread()``), and
-    /// ``shutdown()`` in the end. It serves ``ClientMessage``'s request types and `requests`
+    /// ``shutdown()`` in the end. It serves its own request types (``ServerRequests``) and `requests`
     /// (``RequestType``: the daemon's).
     public init(
         configuration: Configuration, delegate: (any GestureServerDelegate)?, requests: [any RequestType.Type] = [],

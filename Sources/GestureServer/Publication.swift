@@ -29,7 +29,7 @@ public enum Publication: Sendable {
     /// subscribers with `explain: true` whose `devices` filter takes its device and that may see
     /// where fingers are (``PositionAccess``). Not numbered.
     case contact(ContactMessage, audience: Audience = .undecided)
-    /// A recording started or stopped, to the connection that records (``RecordRequest``).
+    /// A recording started or stopped, to the connection that records (``Record``).
     case recording(RecordingMessage, client: ClientID)
     /// Raw events of a panel being recorded, to a connection that records it. Never coalesced:
     /// a recorder that cannot keep up overflows and is disconnected, like any client.

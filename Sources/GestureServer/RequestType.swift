@@ -8,14 +8,15 @@ import Foundation
 #endif
 
 /// A request type declared in a file of its own (CONTRIBUTING.md, "Adding a request type"): its
-/// spelling and decoding, what refuses it before it is decoded, and how it is performed and
-/// answered. The server takes a list of them (``GestureServer/init(configuration:delegate:requests:logger:)``:
-/// the daemon's is `DaemonRequests.all`) beside ``ClientMessage``'s types, and every part of the
-/// request path asks the list: the head's refusal and bare form on the server thread, the
-/// decoding on the request thread (``RequestDecoder``), the performing back on the server thread,
-/// the daemon's part through ``GestureServerDelegate/perform(_:)``. Requests are not on the frame
-/// path: the list is of existentials, looked up by spelling.
-public protocol RequestType: Sendable {
+/// spelling and decoding, what refuses it before it is decoded and where it is decoded, and how
+/// it is performed and answered. The server's own types (``ServerRequests``: `subscribe`,
+/// `define`, `ping`…) come first; a daemon adds its own (``GestureServer/init(configuration:delegate:requests:logger:)``:
+/// the daemon's are `DaemonRequests.all`), and every part of the request path asks the list: the
+/// head's refusal and bare form on the server thread, the decoding and admission on the request
+/// thread (``RequestDecoder``), the performing back on the server thread, the daemon's part
+/// through ``GestureServerDelegate/perform(_:)``. Requests are not on the frame path: the list is
+/// of existentials, looked up by spelling.
+public protocol RequestType: Hashable, Sendable {
     /// Its spelling: the `type` of its lines.
     static var name: String { get }
     /// The keys it takes beside `type` and `id` (any other is `invalid-message`). None unless
@@ -28,9 +29,13 @@ public protocol RequestType: Sendable {
     /// (the default) when every line of it is decoded.
     static var bare: Self? { get }
     /// Why `asker` may not make it, decided on the line's head before anything is decoded (who
-    /// asks: its uid and groups, a page); nil (the default) when it may. The server sets the
-    /// error's `id`.
+    /// asks: its uid and groups, a page, what the connection is doing); nil (the default) when it
+    /// may. The server sets the error's `id`.
     static func refusal(_ asker: Asker) -> ErrorMessage?
+    /// Why it may not be made, decided on the request thread once it is decoded (what it asks
+    /// against the limits of its connection and of all together: a `define`); nil (the default)
+    /// when it may. The server sets the error's `id`.
+    func admit(_ rules: AdmissionRules) -> ErrorMessage?
     /// Performs it, on the server thread, and answers through `reply` exactly once: at once, or
     /// from the thread it handed the work to (the daemon's input thread: ``GestureServerDelegate/perform(_:)``).
     /// Until it answers, it counts among the connection's requests waiting for the daemon
@@ -42,17 +47,17 @@ extension RequestType {
     public static var keys: [String] { [] }
     public static var bare: Self? { nil }
     public static func refusal(_ asker: Asker) -> ErrorMessage? { nil }
+    public func admit(_ rules: AdmissionRules) -> ErrorMessage? { nil }
 
     /// How its lines are read, as the decoder's table takes it.
-    static var decoding: RequestDecoding<ServedRequest> {
+    static var decoding: RequestDecoding<any RequestType> {
         RequestDecoding(
             name: name, keys: keys,
-            decode: { object, id throws(ErrorMessage) in .declared(try Self(from: object, id: id)) },
-            bare: bare.map { .declared($0) })
+            decode: { object, id throws(ErrorMessage) in try Self(from: object, id: id) }, bare: bare)
     }
 }
 
-/// A request of nothing but `type` and `id` (`stop-recording`, `panels`): it takes no key, and
+/// A request of nothing but `type` and `id` (`ping`, `status`, `panels`…): it takes no key, and
 /// its bare line is performed without decoding.
 public protocol KeylessRequest: RequestType {
     init()
@@ -61,6 +66,21 @@ public protocol KeylessRequest: RequestType {
 extension KeylessRequest {
     public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) { self.init() }
     public static var bare: Self? { Self() }
+}
+
+/// A request whose keys are one ``RequestFields`` value (`subscribe`, `define`, `record`): its
+/// keys and its decoding are that value's.
+public protocol FieldsRequest: RequestType {
+    associatedtype Fields: RequestFields
+    init(_ fields: Fields)
+}
+
+extension FieldsRequest {
+    public static var keys: [String] { Fields.Keys.allCases.map(\.rawValue) }
+
+    public init(from object: KeyedDecodingContainer<AnyCodingKey>, id: RequestID?) throws(ErrorMessage) {
+        self.init(try Fields(from: object, id: id))
+    }
 }
 
 /// Who asks for a request: what its refusals and its performing may look at.
@@ -73,6 +93,18 @@ public struct Asker: Sendable {
     public let isPage: Bool
     /// The daemon behind the server; nil for a server without one.
     public let daemon: (any GestureServerDelegate)?
+    /// Its connection, for the server's own types (its subscription, its pending `define`);
+    /// touched on the server thread only.
+    let session: ServerThreadBound<ClientSession>
+}
+
+/// What a decoded request is admitted against on the request thread (``RequestType/admit(_:)``).
+public struct AdmissionRules: Sendable {
+    let client: ClientID
+    let transport: ClientSession.Transport
+    let hasDaemon: Bool
+    let limits: ServerLimits
+    let ledger: DefinitionLedger
 }
 
 /// A declared request handed to the daemon (``GestureServerDelegate/perform(_:)``), to perform on
@@ -89,22 +121,22 @@ public struct DaemonJob: Sendable {
     }
 }
 
-/// The answer to one declared request, given once from any thread.
+/// The answer to one request, given once from any thread.
 public struct RequestReply: Sendable {
     /// The request's `id`, which the answer echoes.
     public let id: RequestID?
     let answer: @Sendable (Answer) -> Void
 
     enum Answer: Sendable {
-        /// A message the server thread encodes and writes (`ok`, `error`).
+        /// A message the server thread encodes and writes (`ok`, `error`, `pong`).
         case message(ServerMessage)
         /// A reply of the request's own, encoded on the request thread and written as it is.
-        case encoded(@Sendable () -> [UInt8]?)
+        case reply(any Encodable & Sendable)
         /// The answer went out through the publisher (a `recording` message).
         case published
     }
 
-    /// Answers `ok`.
+    /// Answers `ok` (for some types, only that the daemon is done: `ping` answers `pong`).
     public func ok() { answer(.message(.ok(id: id))) }
 
     /// Answers `error` (its `id` set to the request's).
@@ -119,32 +151,31 @@ public struct RequestReply: Sendable {
 
     /// Answers with a message of the request's own, encoded off the server thread (keys sorted,
     /// as every line: ``GestureProtocol/makeEncoder()``).
-    public func send(_ message: some Encodable & Sendable) {
-        answer(.encoded { try? [UInt8](GestureProtocol.encodeLine(message, with: GestureProtocol.makeEncoder())) })
+    public func send(_ message: some Encodable & Sendable) { answer(.reply(message)) }
+
+    /// This reply, its answers first turned into others (the daemon's `ok` into a `pong`).
+    func mapped(_ transform: @escaping @Sendable (Answer) -> Answer) -> RequestReply {
+        RequestReply(id: id) { [answer] in answer(transform($0)) }
     }
 }
 
-/// A decoded request: of ``ClientMessage``'s types, or of a type declared in a file of its own.
-enum ServedRequest: Sendable {
-    case message(ClientMessage.Body)
-    case declared(any RequestType)
-}
-
-/// What the server reads request lines against: ``ClientMessage``'s types and the declared ones.
+/// What the server reads request lines against: its own types (``ServerRequests``) and the
+/// daemon's.
 struct RequestTable: Sendable {
-    let types: [RequestDecoding<ServedRequest>]
-    /// The declared types by spelling: what refuses one on its head.
-    private let declared: [String: any RequestType.Type]
+    let types: [RequestDecoding<any RequestType>]
+    /// The types by spelling: what refuses one on its head.
+    private let byName: [String: any RequestType.Type]
 
     init(declared: [any RequestType.Type]) {
-        types = ClientMessage.requestTypes.map { $0.map { ServedRequest.message($0) } } + declared.map { $0.decoding }
+        let all = ServerRequests.all + declared
+        types = all.map { $0.decoding }
         let names = types.map(\.name)
         precondition(Set(names).count == names.count, "two request types share a spelling: \(names.sorted())")
-        self.declared = Dictionary(uniqueKeysWithValues: declared.map { ($0.name, $0) })
+        byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
     }
 
-    /// Why `asker` may not make a request of this spelling, if it is a declared type that says.
+    /// Why `asker` may not make a request of this spelling, if its type says.
     func refusal(_ type: String, _ asker: Asker) -> ErrorMessage? {
-        declared[type]?.refusal(asker)
+        byName[type]?.refusal(asker)
     }
 }

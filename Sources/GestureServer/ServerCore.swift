@@ -19,7 +19,7 @@ final class ServerCore {
     /// Warnings a flood could repeat (refused connections, accept failures), per cause.
     let throttle: LogThrottle
     let delegate: (any GestureServerDelegate)?
-    /// The request types it serves: ``ClientMessage``'s and the declared ones.
+    /// The request types it serves: its own (``ServerRequests``) and the daemon's.
     let requests: RequestTable
     /// Where the publisher learns what the connections want (``Interest``).
     let interest: InterestBoard
@@ -220,8 +220,8 @@ final class ServerCore {
 
     /// Calls `answer` on this thread with the daemon's part of a `status` (its configuration,
     /// panels and counters) at most 100 ms old (``StatusShare``): the delegate is asked at most
-    /// once at a time, for `client`'s request. Needs a delegate.
-    func status(for client: ClientID, _ answer: @escaping (StatusShare<Void>.Answer) -> Void) {
+    /// once at a time, for `asker`'s request. Needs a delegate.
+    func status(for asker: Asker, _ answer: @escaping (StatusShare<Void>.Answer) -> Void) {
         switch statusShare.request(answer, at: .now()) {
         case .answer(let shared):
             answer(shared)
@@ -230,7 +230,17 @@ final class ServerCore {
         case .ask:
             let core = ServerThreadBound(self)
             let mailbox = self.mailbox
-            delegate?.status(StatusRequest(client: client) { made in mailbox.post { core.value.statusArrived(made) } })
+            // The daemon's part: a status without clients (``RequestReply/send(_:)``), or its error.
+            let made = RequestReply(id: nil) { made in
+                let answer: StatusShare<Void>.Answer =
+                    switch made {
+                    case .reply(let status as StatusMessage): .success(status)
+                    case .message(.error(let error)): .failure(error)
+                    default: .failure(ErrorMessage(code: .unavailable, message: "the daemon made no status"))
+                    }
+                mailbox.post { core.value.statusArrived(answer) }
+            }
+            delegate?.perform(DaemonJob(request: Status(), asker: asker, reply: made))
         }
     }
 

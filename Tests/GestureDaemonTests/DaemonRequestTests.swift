@@ -7,12 +7,12 @@ import Testing
 @testable import GestureServer
 
 /// The request types the daemon declares in files of their own (``DaemonRequests``), read as the
-/// server reads them: beside ``ClientMessage``'s, each decoded strictly by its own declaration.
+/// server reads them: beside the server's own, each decoded strictly by its own declaration.
 /// Every test goes over the whole list, so a new type is held to them by its registration line.
 @Suite struct DaemonRequestTests {
     let table = RequestTable(declared: DaemonRequests.all)
 
-    func parse(_ line: String) -> Result<(body: ServedRequest, id: RequestID?), ErrorMessage> {
+    func parse(_ line: String) -> Result<(body: any RequestType, id: RequestID?), ErrorMessage> {
         ClientMessage.parse(Array(line.utf8), types: table.types)
     }
 
@@ -28,14 +28,14 @@ import Testing
 
     @Test func `a declared type decodes to itself, and its bare line is the same request`() {
         for type in DaemonRequests.all {
-            guard case .success(let (.declared(request), id)) = parse(#"{"type":"\#(type.name)","id":7}"#) else {
+            guard case .success(let (request, id)) = parse(#"{"type":"\#(type.name)","id":7}"#) else {
                 Issue.record("\(type.name) is not decoded as a declared type")
                 continue
             }
             #expect(ObjectIdentifier(Swift.type(of: request)) == ObjectIdentifier(type), "\(type.name)")
             #expect(id == .number(7), "\(type.name)")
             let head = RequestHead(type: type.name, id: .number(7), isWhole: true)
-            if case .declared(let bare)? = RequestDecoding.bare(head, among: table.types) {
+            if let bare = RequestDecoding.bare(head, among: table.types) {
                 #expect(ObjectIdentifier(Swift.type(of: bare)) == ObjectIdentifier(type), "\(type.name)")
             } else {
                 #expect(type.bare == nil, "\(type.name) has a bare form the table does not")
@@ -48,7 +48,7 @@ import Testing
             Issue.record("dance was accepted")
             return
         }
-        let listed = ClientMessage.requestTypes.map(\.name) + DaemonRequests.all.map { $0.name }
+        let listed = ServerRequests.all.map { $0.name } + DaemonRequests.all.map { $0.name }
         #expect(error.code == .unknownType)
         #expect(error.message.hasSuffix("(expected one of: \(listed.sorted().joined(separator: ", ")))"), "\(error)")
     }

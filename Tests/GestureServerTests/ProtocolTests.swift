@@ -95,33 +95,39 @@ import Testing
         #expect(try Self.object(TouchMessage(event, device: unknown, seq: 5))["position_mm"] is NSNull)
     }
 
+    /// Reads a request line as the server does: against its own types.
+    static func parse(_ line: [UInt8]) -> Result<(body: any RequestType, id: RequestID?), ErrorMessage> {
+        ClientMessage.parse(line, types: RequestTable(declared: []).types)
+    }
+
     @Test func `requests round-trip through the strict decoder`() throws {
-        let requests: [ClientMessage] = [
-            ClientMessage(
-                .subscribe(
-                    Subscription(
-                        gestures: ["tap"], kinds: [.swipe, .edgeSwipe], states: [.began], regions: ["root"],
-                        devices: ["event5"], touches: true)), id: .number(1)),
-            ClientMessage(.subscribe(Subscription()), id: nil),
-            ClientMessage(.unsubscribe, id: .string("u")),
-            ClientMessage(.ping, id: .number(-3)),
-            ClientMessage(
-                .define(
-                    Definitions(
-                        regions: [RegionSpec(name: "pad", rect: SurfaceRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5))],
-                        recognizers: [RecognizerSpec(name: "pad-tap", region: "pad", parameters: .tap(TapParameters()))]
-                    )),
-                id: .number(9)),
+        let filters = Subscription(
+            gestures: ["tap"], kinds: [.swipe, .edgeSwipe], states: [.began], regions: ["root"], devices: ["event5"],
+            touches: true)
+        let definitions = Definitions(
+            regions: [RegionSpec(name: "pad", rect: SurfaceRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5))],
+            recognizers: [RecognizerSpec(name: "pad-tap", region: "pad", parameters: .tap(TapParameters()))])
+        let options = RecordOptions(device: "event5", durationMS: 500)
+        let requests: [(ClientMessage, any RequestType)] = [
+            (ClientMessage("subscribe", id: .number(1), fields: filters), Subscribe(filters)),
+            (ClientMessage("subscribe", fields: Subscription()), Subscribe(Subscription())),
+            (ClientMessage("unsubscribe", id: .string("u")), Unsubscribe()),
+            (ClientMessage("ping", id: .number(-3)), Ping()),
+            (ClientMessage("record", id: .number(2), fields: options), Record(options)),
         ]
-        for request in requests {
-            let line = try Self.json(request)
-            #expect(try ClientMessage.parse(Array(line.utf8)).get() == request, "\(line)")
+        for (message, expected) in requests {
+            let line = try Self.json(message)
+            let (request, id) = try Self.parse(Array(line.utf8)).get()
+            #expect(AnyHashable(request) == AnyHashable(expected) && id == message.id, "\(line)")
         }
+        let line = try Self.json(ClientMessage("define", id: .number(9), fields: definitions))
+        let (request, id) = try Self.parse(Array(line.utf8)).get()
+        #expect((request as? Define)?.definitions == definitions && id == .number(9), "\(line)")
     }
 
     @Test func `a definition error names the JSON path`() throws {
         let line = #"{"type":"define","id":4,"recognizers":[{"name":"t","kind":"tap","slop-mm":-1}]}"#
-        guard case .failure(let error) = ClientMessage.parse(Array(line.utf8)) else {
+        guard case .failure(let error) = Self.parse(Array(line.utf8)) else {
             Issue.record("accepted a negative slop")
             return
         }

@@ -29,7 +29,7 @@ final class TestDelegate: GestureServerDelegate {
 
     let log = Observed(Log())
     private let behaviour: Mutex<DefineBehaviour>
-    private let held = Mutex<[DefinitionRequest]>([])
+    private let held = Mutex<[RequestReply]>([])
 
     init(define: DefineBehaviour = .accept) {
         behaviour = Mutex(define)
@@ -50,18 +50,37 @@ final class TestDelegate: GestureServerDelegate {
         }
     }
 
-    func define(_ request: DefinitionRequest) {
+    /// `define` as told, `status` with the values below, `ping` at once; nothing else.
+    func perform(_ job: DaemonJob) {
+        let client = job.asker.client
+        switch job.request {
+        case let request as Define:
+            define(request.definitions, client: client, reply: job.reply)
+        case is Status:
+            log.update { $0.calls.append("status \(client)") }
+            job.reply.send(
+                StatusMessage(
+                    configuration: Self.statusConfiguration, panels: Self.statusPanels, clients: [],
+                    metrics: Self.statusMetrics))
+        case is Ping:
+            job.reply.ok()
+        default:
+            job.reply.refuse(ErrorMessage(code: .unavailable, message: "the test delegate performs no \(job.request)"))
+        }
+    }
+
+    private func define(_ definitions: Definitions, client: ClientID, reply: RequestReply) {
         // The behaviour is read, and a held request kept, before the call shows in the log: a
         // test that waits for the call and then changes the behaviour changes the next one's.
         let behaviour = behaviour.withLock { $0 }
-        if case .hold = behaviour { held.withLock { $0.append(request) } }
-        log.update { $0.calls.append("define \(request.client)") }
+        if case .hold = behaviour { held.withLock { $0.append(reply) } }
+        log.update { $0.calls.append("define \(client)") }
         switch behaviour {
         case .accept:
-            log.update { $0.definitions[request.client] = request.definitions.recognizers.map(\.name) }
-            request.reply(.success(()))
+            log.update { $0.definitions[client] = definitions.recognizers.map(\.name) }
+            reply.ok()
         case .reject(let error):
-            request.reply(.failure(error))
+            reply.refuse(ErrorMessage(definitionError: error, id: nil))
         case .hold:
             break
         }
@@ -88,20 +107,20 @@ final class TestDelegate: GestureServerDelegate {
         return m
     }()
 
-    func status(_ request: StatusRequest) {
-        log.update { $0.calls.append("status \(request.client)") }
-        request.reply(configuration: Self.statusConfiguration, panels: Self.statusPanels, metrics: Self.statusMetrics)
-    }
-
     /// How the next `define`s are answered.
     func behave(_ next: DefineBehaviour) {
         behaviour.withLock { $0 = next }
     }
 
     func answerHeld(_ result: Result<Void, SpecError>) {
-        for request in held.withLock({ h in
+        for reply in held.withLock({ h in
             defer { h.removeAll() }; return h
-        }) { request.reply(result) }
+        }) {
+            switch result {
+            case .success: reply.ok()
+            case .failure(let error): reply.refuse(ErrorMessage(definitionError: error, id: nil))
+            }
+        }
     }
 }
 

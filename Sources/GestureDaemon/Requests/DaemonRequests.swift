@@ -22,12 +22,13 @@ extension InputThreadRequest {
 }
 
 /// The request types the daemon declares, one line each (adding one: CONTRIBUTING.md, "Adding a
-/// request type"); the server serves them beside ``ClientMessage``'s.
+/// request type"); the server serves them beside its own (`ServerRequests`).
 enum DaemonRequests {
     static let all: [any InputThreadRequest.Type] = [Panels.self, StopRecording.self]
 
-    /// Performs a request the server handed over (input thread). Only the types of ``all`` are
-    /// handed over, so the cast finds its type.
+    /// Performs a request the server handed over (input thread): one of ``all``, or of the
+    /// server's own types the daemon has a part of (Requests/ServerTypes.swift), so the cast
+    /// finds its type.
     static func perform(_ job: DaemonJob, on loop: InputLoop) {
         guard let request = job.request as? any InputThreadRequest else {
             return job.reply.refuse(
