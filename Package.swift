@@ -339,6 +339,8 @@ let package = Package(
                 // The metrics endpoint's connections on an embedded channel (MetricsEndpointTests).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // A real loop for the endpoint's listener (the daemon passes its server's).
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures", "Golden"],

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -245,6 +246,10 @@ int gestured_lower_thread_priority(int by) {
     int nice = getpriority(PRIO_PROCESS, tid);
     if (nice == -1 && errno != 0) return -1;
     return setpriority(PRIO_PROCESS, tid, nice + by > 19 ? 19 : nice + by);
+}
+
+int gestured_name_thread(const char *name) {
+    return prctl(PR_SET_NAME, name);
 }
 
 int64_t gestured_tcp_bytes_received(int fd) {

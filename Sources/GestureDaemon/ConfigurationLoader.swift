@@ -158,7 +158,7 @@ public enum ConfigurationLoader {
     /// `screenProblem` what is wrong with a panel's screen file; without them neither is looked at.
     public static func parse(
         _ data: Data, file: String, groupProblem: (String) -> String? = { _ in nil },
-        screenProblem: (ScreenStateFile) -> String? = { _ in nil }
+        screenProblem: (PanelWake.ScreenFile) -> String? = { _ in nil }
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
         try YAMLFile.checkSize(data.count, limit: maximumFileSize, kind: "a configuration file", file: file)
         return try decode(
@@ -170,7 +170,7 @@ public enum ConfigurationLoader {
     /// errors where a node does not name the drop-in it came from.
     private static func decode(
         _ document: YAMLNode?, file: String, groupProblem: (String) -> String?,
-        screenProblem: (ScreenStateFile) -> String?
+        screenProblem: (PanelWake.ScreenFile) -> String?
     ) throws(ConfigurationFileError) -> DaemonConfiguration {
         guard let root = document else { return DaemonConfiguration() }
         let configuration = try YAMLFile.decode(DaemonConfiguration.self, from: root, file: file)

@@ -27,7 +27,8 @@ public struct DaemonOptions: Sendable {
 /// Synchronous on purpose: the input loop runs on the calling thread and serves the Unix socket
 /// from the same epoll loop (one wake-up per frame), so the process never starts Swift
 /// concurrency's thread pool — on Linux its libdispatch workqueue monitor would wake an idle
-/// daemon every second. Only a configured WebSocket endpoint adds a SwiftNIO thread.
+/// daemon every second. Beside it run one SwiftNIO event loop and one worker, and the compiler
+/// once something is compiled (CONTRIBUTING.md, "Threads").
 public enum Daemon {
     /// Runs until SIGTERM or SIGINT, on the calling thread. Throws only when it cannot start.
     public static func run(_ options: DaemonOptions) throws(DaemonError) {
@@ -103,7 +104,7 @@ public enum Daemon {
         let metrics: MetricsEndpoint?
         do {
             metrics = try inherited?.metrics.map { fd throws(DaemonError) in
-                try MetricsEndpoint(descriptor: fd, requests: requests, logger: logger)
+                try MetricsEndpoint(descriptor: fd, loop: server.eventLoops.next(), requests: requests, logger: logger)
             }
         } catch {
             server.shutdownBlocking()

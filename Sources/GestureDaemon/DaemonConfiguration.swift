@@ -197,13 +197,13 @@ public struct DeviceConfiguration: Hashable, Sendable {
     public var wakeAfterIdle: Bool?
     /// Where the kernel says whether the panel's screen is on: a touch landing while it is off
     /// wakes it and reaches nobody.
-    public var screen: ScreenStateFile?
+    public var screen: PanelWake.ScreenFile?
 
     public init(
         match: DeviceMatchSpec = DeviceMatchSpec(), enabled: Bool = true, rotation: Rotation = .none,
         size: PhysicalSize? = nil, calibration: CalibrationMatrix? = nil, passthrough: Bool = false,
         forceTouchscreen: Bool = false, ignore: [SurfaceRect] = [], stuckContact: StuckContactLimit? = nil,
-        idleAfterMS: Int? = nil, wakeAfterIdle: Bool? = nil, screen: ScreenStateFile? = nil
+        idleAfterMS: Int? = nil, wakeAfterIdle: Bool? = nil, screen: PanelWake.ScreenFile? = nil
     ) {
         self.match = match
         self.enabled = enabled

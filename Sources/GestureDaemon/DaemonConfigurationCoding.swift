@@ -132,7 +132,7 @@ extension StuckContactLimit: Codable {
     }
 }
 
-extension ScreenStateFile: Codable {
+extension PanelWake.ScreenFile: Codable {
     struct Key: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
@@ -378,7 +378,7 @@ extension DeviceConfiguration: Codable {
         stuckContact = try c.decodeIfPresent(StuckContactLimit.self, forKey: .stuckContact)
         idleAfterMS = try Self.decodeIdleAfter(c, .idleAfterMS)
         wakeAfterIdle = try c.decodeIfPresent(Bool.self, forKey: .wakeAfterIdle)
-        screen = try c.decodeIfPresent(ScreenStateFile.self, forKey: .screen)
+        screen = try c.decodeIfPresent(PanelWake.ScreenFile.self, forKey: .screen)
     }
 
     public func encode(to encoder: any Encoder) throws {

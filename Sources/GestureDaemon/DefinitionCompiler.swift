@@ -38,7 +38,9 @@ struct CompiledChange: Sendable {
 /// hands over the running ``DefinitionSet`` and the change, and gets the new set back through the ``RequestQueue`` to install between two
 /// frames (``GestureEngine/install(_:at:into:)``, which only carries the devices' state over).
 ///
-/// The thread is NIO's ``NIOThreadPool`` with one thread, started at the first change: a daemon
+/// The thread (`compiler`) is NIO's ``NIOThreadPool`` with one thread, started at the first
+/// change — not the server's worker, whose other clients' requests a compile would hold
+/// (CONTRIBUTING.md, "Threads"): a daemon
 /// no client defines anything for runs no such thread, and the thread sleeps on a condition
 /// variable (no timer, no wake-ups) while there is nothing to compile. It runs ``niceness``
 /// below the daemon's priority: on a small machine a reload of the largest configuration (~0.5 s
@@ -64,6 +66,7 @@ final class DefinitionCompiler: Sendable {
         pool.start()
         pool.submit { [results, midway] _ in
             _ = gestured_lower_thread_priority(Self.niceness)
+            _ = gestured_name_thread("compiler")
             results.compiled(
                 CompiledChange(change: change, basis: basis.generation, outcome: Self.make(change, basis, midway)))
         }

@@ -4,6 +4,8 @@ import GestureMetrics
 import GestureProtocol
 import GestureServer
 import Logging
+import NIOCore
+import NIOPosix
 import TouchInput
 
 /// The one frame path, the daemon's and `gestured replay`'s alike: frames into the engine, and
@@ -28,8 +30,8 @@ final class FramePath {
     private let server: GestureServer?
     /// What `hello` lists, as last published.
     private var publishedRecognizers: [RecognizerSummary]?
-    /// The screens of the panels with `screen`, read at a landing after a quiet moment.
-    private var screens: [ScreenWatch] = []
+    /// The screens of the panels with `screen`, and the timers that read them on the worker.
+    private var screens: [(wake: PanelWake, reading: RepeatedTask?)] = []
     /// Each panel's rotation, as its model maps it, for `status` and `panels`.
     private var rotations: [(id: DeviceID, rotation: Rotation)] = []
     /// The panels with a stage before their arena, whose events are counted and logged, with what
@@ -113,25 +115,15 @@ final class FramePath {
         publishEvents()
     }
 
-    /// Reads the panel's screen when a touch lands after a quiet moment, and tells the engine.
+    /// Tells the engine the panel's screen state when a touch lands after a quiet moment: the
+    /// latest reading, taken on the worker (the input thread reads no file).
     private func watchScreen(_ frame: TouchFrame) {
-        guard let i = screens.firstIndex(where: { $0.device == frame.device }) else { return }
-        guard let reading = screens[i].landing(frame) else { return }
+        guard let i = screens.firstIndex(where: { $0.wake.device == frame.device }),
+            let reading = screens[i].wake.landing(frame)
+        else { return }
         counters.counts[.screenReads] &+= 1
-        switch reading {
-        case .on, .off:
-            if screens[i].warned {
-                screens[i].warned = false
-                logger.notice("the screen's state can be read again", metadata: ["screen": "\(screens[i].file)"])
-            }
-            engine.screen(frame.device, isOn: reading == .on)
-        case .unknown(let why):
-            // Taken as on: an unreadable file never keeps a touch from anyone.
-            engine.screen(frame.device, isOn: true)
-            guard !screens[i].warned else { return }
-            screens[i].warned = true
-            logger.warning("cannot tell whether the screen is on; taking it as on: \(why)")
-        }
+        // An unreadable file is taken as on (its reader logs why): it never keeps a touch from anyone.
+        engine.screen(frame.device, isOn: reading != .off)
     }
 
     /// Runs one frame through the engine (publish with ``advance(to:)`` or ``publishEvents()``).
@@ -167,15 +159,15 @@ final class FramePath {
     // MARK: Devices
 
     /// A device the engine now knows: later events name it, readers get `device` `added`. `panel`:
-    /// its stage before the arena, from `time` (nil: its first frame); `screen`: where its screen's
-    /// state is read (live panels only).
+    /// its stage before the arena, from `time` (nil: its first frame); `screen`: what reads its
+    /// screen's state (live panels only), every ``PanelWake/interval`` on the server's worker.
     func addDevice(
         _ descriptor: DeviceDescriptor, model: TouchscreenModel, vendor: UInt16?, product: UInt16?,
-        panel: PanelSettings = PanelSettings(), screen: ScreenStateFile? = nil, at time: Timestamp? = nil
+        panel: PanelSettings = PanelSettings(), screen: PanelWake.Reader? = nil, at time: Timestamp? = nil
     ) {
         engine.addDevice(descriptor, panel: panel, at: time)
         if panel.isActive { stagePanels.append((descriptor.id, descriptor.label, Counts())) }
-        if let screen { screens.append(ScreenWatch(device: descriptor.id, file: screen)) }
+        if let screen { screens.append((PanelWake(device: descriptor.id, reader: screen), read(screen))) }
         rotations.append((descriptor.id, model.mapper.rotation))
         publisher.deviceAdded(descriptor, model: model, vendor: vendor, product: product)
     }
@@ -186,7 +178,8 @@ final class FramePath {
     ) {
         engine.removeDevice(descriptor.id, at: time, into: &events)
         publishEvents()
-        screens.removeAll { $0.device == descriptor.id }
+        for screen in screens where screen.wake.device == descriptor.id { screen.reading?.cancel() }
+        screens.removeAll { $0.wake.device == descriptor.id }
         rotations.removeAll { $0.id == descriptor.id }
         stagePanels.removeAll { $0.id == descriptor.id }
         stopRecordings(where: { $0.device == descriptor.id }, reason: .deviceRemoved)
@@ -194,6 +187,22 @@ final class FramePath {
         counters.forget(descriptor.id)
         reportTouchMovesIfWanted()
         publisher.deviceRemoved(descriptor, model: model, vendor: vendor, product: product)
+    }
+
+    /// Reads `screen` on the server's worker now and every ``PanelWake/interval`` (the server's
+    /// event loop keeps the time), never queueing a read behind one under way; nil without a server.
+    private func read(_ screen: PanelWake.Reader) -> RepeatedTask? {
+        guard let server else { return nil }
+        let (worker, logger) = (server.worker, logger)
+        return server.eventLoops.next().scheduleRepeatedTask(
+            initialDelay: .zero, delay: .microseconds(PanelWake.interval)
+        ) { _ in
+            guard screen.claim() else { return }
+            worker.submit { state in
+                guard case .active = state else { return }
+                screen.poll(logger: logger)
+            }
+        }
     }
 
     /// Grabs a live panel and mirrors its unclaimed touches (`passthrough: true`).
@@ -270,7 +279,7 @@ final class FramePath {
     /// (nil: not read, the panel has no `screen`).
     func panelState(_ device: DeviceID) -> (rotation: Int, idle: Bool, screenOn: Bool?) {
         let gate = engine.panelState(device)
-        let screenOn = screens.contains { $0.device == device } ? !(gate?.screenOff ?? false) : nil
+        let screenOn = screens.contains { $0.wake.device == device } ? !(gate?.screenOff ?? false) : nil
         return (rotations.first { $0.id == device }?.rotation.rawValue ?? 0, gate?.idle ?? false, screenOn)
     }
 
@@ -291,40 +300,5 @@ final class FramePath {
     private func reportTouchMovesIfWanted() {
         let wanted = interest.takesTouches || passthrough.isActive
         if engine.reportsTouchMoves != wanted { engine.reportsTouchMoves = wanted }
-    }
-}
-
-/// One panel's screen, read where the kernel says it (`devices[].screen`): at a touch's landing
-/// after a quiet moment — no touch down, and no report from the panel for ``quiet`` — at most once
-/// a landing, never polled.
-struct ScreenWatch {
-    /// How long the panel must have said nothing for a landing to be worth a read: a touch soon
-    /// after another finds the screen as the other did (on, or woken by it).
-    static let quiet: Int64 = 2_000_000
-
-    let device: DeviceID
-    let file: ScreenStateFile
-    /// Reads the file: ``ScreenStateFile/read()``, or a test's counting reader.
-    private let read: () -> ScreenStateFile.Reading
-    /// The time of the panel's last frame, and whether touches were down after it.
-    private var lastFrame = Int64.min
-    private var down = false
-    /// Whether the last reading failed and the journal said so.
-    var warned = false
-
-    init(device: DeviceID, file: ScreenStateFile, read: (() -> ScreenStateFile.Reading)? = nil) {
-        self.device = device
-        self.file = file
-        self.read = read ?? { file.read() }
-    }
-
-    /// The frame the panel reported: the screen's reading when it lands a touch after a quiet
-    /// moment, else nil.
-    mutating func landing(_ frame: TouchFrame) -> ScreenStateFile.Reading? {
-        let quiet = !down && (lastFrame == Int64.min || frame.time.microseconds - lastFrame >= Self.quiet)
-        lastFrame = frame.time.microseconds
-        down = frame.touches.contains { $0.phase.isLive }
-        guard quiet, frame.touches.contains(where: { $0.phase == .began }) else { return nil }
-        return read()
     }
 }

@@ -358,8 +358,8 @@ final class LiveFrameSource: FrameSource {
         devices.append(device)
         path.addDevice(
             device.descriptor, model: device.model, vendor: device.identity.id.vendor,
-            product: device.identity.id.product, panel: device.settings.panel, screen: device.settings.screen,
-            at: Timestamp(microseconds: gestured_monotonic_us()))
+            product: device.identity.id.product, panel: device.settings.panel,
+            screen: device.settings.screen.map { PanelWake.Reader(file: $0) }, at: Timestamp(microseconds: gestured_monotonic_us()))
         if device.settings.passthrough { path.mirror(device) }
         notifier.status(status)
     }

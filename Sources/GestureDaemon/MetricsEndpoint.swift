@@ -30,7 +30,6 @@ import Musl
 /// before it is written, at most ``readBytes`` at a time; and any error answer closes the
 /// connection, so nothing after a request it refused is read.
 final class MetricsEndpoint {
-    private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let logger: Logger
 
@@ -53,8 +52,9 @@ final class MetricsEndpoint {
     /// A scrape the input thread has not answered within this gets `503`.
     static let answerTimeout = TimeAmount.seconds(5)
 
-    /// Serves `descriptor`, a listening TCP socket, until ``shutdown()``.
-    init(descriptor: Int32, requests: RequestQueue, logger: Logger) throws(DaemonError) {
+    /// Serves `descriptor`, a listening TCP socket, on `loop` (the daemon's one event loop) until
+    /// ``shutdown()``.
+    init(descriptor: Int32, loop: any EventLoop, requests: RequestQueue, logger: Logger) throws(DaemonError) {
         self.logger = logger
         let described = "the inherited metrics socket (fd \(descriptor), named 'metrics')"
         do {
@@ -63,8 +63,6 @@ final class MetricsEndpoint {
             throw DaemonError(error.message)
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
         let snapshots: NIOLoopBound<SnapshotSource>
         do {
             snapshots = try loop.submit {
@@ -72,11 +70,10 @@ final class MetricsEndpoint {
             }
             .wait()
         } catch {
-            try? group.syncShutdownGracefully()
             throw DaemonError("cannot start the metrics endpoint's loop: \(error)")
         }
         let throttle = LogThrottle()
-        let bootstrap = ServerBootstrap(group: group)
+        let bootstrap = ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: 16)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -97,10 +94,8 @@ final class MetricsEndpoint {
         do {
             channel = try bootstrap.withBoundSocket(descriptor).wait()
         } catch {
-            try? group.syncShutdownGracefully()
             throw DaemonError("cannot serve metrics on \(described): \(error)")
         }
-        self.group = group
         logger.info(
             "serving metrics", metadata: ["address": "\(channel.localAddress?.description ?? "?")", "path": "/metrics"])
     }
@@ -123,10 +118,9 @@ final class MetricsEndpoint {
         try pipeline.addHandler(MetricsHTTPHandler(snapshots: snapshots, deadline: deadline))
     }
 
-    /// Closes the socket and stops the loop.
+    /// Closes the socket (its connections close with the loop, which the server stops).
     func shutdown() {
         channel.close(promise: nil)
-        try? group.syncShutdownGracefully()
     }
 }
 

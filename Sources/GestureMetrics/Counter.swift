@@ -28,8 +28,8 @@ public enum Counter: String, CaseIterable, Sendable, CodingKey {
     case contactsIgnored = "contacts_ignored"
     case stuckContactsEnded = "stuck_contacts_ended"
     case stuckContactsRecurring = "stuck_contacts_recurring"
-    /// Reads of a screen's state file, at a landing after a quiet moment (the frame path's screen
-    /// watch).
+    /// Screen states taken at a landing after a quiet moment (``PanelWake``: the file itself is
+    /// read on the worker).
     case screenReads = "screen_reads"
 
     /// Whether `status` lists it in `metrics.panel_day` (a kiosk's day) rather than in `metrics`.

@@ -108,7 +108,7 @@ public struct Metric: Sendable {
             "Stuck contacts ended where one was ended before on the same panel: a panel failing there.",
             .stuckContactsRecurring),
         counter(
-            "gestured_screen_state_reads", "Reads of a screen's state file, at a landing after a quiet moment.", .screenReads),
+            "gestured_screen_state_reads", "Screen states taken at a landing after a quiet moment (the file is read off the input thread).", .screenReads),
         gauge(
             "gestured_configuration_loaded_timestamp_seconds",
             "When the running configuration was loaded (at start or by the last good reload), in Unix time."

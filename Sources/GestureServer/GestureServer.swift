@@ -81,6 +81,12 @@ public final class GestureServer: Sendable {
     }
 
     public let configuration: Configuration
+    /// The process's one SwiftNIO event loop (`nio-loop`: the WebSocket endpoint, the daemon's
+    /// metrics endpoint and timers) and its one worker (`worker`: requests decoded, `status`
+    /// answers made, screen files read), which every part of the daemon shares (CONTRIBUTING.md,
+    /// "Threads"). Both sleep while there is nothing to do.
+    public let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    public let worker = NIOThreadPool(numberOfThreads: 1)
     private let logger: Logger
     /// Repeated warnings (refused handshakes and connections, accept failures), per cause.
     private let throttle = LogThrottle()
@@ -99,8 +105,6 @@ public final class GestureServer: Sendable {
         var serverThread: pthread_t?
         /// The thread ``start()`` made (nil when the caller's thread serves).
         var ownThread: pthread_t?
-        /// SwiftNIO's loop for the WebSocket endpoint.
-        var webSocketGroup: MultiThreadedEventLoopGroup?
         var webSocketListener: (any Channel)?
         /// The socket file this server created, removed at shutdown (nil: inherited, or not bound).
         var createdSocket: CreatedSocket?
@@ -126,12 +130,15 @@ public final class GestureServer: Sendable {
         precondition(configuration.limits.maxQueuedMessages > 0, "maxQueuedMessages must be positive")
         self.configuration = configuration
         self.logger = logger
+        _ = eventLoops.next().submit { gestured_name_thread("nio-loop") }
+        worker.start()
+        worker.submit { _ in _ = gestured_name_thread("worker") }
         do {
             let mailbox = try Mailbox()
             let loop = try ServerLoop(mailbox: mailbox)
             loop.core = ServerCore(
                 configuration: configuration, delegate: delegate, requests: requests, mailbox: mailbox,
-                interest: interestBoard, logger: logger, throttle: throttle)
+                interest: interestBoard, logger: logger, throttle: throttle, decoder: RequestDecoder(pool: worker))
             self.mailbox = mailbox
             self.loop = ServerThreadBound(loop)
         } catch {
@@ -204,11 +211,9 @@ public final class GestureServer: Sendable {
         }
         state.withLock { $0.createdSocket = created }
         guard let endpoint = configuration.webSocket else { return nil }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        state.withLock { $0.webSocketGroup = group }
         let core = ServerThreadBound(loop.core!)
         return WebSocketListener.bind(
-            endpoint, group: group, mailbox: mailbox,
+            endpoint, group: eventLoops, mailbox: mailbox,
             session: { link, endpoint in
                 link.session = ClientSession(
                     core: core.value, link: link,
@@ -393,7 +398,7 @@ public final class GestureServer: Sendable {
     /// On the server thread: tells every client, closes, waits for them at most the shutdown
     /// timeout (the loop's timerfd closes those that do not read), then lets go of everything.
     private func drainAndStop() {
-        let (webSocket, group, created) = state.withLock { ($0.webSocketListener, $0.webSocketGroup, $0.createdSocket) }
+        let (webSocket, created) = state.withLock { ($0.webSocketListener, $0.createdSocket) }
         if let loop = loop.value {
             loop.closeListener()
             if let created { SocketFile.remove(created) }
@@ -405,9 +410,9 @@ public final class GestureServer: Sendable {
             loop.core.decoder.shutDown()
         }
         do {
-            try group?.syncShutdownGracefully()
+            try eventLoops.syncShutdownGracefully()
         } catch {
-            logger.error("the WebSocket event loop did not stop cleanly", metadata: ["error": "\(error)"])
+            logger.error("the SwiftNIO event loop did not stop cleanly", metadata: ["error": "\(error)"])
         }
         let waiting = state.withLock { state in
             state.stopped = true

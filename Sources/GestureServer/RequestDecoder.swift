@@ -9,8 +9,8 @@ import NIOPosix
 /// connections together through the ``DefinitionLedger``), so the server thread gets the
 /// finished result: a request to act on, or the error to send.
 ///
-/// One thread (NIO's ``NIOThreadPool``, started at the first request it gets, asleep on a
-/// condition variable while there is nothing to decode), jobs in the order they came: a
+/// One thread (the server's worker, a one-thread ``NIOThreadPool`` asleep on a condition
+/// variable while there is nothing to do), jobs in the order they came: a
 /// connection has one request here at a time and is not read meanwhile
 /// (``ClientSession/pump()``), so its requests keep their order, and `define`s of different
 /// connections reach the engine in the order they were read.
@@ -32,8 +32,10 @@ final class RequestDecoder: Sendable {
     /// and hold the thread to show that nothing waits for it but the connection it decodes for.
     private let beforeDecoding: @Sendable () -> Void
 
-    init(onCallingThread: Bool = false, beforeDecoding: @escaping @Sendable () -> Void = {}) {
-        pool = onCallingThread ? nil : NIOThreadPool(numberOfThreads: 1)
+    init(
+        pool: NIOThreadPool? = nil, onCallingThread: Bool = false, beforeDecoding: @escaping @Sendable () -> Void = {}
+    ) {
+        self.pool = onCallingThread ? nil : pool ?? NIOThreadPool(numberOfThreads: 1)
         self.beforeDecoding = beforeDecoding
     }
 

@@ -285,6 +285,36 @@ struct DaemonProcessTests {
         #expect(try await daemon.waitForExit(within: .seconds(5)) == 0)
     }
 
+    /// The daemon's threads by name (CONTRIBUTING.md, "Threads"), with both endpoints on and
+    /// after one `define` (which starts the compiler) and one `status` (made on the worker).
+    @Test("with the WebSocket and metrics endpoints on, after a define and a status, the daemon runs four threads: gestured, nio-loop, worker, compiler")
+    func threadsByName() async throws {
+        let gestured = try Self.gestured()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/g.sock"
+        let config = directory + "/gestured.yaml"
+        try SoakTests.webSocket.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await Self.startDaemon(
+            ["--config", config, "--socket", socket, "--replay", Self.recording, "--loop"],
+            launcher: ["python3", "-c", SoakTests.metricsSocket])
+        defer { daemon.send(SIGKILL) }
+        _ = try DescriptorExhaustionTests.webSocketPort(daemon)
+        _ = try SoakTests.metricsPort(daemon)
+        let mine = RecognizerSpec(name: "mine", parameters: .tap(TapParameters()))
+        try await GestureClient.connect(to: socket) { client in try await client.define(Definitions(recognizers: [mine])) }
+        let status = try ChildProcess([gestured, "status", "--socket", socket])
+        #expect(try await status.waitForExit() == 0, "\(status.lines)")
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.processIdentifier)/task")
+        let names = try tasks.map {
+            try String(contentsOfFile: "/proc/\(daemon.processIdentifier)/task/\($0)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(names.sorted() == ["compiler", "gestured", "nio-loop", "worker"], "\(names)")
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(within: .seconds(30)) == 0)
+    }
+
     /// A refused second start unlinked the running daemon's socket (and a
     /// regular file at the path) on its way out.
     @Test("a refused second start leaves the running daemon's socket, and a file that is not a socket, alone")

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Testing
 
 @testable import GestureDaemon
@@ -187,7 +188,9 @@ import Testing
         let listener = try Self.listeningSocket()
         let port = try Self.port(of: listener)
         let requests = try RequestQueue()
-        let endpoint = try MetricsEndpoint(descriptor: listener, requests: requests, logger: Logger(label: "test"))
+        let endpoint = try MetricsEndpoint(
+            descriptor: listener, loop: MultiThreadedEventLoopGroup.singleton.next(), requests: requests,
+            logger: Logger(label: "test"))
         defer { endpoint.shutdown() }
         var held: [Int32] = []
         defer { for fd in held { close(fd) } }

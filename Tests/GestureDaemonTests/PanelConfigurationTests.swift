@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
 import GestureEngine
+import Logging
+import Synchronization
 import TestSupport
 import Testing
 import TouchInput
@@ -43,7 +45,7 @@ struct PanelConfigurationTests {
         #expect(first.panel.idleAfter == .milliseconds(60_000))
         #expect(!first.panel.wakeAfterIdle)
         #expect(first.panel.screenWake)
-        #expect(first.screen == ScreenStateFile(kind: .dpms, path: "/sys/class/drm/card1-DSI-1/dpms"))
+        #expect(first.screen == PanelWake.ScreenFile(kind: .dpms, path: "/sys/class/drm/card1-DSI-1/dpms"))
         let second = rules[1].settings
         #expect(second.panel.idleAfter == .milliseconds(300_000) && second.panel.wakeAfterIdle)
         #expect(second.panel.stuckContact?.after == .milliseconds(30_000))
@@ -169,20 +171,20 @@ struct ScreenPathTests {
 
 @Suite("The screen's state")
 struct ScreenStateTests {
-    static func file(_ contents: String, _ kind: ScreenStateFile.Kind) throws -> ScreenStateFile {
+    static func file(_ contents: String, _ kind: PanelWake.ScreenFile.Kind) throws -> PanelWake.ScreenFile {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("screen-\(UUID().uuidString)").path
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
-        return ScreenStateFile(kind: kind, path: path)
+        return PanelWake.ScreenFile(kind: kind, path: path)
     }
 
     @Test(
         "each kind of file says on or off in the kernel's words",
         arguments: [
-            ("On\n", ScreenStateFile.Kind.dpms, ScreenStateFile.Reading.on), ("Off\n", .dpms, .off),
+            ("On\n", PanelWake.ScreenFile.Kind.dpms, PanelWake.ScreenFile.Reading.on), ("Off\n", .dpms, .off),
             ("Standby\n", .dpms, .off), ("Suspend", .dpms, .off), ("0\n", .blPower, .on), ("4\n", .blPower, .off),
             ("1", .blPower, .off), ("0\n", .brightness, .off), ("255\n", .brightness, .on),
         ])
-    func readings(_ contents: String, _ kind: ScreenStateFile.Kind, _ expected: ScreenStateFile.Reading) throws {
+    func readings(_ contents: String, _ kind: PanelWake.ScreenFile.Kind, _ expected: PanelWake.ScreenFile.Reading) throws {
         let file = try Self.file(contents, kind)
         defer { unlink(file.path) }
         #expect(file.read() == expected)
@@ -194,69 +196,105 @@ struct ScreenStateTests {
         defer { unlink(garbage.path) }
         guard case .unknown(let why) = garbage.read() else { Issue.record("read as known"); return }
         #expect(why.contains("'maybe'"))
-        let missing = ScreenStateFile(kind: .blPower, path: "/nonexistent/bl_power")
+        let missing = PanelWake.ScreenFile(kind: .blPower, path: "/nonexistent/bl_power")
         guard case .unknown(let reason) = missing.read() else { Issue.record("read as known"); return }
         #expect(reason.contains("cannot open /nonexistent/bl_power"))
-        #expect(ScreenStateFile(kind: .brightness, path: "/x").parse(Array("-1".utf8)) != .on)
+        #expect(PanelWake.ScreenFile(kind: .brightness, path: "/x").parse(Array("-1".utf8)) != .on)
     }
 
-    @Test("read at a landing after a quiet moment only: not while a touch is down, not soon after the last report")
-    func readAtQuietLandings() throws {
+    static let silent = Logger(label: "screen") { _ in SwiftLogNoOpLogHandler() }
+
+    static func frame(_ ms: Int64, _ phases: TouchPhase...) -> TouchFrame {
+        TouchFrame(
+            device: DeviceID(1), time: Timestamp(microseconds: ms * 1000),
+            touches: phases.enumerated().map {
+                Touch(id: TouchID(UInt32($0.offset + 1)), phase: $0.element, position: SurfacePoint(x: 0.5, y: 0.5))
+            })
+    }
+
+    @Test("a changed file is seen at the first landing after a quiet moment that follows the worker's next read; a reading older than the panel's last report is not acted on")
+    func changeSeenWithinTheInterval() throws {
         let file = try Self.file("Off\n", .dpms)
         defer { unlink(file.path) }
-        var watch = ScreenWatch(device: DeviceID(1), file: file)
-        func frame(_ ms: Int64, _ phases: TouchPhase...) -> TouchFrame {
-            TouchFrame(
-                device: DeviceID(1), time: Timestamp(microseconds: ms * 1000),
-                touches: phases.enumerated().map {
-                    Touch(id: TouchID(UInt32($0.offset + 1)), phase: $0.element, position: SurfacePoint(x: 0.5, y: 0.5))
-                })
+        let now = Mutex<Int64>(0)
+        let reader = PanelWake.Reader(file: file, clock: { now.withLock { $0 } })
+        func poll(atMS ms: Int64) {
+            now.withLock { $0 = ms * 1000 }
+            reader.poll(logger: Self.silent)
         }
-        #expect(watch.landing(frame(10_000, .began)) == .off)  // the first landing: read
-        #expect(watch.landing(frame(10_010, .moved)) == nil)
-        #expect(watch.landing(frame(10_020, .stationary, .began)) == nil)  // a touch is down
-        #expect(watch.landing(frame(10_100, .ended, .ended)) == nil)
-        #expect(watch.landing(frame(11_000, .began)) == nil)  // 0.9 s after the last report
-        #expect(watch.landing(frame(11_080, .ended)) == nil)
+        var wake = PanelWake(device: DeviceID(1), reader: reader)
+        #expect(wake.landing(Self.frame(10_000, .began)) == nil)  // nothing read yet
+        #expect(wake.landing(Self.frame(10_100, .ended)) == nil)
+        poll(atMS: 11_000)
+        #expect(wake.landing(Self.frame(12_200, .began)) == .off)  // quiet for 2 s, read 1.2 s ago
+        #expect(wake.landing(Self.frame(12_210, .moved)) == nil)
+        #expect(wake.landing(Self.frame(12_220, .stationary, .began)) == nil)  // a touch is down
+        #expect(wake.landing(Self.frame(12_300, .ended, .ended)) == nil)
         try "On\n".write(toFile: file.path, atomically: false, encoding: .utf8)
-        #expect(watch.landing(frame(13_080, .began)) == .on)  // quiet for 2 s: read again
-        #expect(watch.landing(frame(13_100, .stationary)) == nil)
-        #expect(watch.landing(frame(20_000, .stationary, .began)) == nil)  // still down, however long
+        #expect(wake.landing(Self.frame(13_500, .began)) == nil)  // 1.2 s after the last report
+        #expect(wake.landing(Self.frame(13_600, .ended)) == nil)
+        poll(atMS: 14_000)  // the worker's next read
+        #expect(wake.landing(Self.frame(15_600, .began)) == .on)  // quiet for 2 s: the reading of 14 s
+        #expect(wake.landing(Self.frame(15_700, .ended)) == nil)
+        // The worker stalls (a hung mount): the reading of 14 s predates the last report.
+        try "Off\n".write(toFile: file.path, atomically: false, encoding: .utf8)
+        #expect(wake.landing(Self.frame(18_000, .began)) == nil)
+        #expect(wake.landing(Self.frame(18_100, .ended)) == nil)
+        poll(atMS: 19_000)
+        #expect(wake.landing(Self.frame(20_100, .began)) == .off)
     }
 
-    /// Counts the reads a watch makes on random streams of one panel: touches of one to three
-    /// fingers, held or lifted, with gaps from a few milliseconds to a few seconds between reports.
-    /// Every read is at a frame where a touch lands after a quiet moment — nothing down, and no
-    /// report for ``ScreenWatch/quiet`` before it (or the panel's first report) — at most one
-    /// there, and every such landing is read (a screen turned off meanwhile is noticed).
-    @Test("the screen's state is read once at each landing after a quiet moment, and at no other frame (random streams)")
-    func readsCounted() {
+    /// Random streams of one panel — touches of one to three fingers, held or lifted, gaps from a
+    /// few milliseconds to a few seconds — with the worker reading the file at each tick of the
+    /// interval (or stalled for a while), and the file changing between frames. The landings read
+    /// nothing: every read is the worker's, one a tick. A landing after a quiet moment — nothing
+    /// down, no report for ``PanelWake/quiet`` before it (or the panel's first report) — takes the
+    /// latest reading when it was taken since the previous report; no other frame takes one.
+    @Test("the input thread's landings read no file: reads are the worker's, one a tick, and each landing after a quiet moment takes the latest reading (random streams)")
+    func landingsReadNothing() {
         let base: UInt64 = 0x5C_EE44_EAD0
         var seeds = SplitMix64(seed: base)
-        var totalReads = 0
+        var taken = 0
         var skippedLandings = 0
         for _ in 0..<300 {
             let seed = seeds.next()
             var rng = SplitMix64(seed: seed)
-            let file = ScreenStateFile(kind: .dpms, path: "/nonexistent/dpms")
-            var reads = 0
-            var watch = ScreenWatch(device: DeviceID(1), file: file) {
-                reads += 1
-                return .on
-            }
+            let file = Mutex((reads: 0, time: Int64(0), says: PanelWake.ScreenFile.Reading.on))
+            let reader = PanelWake.Reader(
+                file: PanelWake.ScreenFile(kind: .dpms, path: "/nonexistent/dpms"),
+                read: {
+                    file.withLock {
+                        $0.reads += 1
+                        return $0.says
+                    }
+                }, clock: { file.withLock { $0.time } })
+            var wake = PanelWake(device: DeviceID(1), reader: reader)
             var time: Int64 = 1_000_000
+            var tick: Int64 = 0
+            var ticks = 0
+            var latest: (reading: PanelWake.ScreenFile.Reading, time: Int64)?
             var previous: Int64?
             var down: [UInt32] = []
             var nextID: UInt32 = 1
-            var expected = 0
             for _ in 0..<60 {
                 // Gaps around the quiet limit, often on either side of it.
                 let gaps: [Int64] = [5_000, 16_000, 400_000, 1_999_999, 2_000_000, 2_500_000, 6_000_000]
                 time += gaps[Int(rng.next() % UInt64(gaps.count))]
+                let stalled = rng.next() % 8 == 0
+                while tick <= time {
+                    if !stalled {
+                        file.withLock { $0.time = tick }
+                        reader.poll(logger: Self.silent)
+                        latest = (file.withLock { $0.says }, tick)
+                        ticks += 1
+                    }
+                    tick += PanelWake.interval
+                }
+                if rng.next() % 4 == 0 { file.withLock { $0.says = $0.says == .on ? .off : .on } }
                 var touches = down.map {
                     Touch(id: TouchID($0), phase: rng.next() % 2 == 0 ? .moved : .stationary, position: SurfacePoint(x: 0.5, y: 0.5))
                 }
-                let quiet = down.isEmpty && previous.map { time - $0 >= ScreenWatch.quiet } ?? true
+                let quiet = down.isEmpty && previous.map { time - $0 >= PanelWake.quiet } ?? true
                 var landed = false
                 if down.count < 3, rng.next() % 3 != 0 {
                     let fingers = 1 + Int(rng.next() % UInt64(3 - down.count))
@@ -271,21 +309,52 @@ struct ScreenStateTests {
                     touches.removeAll { $0.id == TouchID(lifted) }
                     touches.append(Touch(id: TouchID(lifted), phase: .ended, position: SurfacePoint(x: 0.5, y: 0.5)))
                 }
-                let before = reads
-                let reading = watch.landing(TouchFrame(device: DeviceID(1), time: Timestamp(microseconds: time), touches: touches))
-                if landed && quiet { expected += 1 }
+                let reads = file.withLock { $0.reads }
+                let reading = wake.landing(TouchFrame(device: DeviceID(1), time: Timestamp(microseconds: time), touches: touches))
+                #expect(file.withLock { $0.reads } == reads, "seed \(seed): the file was read at a landing")
+                let expected = landed && quiet && latest.map { $0.time > (previous ?? Int64.min) } == true ? latest?.reading : nil
+                #expect(reading == expected, "seed \(seed): at \(time) µs took \(String(describing: reading)), not \(String(describing: expected))")
+                if reading != nil { taken += 1 }
                 if landed && !quiet { skippedLandings += 1 }
-                #expect(reads - before <= 1, "seed \(seed): \(reads - before) reads at one frame")
-                #expect((reading != nil) == (reads > before), "seed \(seed): a reading without a read, or a read unused")
-                if reads > before && !(landed && quiet) {
-                    Issue.record("seed \(seed): read at \(time) µs, not a landing after a quiet moment")
-                }
                 previous = time
             }
-            #expect(reads == expected, "seed \(seed): \(reads) reads for \(expected) landings after a quiet moment")
-            totalReads += reads
+            #expect(file.withLock { $0.reads } == ticks, "seed \(seed): \(file.withLock { $0.reads }) reads for \(ticks) ticks")
         }
-        // The streams must exercise both sides: landings read, and landings not worth a read.
-        #expect(totalReads > 500 && skippedLandings > 1_000, "\(totalReads) reads, \(skippedLandings) landings not read")
+        // The streams must exercise both sides: landings that take a reading, and landings that do not.
+        #expect(taken > 500 && skippedLandings > 1_000, "\(taken) readings taken, \(skippedLandings) landings not after a quiet moment")
+    }
+
+    @Test("a file that cannot be read is said in the journal at its first failed read, then once every failuresPerLine while it lasts, and again when it can be read")
+    func unreadableLogged() {
+        let lines = LinesLogged()
+        let logger = Logger(label: "screen") { _ in lines }
+        let says = Mutex(PanelWake.ScreenFile.Reading.unknown("cannot open /gone/dpms: No such file or directory"))
+        let reader = PanelWake.Reader(
+            file: PanelWake.ScreenFile(kind: .dpms, path: "/gone/dpms"), read: { says.withLock { $0 } })
+        for _ in 0..<(2 * PanelWake.Reader.failuresPerLine + 1) { reader.poll(logger: logger) }
+        says.withLock { $0 = .on }
+        reader.poll(logger: logger)
+        reader.poll(logger: logger)
+        let logged = lines.logged.lines.withLock { $0 }
+        #expect(logged.count == 4, "\(logged)")
+        #expect(logged.prefix(3).allSatisfy { $0.contains("cannot tell whether the screen is on") && $0.contains("/gone/dpms") })
+        #expect(logged.last?.contains("can be read again") == true)
+    }
+}
+
+/// What was logged, each line with its metadata.
+private struct LinesLogged: LogHandler {
+    final class Lines: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+    let logged = Lines()
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        logged.lines.withLock { $0.append("\(event.message) \(event.metadata ?? [:])") }
     }
 }

@@ -112,6 +112,9 @@ int gestured_release_free_memory(void);
 /// must yield the cores to the input thread. 0 on success.
 int gestured_lower_thread_priority(int by);
 
+/// Names the calling thread (at most 15 bytes), as ps -T and /proc/PID/task/TID/comm show it.
+int gestured_name_thread(const char *name);
+
 /// The bytes a TCP socket has received (TCP_INFO's tcpi_bytes_received, which glibc's struct
 /// tcp_info lacks), or -1 with errno: how much a peer sent, whoever reads it.
 int64_t gestured_tcp_bytes_received(int fd);

@@ -22,12 +22,12 @@ public struct DeviceSettings: Hashable, Sendable {
     public var panel: PanelSettings
     /// Where the kernel says whether the panel's screen is on; a touch landing while it is off
     /// wakes it (``PanelSettings/screenWake`` goes with it).
-    public var screen: ScreenStateFile?
+    public var screen: PanelWake.ScreenFile?
 
     public init(
         enabled: Bool = true, rotation: Rotation = .none, size: PhysicalSize? = nil,
         calibration: CalibrationMatrix? = nil, forceTouchscreen: Bool = false, passthrough: Bool = false,
-        panel: PanelSettings = PanelSettings(), screen: ScreenStateFile? = nil
+        panel: PanelSettings = PanelSettings(), screen: PanelWake.ScreenFile? = nil
     ) {
         self.enabled = enabled
         self.rotation = rotation
