@@ -241,7 +241,18 @@ struct ScreenStateTests {
         #expect(wake.landing(Self.frame(18_000, .began)) == nil)
         #expect(wake.landing(Self.frame(18_100, .ended)) == nil)
         poll(atMS: 19_000)
-        #expect(wake.landing(Self.frame(20_100, .began)) == .off)
+        #expect(wake.landing(Self.frame(20_100, .began)) == .off)  // read on at 14 s, off since: a wake
+        #expect(wake.landing(Self.frame(20_200, .ended)) == nil)
+        // The wake's command has not lit the screen yet: its file still says off, read after the
+        // wake's lift. The next touch is not a second wake.
+        poll(atMS: 21_000)
+        #expect(wake.landing(Self.frame(22_300, .began)) == nil)
+        #expect(wake.landing(Self.frame(22_400, .ended)) == nil)
+        try "On\n".write(toFile: file.path, atomically: false, encoding: .utf8)
+        poll(atMS: 23_000)
+        try "Off\n".write(toFile: file.path, atomically: false, encoding: .utf8)
+        poll(atMS: 24_000)  // lit, then off again: the next touch wakes it
+        #expect(wake.landing(Self.frame(24_500, .began)) == .off)
     }
 
     /// Random streams of one panel — touches of one to three fingers, held or lifted, gaps from a
@@ -249,7 +260,8 @@ struct ScreenStateTests {
     /// interval (or stalled for a while), and the file changing between frames. The landings read
     /// nothing: every read is the worker's, one a tick. A landing after a quiet moment — nothing
     /// down, no report for ``PanelWake/quiet`` before it (or the panel's first report) — takes the
-    /// latest reading when it was taken since the previous report; no other frame takes one.
+    /// latest reading when it was taken since the previous report — but not a reading of off after
+    /// a wake until the file has been read on since; no other frame takes one.
     @Test("the input thread's landings read no file: reads are the worker's, one a tick, and each landing after a quiet moment takes the latest reading (random streams)")
     func landingsReadNothing() {
         let base: UInt64 = 0x5C_EE44_EAD0
@@ -273,6 +285,8 @@ struct ScreenStateTests {
             var tick: Int64 = 0
             var ticks = 0
             var latest: (reading: PanelWake.ScreenFile.Reading, time: Int64)?
+            var lastOn = Int64.min
+            var woke: Int64?
             var previous: Int64?
             var down: [UInt32] = []
             var nextID: UInt32 = 1
@@ -286,6 +300,7 @@ struct ScreenStateTests {
                         file.withLock { $0.time = tick }
                         reader.poll(logger: Self.silent)
                         latest = (file.withLock { $0.says }, tick)
+                        if latest?.reading == .on { lastOn = tick }
                         ticks += 1
                     }
                     tick += PanelWake.interval
@@ -312,7 +327,9 @@ struct ScreenStateTests {
                 let reads = file.withLock { $0.reads }
                 let reading = wake.landing(TouchFrame(device: DeviceID(1), time: Timestamp(microseconds: time), touches: touches))
                 #expect(file.withLock { $0.reads } == reads, "seed \(seed): the file was read at a landing")
-                let expected = landed && quiet && latest.map { $0.time > (previous ?? Int64.min) } == true ? latest?.reading : nil
+                let acted = latest.map { $0.time > (previous ?? Int64.min) && ($0.reading != .off || woke.map { lastOn > $0 } ?? true) } == true
+                let expected = landed && quiet && acted ? latest?.reading : nil
+                if expected == .off { woke = time }
                 #expect(reading == expected, "seed \(seed): at \(time) µs took \(String(describing: reading)), not \(String(describing: expected))")
                 if reading != nil { taken += 1 }
                 if landed && !quiet { skippedLandings += 1 }

@@ -25,6 +25,8 @@ public struct PanelWake {
     /// The time of the panel's last frame, and whether touches were down after it.
     private var lastFrame = Int64.min
     private var down = false
+    /// When a landing last took the screen to be off (a wake).
+    private var woke: Int64?
 
     public init(device: DeviceID, reader: Reader) {
         self.device = device
@@ -33,15 +35,18 @@ public struct PanelWake {
 
     /// The frame the panel reported: when it lands a touch after a quiet moment — no touch down,
     /// no report for ``quiet`` — the screen's latest reading, if it was taken since the panel's
-    /// previous report (an older one may predate a wake); else nil.
+    /// previous report (an older one may predate a wake); else nil. After a wake, a reading of off
+    /// counts only once the screen has been read on since: until the wake's command has lit it,
+    /// the file still says off, and the next touch is not a second wake.
     public mutating func landing(_ frame: TouchFrame) -> ScreenFile.Reading? {
         let previous = lastFrame
         let quiet = !down && (previous == Int64.min || frame.time.microseconds - previous >= Self.quiet)
         lastFrame = frame.time.microseconds
         down = frame.touches.contains { $0.phase.isLive }
         guard quiet, frame.touches.contains(where: { $0.phase == .began }), let latest = reader.latest,
-            latest.time > previous
+            latest.time > previous, latest.reading != .off || woke.map({ latest.lastOn > $0 }) ?? true
         else { return nil }
+        if latest.reading == .off { woke = frame.time.microseconds }
         return latest.reading
     }
 
@@ -55,6 +60,8 @@ public struct PanelWake {
         private let state = Mutex(State())
         private struct State {
             var latest: (reading: ScreenFile.Reading, time: Int64)?
+            /// When the file last said on.
+            var lastOn = Int64.min
             /// A read is under way: the next tick queues none behind it (a hung mount holds one).
             var reading = false
             /// Reads in a row that could not tell on from off.
@@ -73,8 +80,11 @@ public struct PanelWake {
             self.clock = clock
         }
 
-        /// The latest reading and when it was taken; nil before the first.
-        public var latest: (reading: ScreenFile.Reading, time: Int64)? { state.withLock { $0.latest } }
+        /// The latest reading, when it was taken, and when the file last said on; nil before the
+        /// first reading.
+        public var latest: (reading: ScreenFile.Reading, time: Int64, lastOn: Int64)? {
+            state.withLock { state in state.latest.map { ($0.reading, $0.time, state.lastOn) } }
+        }
 
         /// Whether a tick of the interval's timer should read: false while a read is under way.
         public func claim() -> Bool {
@@ -93,6 +103,7 @@ public struct PanelWake {
             let (before, failures) = state.withLock { state in
                 let before = state.failures
                 state.latest = (reading, time)
+                if reading == .on { state.lastOn = time }
                 state.reading = false
                 if case .unknown = reading { state.failures += 1 } else { state.failures = 0 }
                 return (before, state.failures)
