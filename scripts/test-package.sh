@@ -165,6 +165,7 @@ scripts/check-units.sh --installed
 [ ! -e /etc/systemd/system/sockets.target.wants/gestured-metrics.socket ] ||
     fail "gestured-metrics.socket is enabled (metrics are off until the administrator enables them)"
 getent group gestured gestured-uinput > /dev/null || fail "the groups gestured and gestured-uinput are missing"
+getent passwd gestured > /dev/null || fail "the user gestured (gestured.service's) is missing"
 
 # 5. As under systemd and udevd, in a mount namespace of this script's own: /run/systemd/system
 # and udev's control socket exist there, systemctl and udevadm are recorders (apt runs dpkg with

@@ -12,7 +12,8 @@
 #      the edited file;
 #   4. the same packages signed with another key are refused;
 #   5. `apt purge gestured` leaves nothing of the package's.
-# Run by hand (docs/TESTING.md, "arm64 and the apt repository"): its log is docs/arm64-package-run.log.
+# Run by hand (docs/TESTING.md, "arm64 and the apt repository"): its log is
+# docs/logs/arm64-package-tests.log; the guest's console goes to $TMPDIR/arm64-package-tests.console.log.
 #
 # The Debian 13 arm64 root is made once (~/.cache/gestured/trixie-arm64): debootstrap --foreign
 # here (no arm64 code runs on this machine: no binfmt_misc), its second stage in a first boot of
@@ -24,7 +25,7 @@
 #      (run-vm-test.sh's), GESTURED_CROSS_MIRROR (the Debian mirror)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 1 ] || { sed -n '2,25p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,26p' "$0"; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "arm64-package-tests: needs root (debootstrap, 9p passthrough)" >&2; exit 1; }
 ARM64_DEB=$(realpath "$1")
 DEBS=("$ARM64_DEB")
@@ -41,7 +42,8 @@ command -v debootstrap > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get ins
 # The kernel, its modules and busybox-static:arm64, as the input suite's aarch64 boots have them.
 [ -f "$VMCACHE/tree.v1.ready" ] || scripts/vm/run-vm-test.sh --arch arm64 --fetch
 work=$(mktemp -d /tmp/gestured-arm64-package.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+tailer=
+trap '[ -z "$tailer" ] || kill "$tailer" 2> /dev/null; rm -rf "$work"' EXIT
 
 # boot ROOT MODE LOG: the guest with ROOT (a directory here) as its root over virtio-9p. MODE
 # second-stage runs debootstrap's second stage in it and powers off; MODE systemd boots it.
@@ -150,9 +152,16 @@ ln -s ../gestured-package-tests.service "$root/etc/systemd/system/multi-user.tar
 ln -s /dev/null "$root/etc/systemd/system/serial-getty@ttyAMA0.service"
 
 say "booting Debian 13 arm64 with systemd in the aarch64 VM"
+# The guest's log as it is written (a step that hangs shows where), the console's kept on failure.
+: > "$test/guest.log"
+tail -n +1 -F "$test/guest.log" 2> /dev/null &
+tailer=$!
 boot "$root" systemd "$work/console.log"
-[ -f "$test/guest.log" ] || { tail -n 60 "$work/console.log"; fail "the guest's tests did not run"; }
-cat "$test/guest.log"
+sleep 1
+kill "$tailer"
+tailer=
+cp "$work/console.log" "${TMPDIR:-/tmp}/arm64-package-tests.console.log"
+[ -s "$test/guest.log" ] || { tail -n 60 "$work/console.log"; fail "the guest's tests did not run"; }
 status=$(cat "$test/exit-status" 2> /dev/null || echo none)
 [ "$status" = 0 ] || { tail -n 60 "$work/console.log"; fail "the guest's tests ended with status $status"; }
 say "passed: install from the signed repository, the service, a swipe through the kernel, upgrade, another key refused, purge"

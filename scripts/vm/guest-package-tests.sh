@@ -11,13 +11,43 @@ APT="apt-get -y -q -o Dpkg::Use-Pty=0"
 say() { echo "guest: [$(cut -d' ' -f1 /proc/uptime) s] $*"; }
 finish() { echo "$1" > /test/exit-status; sync; systemctl --no-block poweroff; exit "$1"; }
 fail() { say "FAILED: $*"; finish 1; }
-# await FILE PATTERN [SECONDS]: until a line of FILE matches (default 120 s: a loaded host's TCG)
-await() {
-    i=0
-    while ! grep -q "$2" "$1" 2> /dev/null; do
-        i=$((i + 1)); [ $i -gt $((${3:-120} * 10)) ] && return 1
-        sleep 0.1
+# within SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS of the clock. Deadlines are
+# wall time, not counts of tries: under TCG on a loaded host one `systemctl` or `grep` takes a
+# second or more, and 1200 tries of a "0.1 s" loop were over half an hour.
+within() {
+    end=$(($(date +%s) + $1))
+    shift
+    until "$@"; do
+        [ "$(date +%s)" -lt "$end" ] || return 1
+        sleep 0.5
     done
+}
+# await FILE PATTERN [SECONDS]: until a line of FILE matches (default 300 s: a loaded host's TCG)
+seen() { grep -q "$2" "$1" 2> /dev/null; }
+await() { within "${3:-300}" seen "$1" "$2"; }
+# active UNIT: true once UNIT is active; says each state it passes through on the way.
+active() {
+    state=$(systemctl is-active "$1" 2> /dev/null)
+    [ "$state" = "${last_state:-}" ] || say "$1: $state"
+    last_state=$state
+    [ "$state" = active ]
+}
+# The user the service's main process runs as (the root has no procps: /proc).
+daemon_user() {
+    pid=$(systemctl show -p MainPID --value gestured.service)
+    [ "${pid:-0}" != 0 ] && stat -c %U "/proc/$pid" || echo "(no main process)"
+}
+# The processes whose program is gestured, one pid a line.
+gestured_processes() {
+    for comm in /proc/[0-9]*/comm; do
+        [ "$(cat "$comm" 2> /dev/null)" = gestured ] && echo "${comm%/comm}"
+    done
+    return 0
+}
+# The unit's status and journal, when it failed a check (bounded: journalctl reads over 9p).
+unit_report() {
+    timeout 120 systemctl status --no-pager -l "$1" 2>&1 | tail -n 30
+    timeout 300 journalctl -b --no-pager -u "$1" 2>&1 | tail -n 60
 }
 say "Debian $(cat /etc/debian_version) $(dpkg --print-architecture), kernel $(uname -r) $(uname -m)," \
     "$(systemctl --version | head -n 1), glibc $(dpkg-query -W -f='${Version}' libc6)"
@@ -43,13 +73,10 @@ dpkg -L gestured > /tmp/listing
 say "apt install gestured: $installed from http://127.0.0.1:8080/gestured ($(wc -l < /tmp/listing) paths)"
 
 # 2. The service: enabled and started by the package.
-i=0
-until systemctl is-active --quiet gestured.service; do
-    i=$((i + 1)); [ $i -gt 1200 ] && { systemctl status gestured.service; journalctl -u gestured -b --no-pager; fail "gestured.service is not active"; }
-    sleep 0.1
-done
+within 600 active gestured.service || { unit_report gestured.service; fail "gestured.service is not active after 600 s"; }
 say "gestured.service: $(systemctl is-active gestured.service), $(systemctl is-enabled gestured.service);" \
-    "gestured.socket: $(systemctl is-active gestured.socket); the daemon runs as $(ps -o user= -C gestured | head -n 1)"
+    "gestured.socket: $(systemctl is-active gestured.socket); the daemon runs as $(daemon_user)"
+[ "$(daemon_user)" = gestured ] || { unit_report gestured.service; fail "the daemon runs as $(daemon_user), not gestured"; }
 gestured devices > /tmp/devices.txt 2>&1
 grep -q "No touchscreen found" /tmp/devices.txt || { cat /tmp/devices.txt; fail "devices without a panel"; }
 
@@ -63,13 +90,15 @@ simulate=$!
 await /tmp/simulate.txt '^waiting for SIGUSR1' || { cat /tmp/simulate.txt; fail "simulate made no panel"; }
 gestured devices --json > /tmp/devices.json || { cat /tmp/devices.json; fail "gestured devices --json"; }
 grep -q '"name" : "arm64 kiosk panel"' /tmp/devices.json || { cat /tmp/devices.json; fail "devices does not list the panel"; }
-say "gestured devices lists the panel: $(grep -o '"node" : "[^"]*"' /tmp/devices.json | head -n 1)"
-await /tmp/listen.json '"event":"added"' || { cat /tmp/listen.json; journalctl -u gestured -b --no-pager; fail "the service did not report the panel"; }
+say "gestured devices lists the panel: $(grep -o '"devnode" : "[^"]*"' /tmp/devices.json | head -n 1)"
+await /tmp/listen.json '"event":"added"' || { cat /tmp/listen.json; unit_report gestured.service; fail "the service did not report the panel"; }
 say "the service opened it: $(grep '"event":"added"' /tmp/listen.json | head -n 1)"
 kill -USR1 $simulate
 wait $simulate || { cat /tmp/simulate.txt; fail "simulate"; }
-await /tmp/listen.json '"kind":"swipe"' || { cat /tmp/listen.json; fail "no swipe reached listen"; }
-say "listen got: $(grep '"kind":"swipe"' /tmp/listen.json | head -n 1 | grep -o '"direction":"[a-z]*"\|"kind":"swipe"\|"state":"[a-z]*"' | tr '\n' ' ')"
+# A gesture event (its keys in order: direction … kind … type), not the hello's list of recognizers.
+swipe='"direction":"right".*"kind":"swipe".*"type":"gesture"'
+await /tmp/listen.json "$swipe" || { cat /tmp/listen.json; fail "no swipe right reached listen"; }
+say "listen got: $(grep "$swipe" /tmp/listen.json | head -n 1 | cut -c 1-240)"
 kill $listen 2> /dev/null; wait $listen 2> /dev/null
 
 # 3. An edited configuration, a newer version published at the same URL, apt upgrade.
@@ -82,11 +111,8 @@ installed=$(dpkg-query -W -f='${Version}' gestured)
 [ "$installed" = "$NEWER" ] || { cat /tmp/upgrade.log; fail "after apt upgrade: $installed, expected $NEWER"; }
 cmp -s /tmp/edited.yaml /etc/gestured/gestured.yaml || fail "the edited configuration was not kept"
 ! ls /etc/gestured/gestured.yaml.dpkg-* > /dev/null 2>&1 || fail "dpkg left $(ls /etc/gestured/gestured.yaml.dpkg-*)"
-i=0
-until systemctl is-active --quiet gestured.service; do
-    i=$((i + 1)); [ $i -gt 1200 ] && fail "gestured.service is not active after the upgrade"
-    sleep 0.1
-done
+last_state=
+within 600 active gestured.service || { unit_report gestured.service; fail "gestured.service is not active after the upgrade"; }
 say "apt upgrade moved to $installed, kept the edited /etc/gestured/gestured.yaml; gestured.service active"
 
 # 4. Signed with another key: refused.
@@ -115,7 +141,7 @@ done < /tmp/listing
 for path in $(find /etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled /var/lib/dpkg/info -name '*gestured*' 2> /dev/null); do
     case "$path" in */gestured-package-tests.service) ;; *) left="$left $path" ;; esac
 done
-pgrep -x gestured > /dev/null && left="$left (a gestured process)"
+[ -z "$(gestured_processes)" ] || left="$left (gestured processes: $(gestured_processes | tr '\n' ' '))"
 systemctl list-units --all --no-legend 'gestured*' | grep -v gestured-package-tests | grep -q . &&
     left="$left (units: $(systemctl list-units --all --no-legend 'gestured*' | grep -v gestured-package-tests | tr -s ' '))"
 [ -z "$left" ] || fail "left after purge:$left"
