@@ -13,18 +13,15 @@ extension ActionsConfiguration: Decodable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the actions file")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "the actions file")
         socket = try c.decodeClientSocket(forKey: .socket)
         daemonUser = try c.decodeDaemonUser(forKey: .daemonUser)
         commands = try c.decode(.commands, default: commands)
         guard c.contains(.actions), try !c.decodeNil(forKey: .actions) else {
-            throw DecodingError.keyNotFound(
+            throw decoder.missing(
                 CodingKeys.actions,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "the actions file needs 'actions': a list of rules such as "
-                        + "{on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}"))
+                "the actions file needs 'actions': a list of rules such as "
+                    + "{on: swipe, direction: down, keys: [KEY_LEFTCTRL, KEY_R]}")
         }
         actions = try c.decode(.actions, default: [], expect: "a list of at most 256 rules") { $0.count <= 256 }
     }
@@ -36,12 +33,12 @@ extension KeyedDecodingContainer {
     public func decodeClientSocket(forKey key: Key) throws -> String? {
         guard let socket = try decodeIfPresent(String.self, forKey: key) else { return nil }
         guard socket.hasPrefix("/") else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected an absolute path")
+            throw corrupted(key, "expected an absolute path")
         }
         do {
             _ = try SocketPath(socket, for: .connect)
         } catch {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: error.description)
+            throw corrupted(key, error.description)
         }
         return socket
     }
@@ -50,9 +47,7 @@ extension KeyedDecodingContainer {
     public func decodeDaemonUser(forKey key: Key) throws -> String? {
         let user = try decodeIfPresent(String.self, forKey: key)
         if let user, !ActionsConfiguration.isUserName(user) {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self,
-                debugDescription: "expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid")
+            throw corrupted(key, "expected a user name (letters, digits, '_', '-', '.', at most 32) or a uid")
         }
         return user
     }
@@ -77,8 +72,7 @@ extension CommandSettings: Decodable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'commands'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'commands'")
         timeoutMS = try c.decode(.timeoutMS, default: timeoutMS, expect: "milliseconds from 100 to 86400000") {
             (100...86_400_000).contains($0)
         }
@@ -97,15 +91,11 @@ extension ActionRule: Decodable {
     static let actionKeys: [CodingKeys] = [.keys, .click, .scroll, .run, .shell]
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a rule")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "a rule")
         guard c.contains(.on) else {
-            throw DecodingError.keyNotFound(
-                CodingKeys.on,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription:
-                        "a rule needs 'on': the name of the recognizer it acts on, or wake, idle, active or mqtt"))
+            throw decoder.missing(
+                CodingKeys.on, "a rule needs 'on': the name of the recognizer it acts on, or wake, idle, active or mqtt"
+            )
         }
         recognizer = try c.decode(
             .on, default: "", expect: "a recognizer name (1 to 64 letters, digits, '-', '_' or '.')"
@@ -117,27 +107,19 @@ extension ActionRule: Decodable {
         edge = try c.decodeIfPresent(Edge.self, forKey: .edge)
         fingers = try c.decodeIfPresent(Int.self, forKey: .fingers)
         if let fingers, !(1...10).contains(fingers) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .fingers, in: c, debugDescription: "expected 1 to 10 fingers")
+            throw c.corrupted(.fingers, "expected 1 to 10 fingers")
         }
         region = try c.decodeIfPresent(String.self, forKey: .region)
         if let region, !RegionSpec.isValidName(region) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .region, in: c,
-                debugDescription: "expected a region name (1 to 64 letters, digits, '-', '_' or '.')")
+            throw c.corrupted(.region, "expected a region name (1 to 64 letters, digits, '-', '_' or '.')")
         }
         name = try c.decodeIfPresent(String.self, forKey: .name)
         if let name, !RegionSpec.isValidName(name) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .name, in: c,
-                debugDescription: "expected a rule name (1 to 64 letters, digits, '-', '_' or '.')")
+            throw c.corrupted(.name, "expected a rule name (1 to 64 letters, digits, '-', '_' or '.')")
         }
         if recognizer == Self.namedOnly && name == nil {
-            throw DecodingError.keyNotFound(
-                CodingKeys.name,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "a rule 'on: mqtt' needs 'name': what gestured mqtt's inbound topics call it"))
+            throw decoder.missing(
+                CodingKeys.name, "a rule 'on: mqtt' needs 'name': what gestured mqtt's inbound topics call it")
         }
 
         let given = Self.actionKeys.filter { c.contains($0) }
@@ -155,8 +137,7 @@ extension ActionRule: Decodable {
             try Self.checkPanelRule(c, key)
         }
         if c.contains(.repeat) && key != .keys {
-            throw DecodingError.dataCorruptedError(
-                forKey: .repeat, in: c, debugDescription: "'repeat' goes with 'keys' (it repeats them)")
+            throw c.corrupted(.repeat, "'repeat' goes with 'keys' (it repeats them)")
         }
         switch key {
         case .keys:
@@ -168,7 +149,7 @@ extension ActionRule: Decodable {
             action = .scroll(try c.decode(Scroll.self, forKey: .scroll))
         case .run:
             if let line = try? c.decode(String.self, forKey: .run) {
-                throw DecodingError.dataCorruptedError(forKey: .run, in: c, debugDescription: Command.listAdvice(line))
+                throw c.corrupted(.run, Command.listAdvice(line))
             }
             let arguments = try c.decode(
                 .run, default: [String](),
@@ -187,9 +168,9 @@ extension ActionRule: Decodable {
             }
             let total = arguments.reduce(8) { $0 + $1.utf8.count + 1 + 8 }
             if total > Command.maximumArgumentsBytes {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .run, in: c,
-                    debugDescription: "the arguments take \(total) bytes to pass (each with its NUL and "
+                throw c.corrupted(
+                    .run,
+                    "the arguments take \(total) bytes to pass (each with its NUL and "
                         + "pointer): at most \(Command.maximumArgumentsBytes), so that they and the environment "
                         + "fit the kernel's limit")
             }
@@ -197,16 +178,16 @@ extension ActionRule: Decodable {
         case .shell:
             let line = try c.decode(.shell, default: "", expect: "a command line for /bin/sh -c") { !$0.isEmpty }
             if let problem = Command.problem(line) {
-                throw DecodingError.dataCorruptedError(forKey: .shell, in: c, debugDescription: problem)
+                throw c.corrupted(.shell, problem)
             }
             action = .run(Command(shell: line))
         default:
             preconditionFailure("not an action key: \(key)")
         }
         if let state, followsGesture {
-            throw DecodingError.dataCorruptedError(
-                forKey: .state, in: c,
-                debugDescription: "'state: \(state.rawValue)' does not go with "
+            throw c.corrupted(
+                .state,
+                "'state: \(state.rawValue)' does not go with "
                     + (c.contains(.scroll) ? "'scroll'" : "'repeat'")
                     + ": it follows the gesture from began to its end")
         }
@@ -219,13 +200,10 @@ extension ActionRule: Decodable {
         let actsOn =
             on == namedOnly ? "acts when gestured mqtt names the rule" : "acts on the panel's \(on) message"
         for filter in [CodingKeys.state, .direction, .edge, .fingers, .region, .repeat] where c.contains(filter) {
-            throw DecodingError.dataCorruptedError(
-                forKey: filter, in: c, debugDescription: "'\(filter.rawValue)' is a gesture's; 'on: \(on)' \(actsOn)")
+            throw c.corrupted(filter, "'\(filter.rawValue)' is a gesture's; 'on: \(on)' \(actsOn)")
         }
         guard action == .keys || action == .run || action == .shell else {
-            throw DecodingError.dataCorruptedError(
-                forKey: action, in: c,
-                debugDescription: "'on: \(on)' takes keys, run or shell: '\(action.rawValue)' needs a gesture")
+            throw c.corrupted(action, "'on: \(on)' takes keys, run or shell: '\(action.rawValue)' needs a gesture")
         }
     }
 
@@ -251,8 +229,7 @@ extension KeyRepeat: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'repeat'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'repeat'")
         let units: [CodingKeys] = [.everyMM, .everyDegrees, .everyScale]
         let given = units.filter { c.contains($0) }
         guard given.count == 1 else {
@@ -262,8 +239,7 @@ extension KeyRepeat: Decodable {
                     debugDescription: "'repeat' needs one step: every-mm (with along), every-degrees or every-scale"))
         }
         if c.contains(.along) && given[0] != .everyMM {
-            throw DecodingError.dataCorruptedError(
-                forKey: .along, in: c, debugDescription: "'along' goes with 'every-mm'")
+            throw c.corrupted(.along, "'along' goes with 'every-mm'")
         }
         switch given[0] {
         case .everyMM:
@@ -271,13 +247,9 @@ extension KeyRepeat: Decodable {
                 (1...1000).contains($0)
             }
             guard c.contains(.along) else {
-                throw DecodingError.keyNotFound(
+                throw decoder.missing(
                     CodingKeys.along,
-                    DecodingError.Context(
-                        codingPath: decoder.codingPath,
-                        debugDescription:
-                            "'every-mm' needs 'along': the direction of a step forward (up, down, left or right)"
-                    ))
+                    "'every-mm' needs 'along': the direction of a step forward (up, down, left or right)")
             }
             let along = try c.decode(.along, default: Direction.up, expect: "up, down, left or right") {
                 [.up, .down, .left, .right].contains($0)
@@ -304,13 +276,9 @@ extension Click: Decodable {
             self.init(try PointerButton(from: decoder))
             return
         }
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'click'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'click'")
         guard c.contains(.button) else {
-            throw DecodingError.keyNotFound(
-                CodingKeys.button,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath, debugDescription: "'click' needs 'button': left, right or middle"))
+            throw decoder.missing(CodingKeys.button, "'click' needs 'button': left, right or middle")
         }
         self.init(try c.decode(PointerButton.self, forKey: .button), at: try c.decode(.at, default: .gesture))
     }
@@ -325,8 +293,7 @@ extension Scroll: Decodable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'scroll'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'scroll'")
         natural = try c.decode(.natural, default: natural)
         mmPerDetent = try c.decode(.mmPerDetent, default: mmPerDetent, expect: "millimetres from 0.5 to 500") {
             (0.5...500).contains($0)

@@ -18,15 +18,14 @@ extension DaemonConfiguration: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the configuration")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "the configuration")
         socket = try c.decode(.socket, default: SocketConfiguration())
         // `websocket:` with nothing after it is neither an endpoint (it needs its origins) nor
         // none (then the key would be absent): ask which was meant, as `websocket: {}` does.
         if c.contains(.websocket), try c.decodeNil(forKey: .websocket) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .websocket, in: c,
-                debugDescription: "'websocket' has no value: give it 'allowed-origins' (and 'listen') to serve "
+            throw c.corrupted(
+                .websocket,
+                "'websocket' has no value: give it 'allowed-origins' (and 'listen') to serve "
                     + "WebSockets, or remove the key for none")
         }
         websocket = try c.decodeIfPresent(WebSocketConfiguration.self, forKey: .websocket)
@@ -35,9 +34,9 @@ extension DaemonConfiguration: Codable {
         // Absent means the built-in set; `recognizers:` with nothing after it (everything below
         // commented out, say) is neither that nor an empty list: ask which was meant.
         if c.contains(.recognizers), try c.decodeNil(forKey: .recognizers) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .recognizers, in: c,
-                debugDescription: "'recognizers' has no value: list recognizers, write 'recognizers: []' for none, "
+            throw c.corrupted(
+                .recognizers,
+                "'recognizers' has no value: list recognizers, write 'recognizers: []' for none, "
                     + "or remove the key to run the built-in set")
         }
         recognizers = try c.decodeIfPresent([RecognizerSpec].self, forKey: .recognizers)
@@ -48,8 +47,7 @@ extension DaemonConfiguration: Codable {
             wakeAfterIdle: try c.decode(.wakeAfterIdle, default: false),
             stuckContact: try c.decodeIfPresent(StuckContactLimit.self, forKey: .stuckContact))
         if panels.wakeAfterIdle && panels.idleAfterMS == nil {
-            throw DecodingError.dataCorruptedError(
-                forKey: .wakeAfterIdle, in: c, debugDescription: DeviceConfiguration.wakeNeedsIdle)
+            throw c.corrupted(.wakeAfterIdle, DeviceConfiguration.wakeNeedsIdle)
         }
         for (i, entry) in devices.enumerated()
         where entry.wakeAfterIdle == true && entry.idleAfterMS == nil && panels.idleAfterMS == nil {
@@ -61,14 +59,12 @@ extension DaemonConfiguration: Codable {
         }
         recordGroup = try c.decodeIfPresent(String.self, forKey: .recordGroup)
         if let recordGroup, recordGroup.isEmpty {
-            throw DecodingError.dataCorruptedError(
-                forKey: .recordGroup, in: c, debugDescription: "'record-group' must name a group (or give a gid)")
+            throw c.corrupted(.recordGroup, "'record-group' must name a group (or give a gid)")
         }
         recordGroupID = recordGroup.flatMap { UInt32($0) }
         touchesGroup = try c.decodeIfPresent(String.self, forKey: .touchesGroup)
         if let touchesGroup, touchesGroup.isEmpty {
-            throw DecodingError.dataCorruptedError(
-                forKey: .touchesGroup, in: c, debugDescription: "'touches-group' must name a group (or give a gid)")
+            throw c.corrupted(.touchesGroup, "'touches-group' must name a group (or give a gid)")
         }
         touchesGroupID = touchesGroup.flatMap { UInt32($0) }
     }
@@ -107,14 +103,11 @@ extension StuckContactLimit: Codable {
     public static let defaultWithin = Millimeters(3)
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'stuck-contact'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'stuck-contact'")
         guard c.contains(.afterMS) else {
-            throw DecodingError.keyNotFound(
+            throw decoder.missing(
                 CodingKeys.afterMS,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "'stuck-contact' needs 'after-ms': how long a contact stays still before it is ended"))
+                "'stuck-contact' needs 'after-ms': how long a contact stays still before it is ended")
         }
         let after = try c.decode(.afterMS, default: 0, expect: "milliseconds from 1000 to 86400000") {
             (1000...86_400_000).contains($0)
@@ -172,13 +165,12 @@ extension SocketConfiguration: Codable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'socket'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'socket'")
         path = try c.decode(.path, default: path, expect: "an absolute path") { $0.hasPrefix("/") }
         do {
             _ = try SocketPath(path, for: .listen)
         } catch {
-            throw DecodingError.dataCorruptedError(forKey: .path, in: c, debugDescription: error.description)
+            throw c.corrupted(.path, error.description)
         }
         let octal = try c.decode(.mode, default: "0660", expect: "an octal file mode such as \"0660\"") {
             UInt32($0, radix: 8).map { $0 <= 0o777 } ?? false
@@ -217,29 +209,29 @@ extension WebSocketConfiguration: Codable {
 
     public init(from decoder: any Decoder) throws {
         self.init(allowedOrigins: [])
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'websocket'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'websocket'")
         let listen = try c.decode(
-            .listen, default: self.listen, expect: "an IP address and a port, such as \"127.0.0.1:7330\" or \"[::1]:7330\""
+            .listen, default: self.listen,
+            expect: "an IP address and a port, such as \"127.0.0.1:7330\" or \"[::1]:7330\""
         ) { Self.parseListen($0) != nil }
         (host, port) = Self.parseListen(listen) ?? (host, port)
         guard c.contains(.allowedOrigins) else {
-            throw DecodingError.keyNotFound(
+            throw decoder.missing(
                 CodingKeys.allowedOrigins,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription:
-                        "'websocket' needs 'allowed-origins': the origins of the pages that may connect, such as [\"http://localhost:8080\"]"
-                ))
+                "'websocket' needs 'allowed-origins': the origins of the pages that may connect, such as [\"http://localhost:8080\"]"
+            )
         }
         allowedOrigins = try c.decode(
             .allowedOrigins, default: [],
-            expect: "a list of 1 to 64 origins, each scheme://host[:port] with no path, such as \"http://localhost:8080\" or \"file://\""
+            expect:
+                "a list of 1 to 64 origins, each scheme://host[:port] with no path, such as \"http://localhost:8080\" or \"file://\""
         ) { origins in (1...64).contains(origins.count) && origins.allSatisfy(Self.isOrigin) }
         allowDefine = try c.decode(.allowDefine, default: allowDefine)
         allowStatus = try c.decode(.allowStatus, default: allowStatus)
         allowTouches = try c.decode(.allowTouches, default: allowTouches)
-        pingIntervalMS = try c.decode(.pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000") {
+        pingIntervalMS = try c.decode(
+            .pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000"
+        ) {
             (1000...3_600_000).contains($0)
         }
         maxClients = try c.decode(.maxClients, default: maxClients, expect: "a number from 1 to 1024") {
@@ -302,7 +294,8 @@ extension DeviceConfiguration: Codable {
         case wakeAfterIdle = "wake-after-idle"
     }
 
-    static let wakeNeedsIdle = "'wake-after-idle' needs 'idle-after-ms' (here or at the top level): when the panel is idle"
+    static let wakeNeedsIdle =
+        "'wake-after-idle' needs 'idle-after-ms' (here or at the top level): when the panel is idle"
     /// Dead zones on one panel at most (each is checked at every landing).
     static let mostDeadZones = 16
 
@@ -337,8 +330,7 @@ extension DeviceConfiguration: Codable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a device entry")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "a device entry")
         match = try c.decode(.match, default: match)
         enabled = try c.decode(.enabled, default: enabled)
         // Each value is checked by the type the device side uses, with its words.
@@ -346,21 +338,18 @@ extension DeviceConfiguration: Codable {
         rotation = Rotation(rawValue: degrees)!
         if c.contains(.size) {
             let sizeDecoder = try c.superDecoder(forKey: .size)
-            try sizeDecoder.rejectUnknownKeys(allowed: Set(SizeKeys.allCases.map(\.rawValue)), in: "'size-mm'")
-            let s = try sizeDecoder.container(keyedBy: SizeKeys.self)
+            let s = try sizeDecoder.strictContainer(keyedBy: SizeKeys.self, in: "'size-mm'")
             let size = PhysicalSize(
                 width: Millimeters(try s.decode(SizeKeys.width, default: 0.0)),
                 height: Millimeters(try s.decode(SizeKeys.height, default: 0.0)))
             if let problem = SurfaceSize.implausibility(of: size) {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .size, in: c, debugDescription: "size \(SurfaceSize.format(size)) refused: \(problem)")
+                throw c.corrupted(.size, "size \(SurfaceSize.format(size)) refused: \(problem)")
             }
             self.size = size
         }
         if let values = try c.decodeIfPresent([Double].self, forKey: .calibration) {
             guard let matrix = CalibrationMatrix(values) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .calibration, in: c, debugDescription: "expected \(CalibrationMatrix.expected)")
+                throw c.corrupted(.calibration, "expected \(CalibrationMatrix.expected)")
             }
             calibration = matrix
         }
@@ -370,9 +359,9 @@ extension DeviceConfiguration: Codable {
             $0.count <= Self.mostDeadZones
         }
         if Self.coverWholePanel(ignore) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .ignore, in: c,
-                debugDescription: "the dead zones cover the whole panel: no contact would reach anything "
+            throw c.corrupted(
+                .ignore,
+                "the dead zones cover the whole panel: no contact would reach anything "
                     + "(to leave the panel alone, write 'enabled: false')")
         }
         stuckContact = try c.decodeIfPresent(StuckContactLimit.self, forKey: .stuckContact)
@@ -407,13 +396,11 @@ extension DeviceMatchSpec: Codable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'match'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'match'")
         name = try c.decodeIfPresent(String.self, forKey: .name)
         if let text = try c.decodeIfPresent(String.self, forKey: .usb) {
             guard let id = USBID(text) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .usb, in: c, debugDescription: "expected \(USBID.expected)")
+                throw c.corrupted(.usb, "expected \(USBID.expected)")
             }
             usb = id
         }

@@ -17,25 +17,12 @@ extension MQTTConfiguration: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the mqtt file")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "the mqtt file")
         guard c.contains(.broker), try !c.decodeNil(forKey: .broker) else {
-            throw DecodingError.keyNotFound(
-                CodingKeys.broker,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "the mqtt file needs 'broker': at least {url: mqtts://HOST:8883}"))
+            throw decoder.missing(CodingKeys.broker, "the mqtt file needs 'broker': at least {url: mqtts://HOST:8883}")
         }
         broker = try c.decode(BrokerSettings.self, forKey: .broker)
-        if let text = try c.decodeIfPresent(String.self, forKey: .topicPrefix) {
-            do {
-                topicPrefix = try TopicPrefix(text)
-            } catch {
-                throw DecodingError.dataCorruptedError(forKey: .topicPrefix, in: c, debugDescription: error.description)
-            }
-        } else {
-            topicPrefix = nil
-        }
+        topicPrefix = try c.decodeIfPresent(.topicPrefix, parsing: TopicPrefix.init)
         qos = try c.decode(.qos, default: 1, expect: "0 (at most once) or 1 (at least once)") { $0 == 0 || $0 == 1 }
         socket = try c.decodeClientSocket(forKey: .socket)
         daemonUser = try c.decodeDaemonUser(forKey: .daemonUser)
@@ -50,7 +37,7 @@ extension MQTTConfiguration: Decodable {
 private func absolutePath<Key: CodingKey>(_ c: KeyedDecodingContainer<Key>, _ key: Key) throws -> String? {
     guard let path = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
     guard path.hasPrefix("/"), !path.utf8.contains(0), path.utf8.count <= 4096 else {
-        throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected an absolute path")
+        throw c.corrupted(key, "expected an absolute path")
     }
     return path
 }
@@ -70,24 +57,15 @@ extension BrokerSettings: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'broker'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        guard let text = try c.decodeIfPresent(String.self, forKey: .url) else {
-            throw DecodingError.keyNotFound(
-                CodingKeys.url,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "'broker' needs 'url': mqtts://HOST[:PORT] (TLS) or mqtt://HOST[:PORT]"))
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'broker'")
+        guard let url = try c.decodeIfPresent(.url, parsing: BrokerURL.init(parsing:)) else {
+            throw decoder.missing(
+                CodingKeys.url, "'broker' needs 'url': mqtts://HOST[:PORT] (TLS) or mqtt://HOST[:PORT]")
         }
-        do {
-            url = try BrokerURL(parsing: text)
-        } catch {
-            throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: error.description)
-        }
+        self.url = url
         clientID = try c.decodeIfPresent(String.self, forKey: .clientID)
         if let clientID, !Self.isClientID(clientID) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .clientID, in: c, debugDescription: "expected 1 to 64 letters, digits, '-', '_' or '.'")
+            throw c.corrupted(.clientID, "expected 1 to 64 letters, digits, '-', '_' or '.'")
         }
         keepaliveSeconds = try c.decode(.keepaliveSeconds, default: 30, expect: "seconds from 5 to 3600") {
             (5...3600).contains($0)
@@ -102,23 +80,19 @@ extension BrokerSettings: Decodable {
         certFile = try absolutePath(c, .certFile)
         keyFile = try absolutePath(c, .keyFile)
         for key in [CodingKeys.caFile, .certFile, .keyFile] where c.contains(key) && !url.tls {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c, debugDescription: "'\(key.rawValue)' is for TLS: the url must be mqtts://")
+            throw c.corrupted(key, "'\(key.rawValue)' is for TLS: the url must be mqtts://")
         }
         if (certFile == nil) != (keyFile == nil) {
             let given = certFile == nil ? CodingKeys.keyFile : .certFile
-            throw DecodingError.dataCorruptedError(
-                forKey: given, in: c, debugDescription: "a client certificate needs both 'cert-file' and 'key-file'")
+            throw c.corrupted(given, "a client certificate needs both 'cert-file' and 'key-file'")
         }
         username = try c.decodeIfPresent(String.self, forKey: .username)
         if let username, username.isEmpty || username.utf8.count > 256 || username.utf8.contains(0) {
-            throw DecodingError.dataCorruptedError(
-                forKey: .username, in: c, debugDescription: "expected a user name of 1 to 256 bytes")
+            throw c.corrupted(.username, "expected a user name of 1 to 256 bytes")
         }
         passwordFile = try absolutePath(c, .passwordFile)
         if passwordFile != nil && username == nil {
-            throw DecodingError.dataCorruptedError(
-                forKey: .passwordFile, in: c, debugDescription: "a password needs 'username' beside it")
+            throw c.corrupted(.passwordFile, "a password needs 'username' beside it")
         }
     }
 
@@ -136,18 +110,15 @@ extension PublishSettings: Decodable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'publish'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'publish'")
         if let names = try c.decodeIfPresent([String].self, forKey: .gestures) {
             guard names.count <= Subscription.maxFilterEntries else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .gestures, in: c,
-                    debugDescription: "expected at most \(Subscription.maxFilterEntries) recognizer names")
+                throw c.corrupted(.gestures, "expected at most \(Subscription.maxFilterEntries) recognizer names")
             }
             if let bad = names.first(where: { !RegionSpec.isValidName($0) }) {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .gestures, in: c,
-                    debugDescription: "'\(TopicLevel.escaped(bad))' is not a recognizer name (1 to 64 letters, digits, "
+                throw c.corrupted(
+                    .gestures,
+                    "'\(TopicLevel.escaped(bad))' is not a recognizer name (1 to 64 letters, digits, "
                         + "'-', '_' or '.')")
             }
             gestures = Set(names)
@@ -172,8 +143,7 @@ extension QueueBounds: Decodable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'queue'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'queue'")
         maxMessages = try c.decode(
             .maxMessages, default: maxMessages, expect: "a number from \(Self.minimumMessages) to 1000000"
         ) {
@@ -193,24 +163,15 @@ extension HomeAssistantSettings: Decodable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'home-assistant'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'home-assistant'")
         discovery = try c.decode(.discovery, default: discovery)
-        if let text = try c.decodeIfPresent(String.self, forKey: .prefix) {
-            do {
-                prefix = try TopicPrefix(text)
-            } catch {
-                throw DecodingError.dataCorruptedError(forKey: .prefix, in: c, debugDescription: error.description)
-            }
-        }
+        prefix = try c.decodeIfPresent(.prefix, parsing: TopicPrefix.init) ?? prefix
         deviceName = try c.decodeIfPresent(String.self, forKey: .deviceName)
         if let deviceName,
             deviceName.isEmpty || deviceName.utf8.count > 64
                 || deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         {
-            throw DecodingError.dataCorruptedError(
-                forKey: .deviceName, in: c,
-                debugDescription: "expected a name of 1 to 64 bytes without control characters")
+            throw c.corrupted(.deviceName, "expected a name of 1 to 64 bytes without control characters")
         }
     }
 }
@@ -223,19 +184,16 @@ extension InboundSettings: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'inbound'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'inbound'")
         actionsFile = try absolutePath(c, .actionsFile) ?? "/etc/gestured/actions.yaml"
         maxPerMinute = try c.decode(.maxPerMinute, default: 30, expect: "a number from 1 to 600") {
             (1...600).contains($0)
         }
         guard c.contains(.topics) else {
-            throw DecodingError.keyNotFound(
+            throw decoder.missing(
                 CodingKeys.topics,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "'inbound' needs 'topics': a list such as {topic: screen, payload: \"ON\", "
-                        + "rule: screen-on}"))
+                "'inbound' needs 'topics': a list such as {topic: screen, payload: \"ON\", "
+                    + "rule: screen-on}")
         }
         topics = try c.decode(.topics, default: [], expect: "a list of 1 to 64 topics") { (1...64).contains($0.count) }
         var seen: [String: Int] = [:]
@@ -259,21 +217,18 @@ extension InboundTopic: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "an inbound topic")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "an inbound topic")
         for key in [CodingKeys.topic, .rule] where !c.contains(key) {
-            throw DecodingError.keyNotFound(
+            throw decoder.missing(
                 key,
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "an inbound topic needs 'topic' (the levels under <prefix>/command/) and 'rule' "
-                        + "(a rule's name in the actions file)"))
+                "an inbound topic needs 'topic' (the levels under <prefix>/command/) and 'rule' "
+                    + "(a rule's name in the actions file)")
         }
         topic = try c.decode(String.self, forKey: .topic)
         do {
             try TopicPrefix.check(topic, what: "an inbound topic")
         } catch {
-            throw DecodingError.dataCorruptedError(forKey: .topic, in: c, debugDescription: error.description)
+            throw c.corrupted(.topic, error.description)
         }
         payload = try c.decode(
             .payload, default: Self.press,

@@ -149,8 +149,7 @@ extension KeyedDecodingContainer where Key: CodingKey {
         let key = Key(stringValue: "type")!
         let found = try decode(String.self, forKey: key)
         guard found == type else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "expected type '\(type)', found '\(found)'")
+            throw corrupted(key, "expected type '\(type)', found '\(found)'")
         }
     }
 }

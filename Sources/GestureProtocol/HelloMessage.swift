@@ -75,8 +75,7 @@ extension RecognizerSummary: Codable {
         let kind = try c.decode(GestureKind.self, forKey: .kind)
         let spelling = try c.decode(String.self, forKey: .owner)
         guard let owner = OwnerSpelling.owner(spelling) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .owner, in: c, debugDescription: "expected 'configuration' or 'client:<id>'")
+            throw c.corrupted(.owner, "expected 'configuration' or 'client:<id>'")
         }
         self.init(name: name, kind: kind, owner: owner, region: try c.decode(String.self, forKey: .region))
     }

@@ -96,8 +96,7 @@ extension ServerMessage: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let type = try c.decode(String.self, forKey: .type)
         guard let read = Self.readers[type] else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .type, in: c, debugDescription: "unknown server message type '\(type)'")
+            throw c.corrupted(.type, "unknown server message type '\(type)'")
         }
         self = try read(decoder)
     }

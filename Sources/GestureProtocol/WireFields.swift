@@ -405,7 +405,7 @@ private struct WireDecoding<Message: WireMessage>: WireFieldVisitor {
         do {
             return try Value(wire: wire)
         } catch let problem as WireValueProblem {
-            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem.message)
+            throw container.corrupted(key, problem.message)
         }
     }
 }

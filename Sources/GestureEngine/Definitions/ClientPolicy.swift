@@ -39,8 +39,7 @@ extension ClientPolicy: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'clients'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'clients'")
         self.init(
             mayCompete: try c.decode(.mayCompete, default: false),
             mayPreempt: try c.decode(.mayPreempt, default: false),

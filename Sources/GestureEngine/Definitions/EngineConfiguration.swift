@@ -30,8 +30,7 @@ extension EngineConfiguration: Codable {
     /// Every key is optional (an empty configuration recognizes nothing); unknown keys are
     /// errors. Decoding checks each spec on its own; call ``validate()`` for the references.
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "the configuration")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "the configuration")
         regions = try c.decode(.regions, default: [])
         recognizers = try c.decode(.recognizers, default: [])
         clients = try c.decode(.clients, default: ClientPolicy())

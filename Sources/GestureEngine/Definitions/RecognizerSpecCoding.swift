@@ -11,12 +11,11 @@ extension BeginConditions: Codable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'when'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'when'")
         minFingers = try c.decodeLocated(Int.self, forKey: .minFingers)
         maxFingers = try c.decodeLocated(Int.self, forKey: .maxFingers)
         if let (key, message) = fingerProblem() {
-            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: message)
+            throw c.corrupted(key, message)
         }
         startIn = try c.decodeIfPresent(SurfaceRect.self, forKey: .startIn)
         devices = try c.decode(.devices, default: [])
@@ -62,15 +61,14 @@ extension TouchFilter: Codable {
 
     public init(from decoder: any Decoder) throws {
         self.init()
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "'accepts'")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'accepts'")
         tools = Set(try c.decode(.tools, default: Array(tools)))
         if let message = toolsProblem() {
-            throw DecodingError.dataCorruptedError(forKey: .tools, in: c, debugDescription: message)
+            throw c.corrupted(.tools, message)
         }
         maxContactSize = try c.decodeIfPresent(Double.self, forKey: .maxContactSize).map(Millimeters.init)
         if let message = sizeProblem() {
-            throw DecodingError.dataCorruptedError(forKey: .maxContactSize, in: c, debugDescription: message)
+            throw c.corrupted(.maxContactSize, message)
         }
         devices = try c.decode(.devices, default: [])
     }
@@ -123,7 +121,7 @@ extension RecognizerSpec: Codable {
             in: "\(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) recognizer")
         name = try c.decode(String.self, forKey: .name)
         guard RegionSpec.isValidName(name) else {
-            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: RegionSpec.nameExpectation)
+            throw c.corrupted(.name, RegionSpec.nameExpectation)
         }
         region = try c.decode(.region, default: RegionSpec.rootName)
         parameters = try kind.visit(DecodeParameters(decoder: decoder))

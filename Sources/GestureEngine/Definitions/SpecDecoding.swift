@@ -30,9 +30,40 @@ extension Decoder {
             )
         }
     }
+
+    /// The mapping's container, once ``rejectUnknownKeys(allowed:in:)`` found no key but those of
+    /// `keys`.
+    public func strictContainer<Key: CodingKey & CaseIterable & RawRepresentable<String>>(
+        keyedBy keys: Key.Type, in what: String
+    ) throws -> KeyedDecodingContainer<Key> {
+        try rejectUnknownKeys(allowed: Set(Key.allCases.map(\.rawValue)), in: what)
+        return try container(keyedBy: keys)
+    }
+
+    /// The error for a key this mapping needs and lacks, saying what it is for.
+    public func missing(_ key: some CodingKey, _ description: String) -> DecodingError {
+        .keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: description))
+    }
 }
 
 extension KeyedDecodingContainer {
+    /// The error for a value at `key` that is refused, saying why.
+    public func corrupted(_ key: Key, _ description: String) -> DecodingError {
+        DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: description)
+    }
+
+    /// The string at `key`, if there is one, made a value by `parse`, whose error is said at `key`.
+    public func decodeIfPresent<T, E: Error & CustomStringConvertible>(
+        _ key: Key, parsing parse: (String) throws(E) -> T
+    ) throws -> T? {
+        guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        do {
+            return try parse(text)
+        } catch {
+            throw corrupted(key, error.description)
+        }
+    }
+
     /// The value for `key`, or `fallback` when the key is absent.
     public func decode<T: Decodable>(_ key: Key, default fallback: T) throws -> T {
         try decodeLocated(T.self, forKey: key) ?? fallback
@@ -50,9 +81,7 @@ extension KeyedDecodingContainer {
         } catch {
             let expected = T.self is any FixedWidthInteger.Type ? "an integer" : "a value of another kind"
             let found = (try? decodeIfPresent(Double.self, forKey: key)).flatMap { $0 }.map(Self.spell)
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self,
-                debugDescription: "expected \(expected)" + (found.map { ", found '\($0)'" } ?? ""))
+            throw corrupted(key, "expected \(expected)" + (found.map { ", found '\($0)'" } ?? ""))
         }
     }
 
@@ -69,7 +98,7 @@ extension KeyedDecodingContainer {
     ) throws -> T {
         let value = try decode(key, default: fallback)
         guard isValid(value) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected \(expect)")
+            throw corrupted(key, "expected \(expect)")
         }
         return value
     }

@@ -98,8 +98,7 @@ extension SurfaceRect: Codable {
     private var reachesPastTheSurface: Bool { x + width > 1.000_001 || y + height > 1.000_001 }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a rectangle")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "a rectangle")
         self = .unit
         for field in Self.fields {
             self[keyPath: field.path] = try c.decode(
@@ -132,11 +131,10 @@ extension RegionSpec: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a region")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "a region")
         name = try c.decode(String.self, forKey: .name)
         guard Self.isValidName(name) else {
-            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: Self.nameExpectation)
+            throw c.corrupted(.name, Self.nameExpectation)
         }
         rect = try c.decode(SurfaceRect.self, forKey: .rect)
         parent = try c.decodeIfPresent(String.self, forKey: .parent)

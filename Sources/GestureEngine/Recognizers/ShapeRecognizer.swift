@@ -111,16 +111,15 @@ extension ShapeTemplate: Codable {
             self = .builtIn(shape)
             return
         }
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "a shape template")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "a shape template")
         let name = try c.decode(String.self, forKey: .name)
         guard RegionSpec.isValidName(name) else {
-            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: RegionSpec.nameExpectation)
+            throw c.corrupted(.name, RegionSpec.nameExpectation)
         }
         let pairs = try c.decode([[Double]].self, forKey: .points)
         let points = pairs.map { $0.count == 2 ? SurfacePoint(x: $0[0], y: $0[1]) : SurfacePoint(x: .nan, y: .nan) }
         if let message = Self.pointsProblem(points) {
-            throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription: message)
+            throw c.corrupted(.points, message)
         }
         self = .points(name: name, points: points)
     }
