@@ -102,6 +102,8 @@ public struct HomeAssistantDiscovery: Sendable {
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Home Assistant's keys are the properties' names in snake case (`uniqueID`: `unique_id`).
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         return encoder
     }()
 
@@ -111,23 +113,12 @@ public struct HomeAssistantDiscovery: Sendable {
         var manufacturer: String
         var model: String
         var swVersion: String
-
-        enum CodingKeys: String, CodingKey {
-            case identifiers, name, manufacturer, model
-            case swVersion = "sw_version"
-        }
     }
 
     struct Origin: Encodable, Hashable {
         var name: String
         var swVersion: String
         var supportURL: String
-
-        enum CodingKeys: String, CodingKey {
-            case name
-            case swVersion = "sw_version"
-            case supportURL = "support_url"
-        }
     }
 
     /// The keys of the four components used here, as Home Assistant's MQTT integration spells them.
@@ -146,19 +137,5 @@ public struct HomeAssistantDiscovery: Sendable {
         var eventTypes: [String]?
         var deviceClass: String?
         var icon: String?
-
-        enum CodingKeys: String, CodingKey {
-            case name, device, origin, icon
-            case uniqueID = "unique_id"
-            case availabilityTopic = "availability_topic"
-            case stateTopic = "state_topic"
-            case commandTopic = "command_topic"
-            case valueTemplate = "value_template"
-            case payloadOn = "payload_on"
-            case payloadOff = "payload_off"
-            case payloadPress = "payload_press"
-            case eventTypes = "event_types"
-            case deviceClass = "device_class"
-        }
     }
 }

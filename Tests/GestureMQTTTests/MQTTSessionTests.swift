@@ -213,6 +213,18 @@ struct MQTTSessionTests {
             #expect(keys.required.isSubset(of: Set(object.keys)), "\(config.topic)")
             #expect(object["availability_topic"]?.string == "gestured/kiosk/availability")
             devices.insert(object["device"]?.object?["identifiers"]?.strings?.joined() ?? "")
+            // Every key as Home Assistant spells it, the nested objects' too.
+            #expect(
+                object["device"]?.object.map { Set($0.keys) }
+                    == ["identifiers", "manufacturer", "model", "name", "sw_version"])
+            #expect(object["origin"]?.object.map { Set($0.keys) } == ["name", "support_url", "sw_version"])
+            if component == "binary_sensor" {
+                #expect(
+                    Set(object.keys) == [
+                        "availability_topic", "device", "device_class", "name", "origin", "payload_off", "payload_on",
+                        "state_topic", "unique_id",
+                    ])
+            }
             if component == "event" {
                 #expect(object["event_types"]?.strings == ["circle", "hold", "long-press"])
             }
