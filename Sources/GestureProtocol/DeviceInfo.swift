@@ -40,16 +40,8 @@ extension DeviceInfo: Codable {
         case label, name, vendor, product, sizeMM = "size_mm", slots
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        label = try c.decode(String.self, forKey: .label)
-        name = try c.decode(String.self, forKey: .name)
-        vendor = try c.decodeIfPresent(Int.self, forKey: .vendor)
-        product = try c.decodeIfPresent(Int.self, forKey: .product)
-        sizeMM = try c.decodeIfPresent(SizeMM.self, forKey: .sizeMM)
-        slots = try c.decode(Int.self, forKey: .slots)
-    }
-
+    /// Decoded as the compiler makes it; encoded with `null` for what is unknown, so a client tells
+    /// "unknown" from "not sent by this version".
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(label, forKey: .label)
@@ -68,8 +60,10 @@ extension DeviceInfo: Codable {
 /// ```
 /// Sent to every connection, whatever it subscribed to. When a device goes away its active
 /// gestures are `cancelled` (rule R9) before the `removed` message.
-public struct DeviceMessage: Hashable, Sendable, Codable {
+public struct DeviceMessage: Hashable, Sendable, Codable, TypedMessage {
     public static let type = "device"
+    /// Its `type` key (``MessageType``).
+    var messageType = MessageType<DeviceMessage>()
 
     public enum Event: String, Hashable, Sendable, Codable {
         case added
@@ -84,19 +78,5 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
         self.device = device
     }
 
-    enum CodingKeys: String, CodingKey { case type, event, device }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        event = try c.decode(Event.self, forKey: .event)
-        device = try c.decode(DeviceInfo.self, forKey: .device)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
-        try c.encode(event, forKey: .event)
-        try c.encode(device, forKey: .device)
-    }
+    enum CodingKeys: String, CodingKey { case messageType = "type", event, device }
 }

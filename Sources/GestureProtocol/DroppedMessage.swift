@@ -9,8 +9,10 @@ import GestureEngine
 /// ```
 /// Sent to that connection only, unasked (it carries no `id`); clients that do not know it
 /// ignore it (docs/PROTOCOL.md §3).
-public struct DroppedMessage: Hashable, Sendable, Codable {
+public struct DroppedMessage: Hashable, Sendable, Codable, TypedMessage {
     public static let type = "dropped"
+    /// Its `type` key (``MessageType``).
+    var messageType = MessageType<DroppedMessage>()
 
     /// One region or recognizer that is gone, and why.
     public struct Definition: Hashable, Sendable, Codable {
@@ -42,17 +44,5 @@ public struct DroppedMessage: Hashable, Sendable, Codable {
             })
     }
 
-    enum CodingKeys: String, CodingKey { case type, definitions }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        definitions = try c.decode([Definition].self, forKey: .definitions)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
-        try c.encode(definitions, forKey: .definitions)
-    }
+    enum CodingKeys: String, CodingKey { case messageType = "type", definitions }
 }

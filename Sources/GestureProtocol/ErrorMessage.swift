@@ -9,8 +9,10 @@ import GestureEngine
 /// `id` echoes the request's id when the request had a readable one; `path` is a JSON pointer
 /// into the request when the error is about one value in it. The connection stays open except
 /// after the codes whose ``ErrorCode/closesConnection`` is true.
-public struct ErrorMessage: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ErrorMessage: Error, Hashable, Sendable, CustomStringConvertible, TypedMessage {
     public static let type = "error"
+    /// Its `type` key (``MessageType``).
+    var messageType = MessageType<ErrorMessage>()
 
     public var code: ErrorCode
     public var message: String
@@ -28,25 +30,7 @@ public struct ErrorMessage: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension ErrorMessage: Codable {
-    enum CodingKeys: String, CodingKey { case type, code, message, id, path }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        code = try c.decode(ErrorCode.self, forKey: .code)
-        message = try c.decode(String.self, forKey: .message)
-        id = try c.decodeIfPresent(RequestID.self, forKey: .id)
-        path = try c.decodeIfPresent(String.self, forKey: .path)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
-        try c.encode(code, forKey: .code)
-        try c.encode(message, forKey: .message)
-        try c.encodeIfPresent(id, forKey: .id)
-        try c.encodeIfPresent(path, forKey: .path)
-    }
+    enum CodingKeys: String, CodingKey { case messageType = "type", code, message, id, path }
 }
 
 /// The `code` of an `error` message. A struct rather than an enum so that a client keeps

@@ -10,8 +10,10 @@ import GestureEngine
 /// Sent only to connections that subscribed with `"explain": true` (and by `gestured replay
 /// --explain`); it carries no `seq`, so the numbering of `gesture` and `touch` is the same with
 /// or without it. docs/PROTOCOL.md §7 lists the decisions, checks and keys.
-public struct ExplainMessage: Hashable, Sendable, Codable {
+public struct ExplainMessage: Hashable, Sendable, Codable, TypedMessage {
     public static let type = "explain"
+    /// Its `type` key (``MessageType``).
+    var messageType = MessageType<ExplainMessage>()
 
     /// The recognizer the decision is about.
     public var name: String
@@ -40,46 +42,9 @@ public struct ExplainMessage: Hashable, Sendable, Codable {
     public var text: String
 
     enum CodingKeys: String, CodingKey {
-        case type, name, kind, device, region, decision, rule, check, key, measured, limit, other, touch, text
+        case messageType = "type", name, kind, device, region, decision, rule, check, key, measured, limit, other
+        case touch, text
         case timeUS = "time_us"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        name = try c.decode(String.self, forKey: .name)
-        kind = try c.decode(GestureKind.self, forKey: .kind)
-        device = try c.decode(String.self, forKey: .device)
-        region = try c.decode(String.self, forKey: .region)
-        timeUS = try c.decode(Int64.self, forKey: .timeUS)
-        decision = try c.decode(String.self, forKey: .decision)
-        rule = try c.decodeIfPresent(String.self, forKey: .rule)
-        check = try c.decodeIfPresent(String.self, forKey: .check)
-        key = try c.decodeIfPresent(String.self, forKey: .key)
-        measured = try c.decodeIfPresent(Double.self, forKey: .measured)
-        limit = try c.decodeIfPresent(Double.self, forKey: .limit)
-        other = try c.decodeIfPresent(String.self, forKey: .other)
-        touch = try c.decodeIfPresent(UInt32.self, forKey: .touch)
-        text = try c.decode(String.self, forKey: .text)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
-        try c.encode(name, forKey: .name)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(device, forKey: .device)
-        try c.encode(region, forKey: .region)
-        try c.encode(timeUS, forKey: .timeUS)
-        try c.encode(decision, forKey: .decision)
-        try c.encodeIfPresent(rule, forKey: .rule)
-        try c.encodeIfPresent(check, forKey: .check)
-        try c.encodeIfPresent(key, forKey: .key)
-        try c.encodeIfPresent(measured, forKey: .measured)
-        try c.encodeIfPresent(limit, forKey: .limit)
-        try c.encodeIfPresent(other, forKey: .other)
-        try c.encodeIfPresent(touch, forKey: .touch)
-        try c.encode(text, forKey: .text)
     }
 
     /// The message of an engine explanation on the device labelled `deviceLabel`: the reason's

@@ -143,6 +143,33 @@ enum OwnerSpelling {
     }
 }
 
+/// A message type whose `type` key is its ``MessageType`` property, its other keys its own
+/// properties (its `Codable` made by the compiler).
+protocol TypedMessage {
+    /// The `type` key's value.
+    static var type: String { get }
+}
+
+/// The `type` key of a ``TypedMessage``: written as its type, and checked when a message is
+/// decoded on its own (outside ``ServerMessage``).
+struct MessageType<Message: TypedMessage>: Hashable, Sendable, Codable {
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let found = try c.decode(String.self)
+        guard found == Message.type else {
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "expected type '\(Message.type)', found '\(found)'")
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(Message.type)
+    }
+}
+
 extension KeyedDecodingContainer where Key: CodingKey {
     /// Checks the `type` key of a message decoded on its own (outside ``ServerMessage``).
     func expectType(_ type: String) throws {

@@ -9,8 +9,10 @@ import GestureEngine
 ///  "limits":{"max_line_bytes":65536,"max_queued_bytes":262144,"max_queued_messages":1024,"max_clients":128,
 ///            "max_definitions":64}}
 /// ```
-public struct HelloMessage: Hashable, Sendable {
+public struct HelloMessage: Hashable, Sendable, TypedMessage {
     public static let type = "hello"
+    /// Its `type` key (``MessageType``).
+    var messageType = MessageType<HelloMessage>()
 
     /// ``GestureProtocol/version`` of the server.
     public var protocolVersion: Int
@@ -39,29 +41,8 @@ public struct HelloMessage: Hashable, Sendable {
 
 extension HelloMessage: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, protocolVersion = "protocol", daemonVersion = "daemon", client, devices, recognizers, limits
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        protocolVersion = try c.decode(Int.self, forKey: .protocolVersion)
-        daemonVersion = try c.decode(String.self, forKey: .daemonVersion)
-        client = try c.decode(UInt64.self, forKey: .client)
-        devices = try c.decode([DeviceInfo].self, forKey: .devices)
-        recognizers = try c.decode([RecognizerSummary].self, forKey: .recognizers)
-        limits = try c.decode(ServerLimits.self, forKey: .limits)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
-        try c.encode(protocolVersion, forKey: .protocolVersion)
-        try c.encode(daemonVersion, forKey: .daemonVersion)
-        try c.encode(client, forKey: .client)
-        try c.encode(devices, forKey: .devices)
-        try c.encode(recognizers, forKey: .recognizers)
-        try c.encode(limits, forKey: .limits)
+        case messageType = "type", protocolVersion = "protocol", daemonVersion = "daemon", client, devices
+        case recognizers, limits
     }
 }
 

@@ -16,6 +16,40 @@ import Testing
         try JSONSerialization.jsonObject(with: GestureProtocol.makeEncoder().encode(message)) as! [String: Any]
     }
 
+    @Test func `messages whose type key is declared write and read the same lines as before`() throws {
+        let error = ErrorMessage(code: .busy, message: "later", id: .number(3), path: "/x")
+        #expect(try Self.json(error) == #"{"code":"busy","id":3,"message":"later","path":"/x","type":"error"}"#)
+        #expect(
+            try Self.json(ErrorMessage(code: .busy, message: "m")) == #"{"code":"busy","message":"m","type":"error"}"#)
+        let dropped = DroppedMessage(definitions: [.init(kind: .region, name: "pad", reason: "gone")])
+        #expect(
+            try Self.json(dropped)
+                == #"{"definitions":[{"kind":"region","name":"pad","reason":"gone"}],"type":"dropped"}"#)
+        let info = DeviceInfo(label: "event5", name: "panel", sizeMM: nil, slots: 10)
+        let device = DeviceMessage(event: .added, device: info)
+        #expect(
+            try Self.json(device)
+                == #"{"device":{"label":"event5","name":"panel","product":null,"size_mm":null,"slots":10,"vendor":null},"#
+                + #""event":"added","type":"device"}"#)
+        let decoder = JSONDecoder()
+        #expect(try decoder.decode(ErrorMessage.self, from: Data(try Self.json(error).utf8)) == error)
+        #expect(try decoder.decode(DroppedMessage.self, from: Data(try Self.json(dropped).utf8)) == dropped)
+        #expect(try decoder.decode(DeviceMessage.self, from: Data(try Self.json(device).utf8)) == device)
+        let hello = HelloMessage(
+            daemonVersion: "1.0", client: 7, devices: [info], recognizers: [], limits: ServerLimits())
+        #expect(try decoder.decode(HelloMessage.self, from: Data(try Self.json(hello).utf8)) == hello)
+        #expect(try Self.object(hello)["type"] as? String == "hello")
+        // A message of another type is refused where its type is.
+        let wrong = Data(#"{"code":"busy","message":"m","type":"dropped"}"#.utf8)
+        #expect {
+            try decoder.decode(ErrorMessage.self, from: wrong)
+        } throws: { error in
+            guard case .dataCorrupted(let context) = error as? DecodingError else { return false }
+            return context.debugDescription == "expected type 'error', found 'dropped'"
+                && context.codingPath.map(\.stringValue) == ["type"]
+        }
+    }
+
     @Test func `spellings of directions, edges and states are the contract's`() {
         #expect(
             Direction.allCases.map(\.rawValue) == [
