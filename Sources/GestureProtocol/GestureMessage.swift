@@ -90,8 +90,4 @@ extension GestureMessage: WireMessage {
                 name: "", kind: .tap, state: .recognized, region: "", fingers: 0, time: Timestamp(microseconds: 0),
                 position: SurfacePoint(x: 0, y: 0)))
     }
-
-    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
-
-    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }

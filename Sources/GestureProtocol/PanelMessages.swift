@@ -41,9 +41,6 @@ extension WakeMessage: WireMessage {
             device: "", time: Timestamp(microseconds: 0), touch: TouchID(0), position: SurfacePoint(x: 0, y: 0),
             cause: .screenOff)
     }
-
-    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
-    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }
 
 /// `idle`: nobody touched the panel for `after_ms` (`idle-after-ms`).
@@ -70,9 +67,6 @@ extension IdleMessage: WireMessage {
     }
 
     static var blank: IdleMessage { IdleMessage(device: "", time: Timestamp(microseconds: 0), afterMS: 0) }
-
-    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
-    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }
 
 /// `active`: a touch landed on an idle panel.
@@ -98,9 +92,6 @@ extension ActiveMessage: WireMessage {
     }
 
     static var blank: ActiveMessage { ActiveMessage(device: "", time: Timestamp(microseconds: 0), touch: TouchID(0)) }
-
-    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
-    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }
 
 /// What the stage before the arena did to one contact, and why (`contact`, to connections that
@@ -173,7 +164,4 @@ extension ContactMessage: WireMessage {
             decision: .ignored, device: "", time: Timestamp(microseconds: 0), touch: TouchID(0),
             position: SurfacePoint(x: 0, y: 0), text: "")
     }
-
-    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
-    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }

@@ -251,10 +251,6 @@ extension RawMessage: WireMessage {
     }
 
     static var blank: RawMessage { RawMessage(device: "", events: []) }
-
-    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
-
-    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }
 
 /// An evdev event as `[time_us, type, code, value]`.

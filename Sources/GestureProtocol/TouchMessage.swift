@@ -87,8 +87,4 @@ extension TouchMessage: WireMessage {
             seq: 0, device: "", region: "", time: Timestamp(microseconds: 0),
             touch: Touch(id: TouchID(0), phase: .began, position: SurfacePoint(x: 0, y: 0)))
     }
-
-    public init(from decoder: any Decoder) throws { self = try Self.decoded(from: decoder) }
-
-    public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }

@@ -78,16 +78,16 @@ protocol WireMessage: Codable {
 }
 
 extension WireMessage {
-    /// Decodes the message, field by field, from its table. For `init(from:)`.
-    static func decoded(from decoder: any Decoder) throws -> Self {
+    /// Decodes the message, field by field, from its table: its `Codable`.
+    public init(from decoder: any Decoder) throws {
         var visitor = WireDecoding<Self>(try decoder.container(keyedBy: AnyCodingKey.self))
-        fields(&visitor)
+        Self.fields(&visitor)
         if let error = visitor.error { throw error }
-        return visitor.message
+        self = visitor.message
     }
 
-    /// Encodes the message, field by field, from its table. For `encode(to:)`.
-    func encodeFields(to encoder: any Encoder) throws {
+    /// Encodes the message, field by field, from its table: its `Codable`.
+    public func encode(to encoder: any Encoder) throws {
         var visitor = WireEncoding(self, encoder.container(keyedBy: AnyCodingKey.self))
         Self.fields(&visitor)
         if let error = visitor.error { throw error }
