@@ -54,7 +54,7 @@ extension DaemonConfiguration: Codable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath + [
-                        CodingKeys.devices, PathIndex(intValue: i), DeviceConfiguration.CodingKeys.wakeAfterIdle,
+                        CodingKeys.devices, AnyCodingKey(intValue: i)!, DeviceConfiguration.CodingKeys.wakeAfterIdle,
                     ], debugDescription: DeviceConfiguration.wakeNeedsIdle))
         }
         recordGroup = try c.decodeIfPresent(String.self, forKey: .recordGroup)
@@ -84,14 +84,6 @@ extension DaemonConfiguration: Codable {
         try c.encodeIfPresent(recordGroup, for: .recordGroup)
         try c.encodeIfPresent(touchesGroup, for: .touchesGroup)
     }
-}
-
-/// A list index in a coding path (for an error found after the list was decoded).
-private struct PathIndex: CodingKey {
-    var intValue: Int?
-    var stringValue: String { "\(intValue ?? 0)" }
-    init(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
 }
 
 extension StuckContactLimit: Codable {
@@ -126,33 +118,26 @@ extension StuckContactLimit: Codable {
 }
 
 extension PanelWake.ScreenFile: Codable {
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     static let expected = "one of 'dpms', 'bl-power' or 'brightness' with the absolute path of the file"
 
     public init(from decoder: any Decoder) throws {
         let kinds = Kind.allCases.map(\.rawValue)
         try decoder.rejectUnknownKeys(allowed: Set(kinds), in: "'screen'")
-        let c = try decoder.container(keyedBy: Key.self)
+        let c = try decoder.container(keyedBy: AnyCodingKey.self)
         let given = c.allKeys.compactMap { Kind(rawValue: $0.stringValue) }
         guard given.count == 1, let kind = given.first else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath, debugDescription: "'screen' needs \(Self.expected)"))
         }
-        let key = Key(stringValue: kind.rawValue)
+        let key = AnyCodingKey(stringValue: kind.rawValue)
         let path = try c.decode(key, default: "", expect: "an absolute path") { $0.hasPrefix("/") }
         self.init(kind: kind, path: path)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Key.self)
-        try c.encode(path, forKey: Key(stringValue: kind.rawValue))
+        var c = encoder.container(keyedBy: AnyCodingKey.self)
+        try c.encode(path, forKey: AnyCodingKey(stringValue: kind.rawValue))
     }
 }
 
