@@ -73,12 +73,9 @@ extension CommandSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         self.init()
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'commands'")
-        timeoutMS = try c.decode(.timeoutMS, default: timeoutMS, expect: "milliseconds from 100 to 86400000") {
-            (100...86_400_000).contains($0)
-        }
-        maxRunning = try c.decode(.maxRunning, default: maxRunning, expect: "a number from 1 to 64") {
-            (1...64).contains($0)
-        }
+        timeoutMS = try c.decode(
+            .timeoutMS, default: timeoutMS, within: 100...86_400_000, expect: "milliseconds from 100 to 86400000")
+        maxRunning = try c.decode(.maxRunning, default: maxRunning, within: 1...64, expect: "a number from 1 to 64")
     }
 }
 
@@ -243,9 +240,7 @@ extension KeyRepeat: Decodable {
         }
         switch given[0] {
         case .everyMM:
-            let mm = try c.decode(.everyMM, default: 0.0, expect: "millimetres from 1 to 1000") {
-                (1...1000).contains($0)
-            }
+            let mm = try c.decode(.everyMM, default: 0.0, within: 1...1000, expect: "millimetres from 1 to 1000")
             guard c.contains(.along) else {
                 throw decoder.missing(
                     CodingKeys.along,
@@ -257,10 +252,10 @@ extension KeyRepeat: Decodable {
             step = .millimetres(mm, along: along)
         case .everyDegrees:
             step = .degrees(
-                try c.decode(.everyDegrees, default: 0.0, expect: "degrees from 1 to 360") { (1...360).contains($0) })
+                try c.decode(.everyDegrees, default: 0.0, within: 1...360, expect: "degrees from 1 to 360"))
         default:
             step = .scale(
-                try c.decode(.everyScale, default: 0.0, expect: "a factor from 1.01 to 10") { (1.01...10).contains($0) }
+                try c.decode(.everyScale, default: 0.0, within: 1.01...10, expect: "a factor from 1.01 to 10")
             )
         }
         reverse = c.contains(.reverse) ? try ActionRule.chord(c, .reverse) : nil
@@ -295,9 +290,8 @@ extension Scroll: Decodable {
         self.init()
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'scroll'")
         natural = try c.decode(.natural, default: natural)
-        mmPerDetent = try c.decode(.mmPerDetent, default: mmPerDetent, expect: "millimetres from 0.5 to 500") {
-            (0.5...500).contains($0)
-        }
+        mmPerDetent = try c.decode(
+            .mmPerDetent, default: mmPerDetent, within: 0.5...500, expect: "millimetres from 0.5 to 500")
         axis = try c.decode(.axis, default: axis)
         at = try c.decode(.at, default: at)
     }

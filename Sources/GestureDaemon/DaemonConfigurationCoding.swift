@@ -101,12 +101,10 @@ extension StuckContactLimit: Codable {
                 CodingKeys.afterMS,
                 "'stuck-contact' needs 'after-ms': how long a contact stays still before it is ended")
         }
-        let after = try c.decode(.afterMS, default: 0, expect: "milliseconds from 1000 to 86400000") {
-            (1000...86_400_000).contains($0)
-        }
-        let within = try c.decode(.withinMM, default: Self.defaultWithin.value, expect: "millimetres from 0.1 to 100") {
-            (0.1...100).contains($0)
-        }
+        let after = try c.decode(
+            .afterMS, default: 0, within: 1000...86_400_000, expect: "milliseconds from 1000 to 86400000")
+        let within = try c.decode(
+            .withinMM, default: Self.defaultWithin.value, within: 0.1...100, expect: "millimetres from 0.1 to 100")
         self.init(after: .milliseconds(Int64(after)), within: Millimeters(within))
     }
 
@@ -162,12 +160,9 @@ extension SocketConfiguration: Codable {
         }
         mode = UInt32(octal, radix: 8) ?? mode
         group = try c.decodeIfPresent(String.self, forKey: .group)
-        maxClients = try c.decode(.maxClients, default: maxClients, expect: "a number from 1 to 1024") {
-            (1...1024).contains($0)
-        }
+        maxClients = try c.decode(.maxClients, default: maxClients, within: 1...1024, expect: "a number from 1 to 1024")
         maxClientsPerUser = try c.decode(
-            .maxClientsPerUser, default: maxClientsPerUser, expect: "a number from 1 to 1024"
-        ) { (1...1024).contains($0) }
+            .maxClientsPerUser, default: maxClientsPerUser, within: 1...1024, expect: "a number from 1 to 1024")
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -215,16 +210,11 @@ extension WebSocketConfiguration: Codable {
         allowStatus = try c.decode(.allowStatus, default: allowStatus)
         allowTouches = try c.decode(.allowTouches, default: allowTouches)
         pingIntervalMS = try c.decode(
-            .pingIntervalMS, default: pingIntervalMS, expect: "milliseconds from 1000 to 3600000"
-        ) {
-            (1000...3_600_000).contains($0)
-        }
-        maxClients = try c.decode(.maxClients, default: maxClients, expect: "a number from 1 to 1024") {
-            (1...1024).contains($0)
-        }
+            .pingIntervalMS, default: pingIntervalMS, within: 1000...3_600_000,
+            expect: "milliseconds from 1000 to 3600000")
+        maxClients = try c.decode(.maxClients, default: maxClients, within: 1...1024, expect: "a number from 1 to 1024")
         maxClientsPerPeer = try c.decode(
-            .maxClientsPerPeer, default: maxClientsPerPeer, expect: "a number from 1 to 1024"
-        ) { (1...1024).contains($0) }
+            .maxClientsPerPeer, default: maxClientsPerPeer, within: 1...1024, expect: "a number from 1 to 1024")
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -306,9 +296,8 @@ extension DeviceConfiguration: Codable {
     /// `idle-after-ms` at `key`, checked.
     static func decodeIdleAfter<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Int? {
         guard c.contains(key) else { return nil }
-        return try c.decode(key, default: 0, expect: "milliseconds from 100 to 604800000 (a week)") {
-            (100...604_800_000).contains($0)
-        }
+        return try c.decode(
+            key, default: 0, within: 100...604_800_000, expect: "milliseconds from 100 to 604800000 (a week)")
     }
 
     enum SizeKeys: String, CodingKey, CaseIterable { case width, height }

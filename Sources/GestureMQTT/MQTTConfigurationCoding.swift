@@ -67,15 +67,12 @@ extension BrokerSettings: Decodable {
         if let clientID, !Self.isClientID(clientID) {
             throw c.corrupted(.clientID, "expected 1 to 64 letters, digits, '-', '_' or '.'")
         }
-        keepaliveSeconds = try c.decode(.keepaliveSeconds, default: 30, expect: "seconds from 5 to 3600") {
-            (5...3600).contains($0)
-        }
-        connectTimeoutSeconds = try c.decode(.connectTimeoutSeconds, default: 10, expect: "seconds from 1 to 300") {
-            (1...300).contains($0)
-        }
-        reconnectMaxSeconds = try c.decode(.reconnectMaxSeconds, default: 30, expect: "seconds from 1 to 3600") {
-            (1...3600).contains($0)
-        }
+        keepaliveSeconds = try c.decode(
+            .keepaliveSeconds, default: 30, within: 5...3600, expect: "seconds from 5 to 3600")
+        connectTimeoutSeconds = try c.decode(
+            .connectTimeoutSeconds, default: 10, within: 1...300, expect: "seconds from 1 to 300")
+        reconnectMaxSeconds = try c.decode(
+            .reconnectMaxSeconds, default: 30, within: 1...3600, expect: "seconds from 1 to 3600")
         caFile = try absolutePath(c, .caFile)
         certFile = try absolutePath(c, .certFile)
         keyFile = try absolutePath(c, .keyFile)
@@ -145,13 +142,11 @@ extension QueueBounds: Decodable {
         self.init()
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'queue'")
         maxMessages = try c.decode(
-            .maxMessages, default: maxMessages, expect: "a number from \(Self.minimumMessages) to 1000000"
-        ) {
-            (Self.minimumMessages...1_000_000).contains($0)
-        }
-        maxBytes = try c.decode(.maxBytes, default: maxBytes, expect: "bytes from 65536 to 268435456 (256 MiB)") {
-            (65536...268_435_456).contains($0)
-        }
+            .maxMessages, default: maxMessages, within: Self.minimumMessages...1_000_000,
+            expect: "a number from \(Self.minimumMessages) to 1000000")
+        maxBytes = try c.decode(
+            .maxBytes, default: maxBytes, within: 65536...268_435_456, expect: "bytes from 65536 to 268435456 (256 MiB)"
+        )
     }
 }
 
@@ -186,9 +181,7 @@ extension InboundSettings: Decodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self, in: "'inbound'")
         actionsFile = try absolutePath(c, .actionsFile) ?? "/etc/gestured/actions.yaml"
-        maxPerMinute = try c.decode(.maxPerMinute, default: 30, expect: "a number from 1 to 600") {
-            (1...600).contains($0)
-        }
+        maxPerMinute = try c.decode(.maxPerMinute, default: 30, within: 1...600, expect: "a number from 1 to 600")
         guard c.contains(.topics) else {
             throw decoder.missing(
                 CodingKeys.topics,

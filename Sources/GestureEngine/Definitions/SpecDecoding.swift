@@ -102,6 +102,13 @@ extension KeyedDecodingContainer {
         }
         return value
     }
+
+    /// A value that must lie in `range`; otherwise an error at `key` saying what is expected.
+    public func decode<T: Decodable & Comparable>(
+        _ key: Key, default fallback: T, within range: ClosedRange<T>, expect: String
+    ) throws -> T {
+        try decode(key, default: fallback, expect: expect) { range.contains($0) }
+    }
 }
 
 extension KeyedEncodingContainer {
