@@ -305,7 +305,7 @@ final class ClientSession {
                 refusal.id = head.id
                 return reject(refusal, client: client)
             }
-            if let request = RequestDecoding.bare(head, among: core.requests.types) {
+            if let request = core.requests.bare(head) {
                 return handle(request, id: head.id, client: client)
             }
         }
