@@ -24,10 +24,9 @@ extension InputLoop {
                 DaemonRequests.perform(job, on: self)
             case .compiled(let compiled):
                 install(compiled, wallNow: wallNow)
-            case .snapshot(let request):
-                request.reply(
-                    metrics.snapshot(
-                        path: path, loop: counters, server: server.statistics(), panels: source.panels))
+            case .snapshot(let complete):
+                complete(
+                    metrics.snapshot(path: path, loop: counters, server: server.statistics(), panels: source.panels))
             }
         }
         compileNext()

@@ -147,10 +147,7 @@ final class SnapshotSource {
         guard waiting.count == 1 else { return }
         let bound = NIOLoopBound(self, eventLoop: loop)
         let loop = self.loop
-        requests.snapshot(
-            SnapshotRequest { snapshot in
-                loop.execute { bound.value.arrived(snapshot) }
-            })
+        requests.snapshot { snapshot in loop.execute { bound.value.arrived(snapshot) } }
     }
 
     private func arrived(_ snapshot: MetricsSnapshot) {

@@ -11,17 +11,10 @@ enum ClientRequest: Sendable {
     case perform(DaemonJob)
     /// A definition change the compiler's thread has made, to install.
     case compiled(CompiledChange)
-    /// A scrape of the metrics endpoint wants the counters.
-    case snapshot(SnapshotRequest)
-}
-
-/// A request for the input thread's counters (``MetricsSnapshot``): it copies them between two
-/// frames and hands them back through `complete`, which must return at once (it posts to the
-/// thread that asked).
-struct SnapshotRequest: Sendable {
-    let complete: @Sendable (MetricsSnapshot) -> Void
-
-    func reply(_ snapshot: MetricsSnapshot) { complete(snapshot) }
+    /// A scrape of the metrics endpoint wants the counters (``MetricsSnapshot``): the input
+    /// thread copies them between two frames and hands them to the closure, which must return at
+    /// once (it posts to the thread that asked).
+    case snapshot(@Sendable (MetricsSnapshot) -> Void)
 }
 
 /// A request and when it was queued (CLOCK_MONOTONIC µs), so the input thread knows how far
@@ -52,7 +45,7 @@ final class RequestQueue: GestureServerDelegate {
     func clientDisconnected(_ client: ClientID) { enqueue(.disconnected(client)) }
     func perform(_ job: DaemonJob) { enqueue(.perform(job)) }
     func compiled(_ change: CompiledChange) { enqueue(.compiled(change)) }
-    func snapshot(_ request: SnapshotRequest) { enqueue(.snapshot(request)) }
+    func snapshot(_ complete: @escaping @Sendable (MetricsSnapshot) -> Void) { enqueue(.snapshot(complete)) }
 
     private func enqueue(_ request: ClientRequest) {
         // One wake-up per batch: the input thread drains everything queued when it wakes.

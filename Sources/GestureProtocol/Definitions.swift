@@ -98,7 +98,7 @@ extension ErrorMessage {
     }
 
     /// A JSON pointer (RFC 6901): `/recognizers/0/slop-mm`.
-    static func pointer(_ path: [SpecPathComponent]) -> String {
+    package static func pointer(_ path: [SpecPathComponent]) -> String {
         path.map { component in
             switch component {
             case .key(let k): "/" + k.replacing("~", with: "~0").replacing("/", with: "~1")

@@ -75,14 +75,5 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// Whether the server closes the connection after sending this error.
     public var closesConnection: Bool { self == .tooManyClients || self == .overflow || self == .shutdown }
 
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(rawValue)
-    }
-
     public var description: String { rawValue }
 }

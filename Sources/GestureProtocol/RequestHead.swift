@@ -8,7 +8,7 @@
 /// `define` that starts with its `type` and `id`, as clients write it, costs the bytes up to its
 /// third key); otherwise it goes to the end of the object. It is linear in what it reads and
 /// allocates nothing but the two strings. Where it cannot tell for certain what the decoder
-/// (``ClientMessage/parse(_:types:)``) would read — no outer object, no `type`, `type` or `id` twice
+/// (``ClientMessage/parse(_:read:)``) would read — no outer object, no `type`, `type` or `id` twice
 /// before it stops, a key spelt with an escape, a value that is not a plain string (no escapes)
 /// or integer — it says nothing (nil) and the line is decoded. What it says agrees with the
 /// decoder's reading of any line the decoder accepts (a property test holds it to that over
@@ -20,7 +20,7 @@ public struct RequestHead: Hashable, Sendable {
     /// Its `id`, nil when it has none.
     public var id: RequestID?
     /// The line holds nothing but `type` and `id` in strict JSON (§2), each read whole: the
-    /// request is exactly what ``RequestDecoding/bare(_:among:)`` makes of this head.
+    /// request is exactly what the server's table of request types makes of this head.
     public var isWhole: Bool
 
     public init(type: String, id: RequestID?, isWhole: Bool) {

@@ -40,24 +40,27 @@ public enum ServerMessage: Hashable, Sendable {
     }
 
     /// The `type` key of this message.
-    public var type: String {
+    public var type: String { parts.type }
+
+    /// Its `type` key and the message it carries (nil for `ok` and `pong`: an `id` alone).
+    private var parts: (type: String, message: (any Encodable)?) {
         switch self {
-        case .hello: HelloMessage.type
-        case .gesture: GestureMessage.type
-        case .touch: TouchMessage.type
-        case .device: DeviceMessage.type
-        case .error: ErrorMessage.type
-        case .dropped: DroppedMessage.type
-        case .explain: ExplainMessage.type
-        case .recording: RecordingMessage.type
-        case .raw: RawMessage.type
-        case .ok: "ok"
-        case .pong: "pong"
-        case .status: StatusMessage.type
-        case .wake: WakeMessage.type
-        case .idle: IdleMessage.type
-        case .active: ActiveMessage.type
-        case .contact: ContactMessage.type
+        case .hello(let m): (HelloMessage.type, m)
+        case .gesture(let m): (GestureMessage.type, m)
+        case .touch(let m): (TouchMessage.type, m)
+        case .device(let m): (DeviceMessage.type, m)
+        case .error(let m): (ErrorMessage.type, m)
+        case .dropped(let m): (DroppedMessage.type, m)
+        case .explain(let m): (ExplainMessage.type, m)
+        case .recording(let m): (RecordingMessage.type, m)
+        case .raw(let m): (RawMessage.type, m)
+        case .ok: ("ok", nil)
+        case .pong: ("pong", nil)
+        case .status(let m): (StatusMessage.type, m)
+        case .wake(let m): (WakeMessage.type, m)
+        case .idle(let m): (IdleMessage.type, m)
+        case .active(let m): (ActiveMessage.type, m)
+        case .contact(let m): (ContactMessage.type, m)
         }
     }
 }
@@ -103,24 +106,12 @@ extension ServerMessage: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
-        case .hello(let m): try m.encode(to: encoder)
-        case .gesture(let m): try m.encode(to: encoder)
-        case .touch(let m): try m.encode(to: encoder)
-        case .device(let m): try m.encode(to: encoder)
-        case .error(let m): try m.encode(to: encoder)
-        case .dropped(let m): try m.encode(to: encoder)
-        case .explain(let m): try m.encode(to: encoder)
-        case .status(let m): try m.encode(to: encoder)
-        case .wake(let m): try m.encode(to: encoder)
-        case .idle(let m): try m.encode(to: encoder)
-        case .active(let m): try m.encode(to: encoder)
-        case .contact(let m): try m.encode(to: encoder)
-        case .recording(let m): try m.encode(to: encoder)
-        case .raw(let m): try m.encode(to: encoder)
         case .ok(let id), .pong(let id):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(type, forKey: .type)
             try c.encodeIfPresent(id, forKey: .id)
+        default:
+            try parts.message?.encode(to: encoder)
         }
     }
 }

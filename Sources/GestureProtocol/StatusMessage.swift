@@ -10,10 +10,12 @@ import GestureMetrics
 ///  "id":1,"metrics":{…},"panels":[{"grabbed":false,"label":"event5","last_touch":1795772500.25,
 ///  "name":"ILITEK ILITEK-TP","width_mm":344,"height_mm":194}],"type":"status"}
 /// ```
-/// Times are Unix seconds. Nested objects and lists: `Codable` by hand, not a table of fields
+/// Times are Unix seconds. Nested objects and lists: `Codable`, not a table of fields
 /// (CONTRIBUTING.md, "Adding a message type"); it is sent once a request, never a frame.
-public struct StatusMessage: Hashable, Sendable, Codable {
+public struct StatusMessage: Hashable, Sendable, Codable, TypedMessage {
     public static let type = "status"
+    /// Its `type` key (``MessageType``).
+    var messageType = MessageType<StatusMessage>()
 
     /// The running configuration.
     public struct Configuration: Hashable, Sendable, Codable {
@@ -158,34 +160,27 @@ public struct StatusMessage: Hashable, Sendable, Codable {
     /// Seconds since the daemon started, when the snapshot was made.
     public var uptime: Double { max(0, metrics.time - metrics.startTime) }
 
-    enum CodingKeys: String, CodingKey {
-        case type, id, version, configuration, panels, clients, metrics
+    enum CodingKeys: String, CodingKey { case messageType = "type", id, configuration, panels, clients, metrics }
+
+    /// The metrics' own keys, said again at the top for scripts (`jq .version`).
+    private enum SummaryKeys: String, CodingKey {
+        case version
         case startTime = "start_time"
         case uptime = "uptime_s"
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        try c.expectType(Self.type)
-        id = try c.decodeIfPresent(RequestID.self, forKey: .id)
-        configuration = try c.decode(Configuration.self, forKey: .configuration)
-        panels = try c.decode([Panel].self, forKey: .panels)
-        clients = try c.decode([Client].self, forKey: .clients)
-        metrics = try c.decode(MetricsSnapshot.self, forKey: .metrics)
-    }
-
-    /// `version`, `start_time` and `uptime_s` are the metrics' own, said again at the top for
-    /// scripts (`jq .version`).
+    /// Decoded as the compiler makes it; encoded with `version`, `start_time` and `uptime_s`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.type, forKey: .type)
+        try c.encode(messageType, forKey: .messageType)
         try c.encodeIfPresent(id, forKey: .id)
-        try c.encode(version, forKey: .version)
-        try c.encode(metrics.startTime, forKey: .startTime)
-        try c.encode(uptime, forKey: .uptime)
         try c.encode(configuration, forKey: .configuration)
         try c.encode(panels, forKey: .panels)
         try c.encode(clients, forKey: .clients)
         try c.encode(metrics, forKey: .metrics)
+        var summary = encoder.container(keyedBy: SummaryKeys.self)
+        try summary.encode(version, forKey: .version)
+        try summary.encode(metrics.startTime, forKey: .startTime)
+        try summary.encode(uptime, forKey: .uptime)
     }
 }

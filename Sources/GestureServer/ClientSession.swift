@@ -131,8 +131,6 @@ final class ClientSession {
         self.queue = OutboundQueue(limit: core.limits.maxQueuedMessages, byteLimit: core.limits.maxQueuedBytes)
     }
 
-    var id: ClientID? { clientID }
-
     /// What its queue holds (``OutboundQueue/bytes``).
     var queuedBytes: Int { queue.bytes }
 
@@ -141,7 +139,8 @@ final class ClientSession {
         return false
     }
 
-    private var clientID: ClientID? {
+    /// Its number, once admitted (while it closes too).
+    var id: ClientID? {
         switch state {
         case .open(let id): id
         case .closing(let id): id
@@ -184,16 +183,10 @@ final class ClientSession {
 
     /// The connection has gone (closed by either side, or failed).
     func closed() {
-        let id = clientID
-        let wasAdmitted: Bool
-        switch state {
-        case .open: wasAdmitted = true
-        case .closing(let admitted): wasAdmitted = admitted != nil
-        case .connecting, .closed: wasAdmitted = false
-        }
+        let admitted = id
         state = .closed
         queue.removeAll()
-        if wasAdmitted, let id {
+        if let id = admitted {
             core.throttle.log(
                 .info, "client disconnected", cause: "disconnection", peer: logPeer, metadata: ["client": "\(id)"],
                 to: core.logger)
@@ -305,7 +298,7 @@ final class ClientSession {
                 refusal.id = head.id
                 return reject(refusal, client: client)
             }
-            if let request = RequestDecoding.bare(head, among: core.requests.types) {
+            if let request = core.requests.bare(head) {
                 return handle(request, id: head.id, client: client)
             }
         }
@@ -411,7 +404,7 @@ final class ClientSession {
         if let filters {
             let sight = core.positions.decide(viewer, sees: .touches)
             if filters.touches, case .refused(let code, let reason) = sight {
-                if let client = clientID { core.touchesRefused(client, reason) }
+                if let client = self.id { core.touchesRefused(client, reason) }
                 return answerNow(.error(ErrorMessage(code: code, message: reason, id: id, path: "/touches")))
             }
             seesPositions = sight.isAllowed
@@ -483,7 +476,7 @@ final class ClientSession {
             core.throttle.log(
                 .warning, "client reads too slowly, disconnecting", cause: "overflow", peer: logPeer,
                 metadata: [
-                    "client": "\(clientID.map(\.description) ?? "-")", "queued": "\(queue.count)",
+                    "client": "\(id.map(\.description) ?? "-")", "queued": "\(queue.count)",
                     "queued-bytes": "\(queue.bytes)",
                 ], to: core.logger)
             close(

@@ -11,20 +11,15 @@ import Musl
 /// user's name is looked up (the user database may be a file read or a network service: never
 /// on the server thread, which is the input thread).
 struct ConnectedClient: Sendable {
-    enum Transport: Sendable {
-        case unixSocket(user: uid_t?)
-        case webSocket(origin: String)
-    }
-
     let id: ClientID
-    let transport: Transport
+    let transport: ClientSession.Transport
 
     var status: StatusMessage.Client {
         switch transport {
         case .unixSocket(let uid):
             StatusMessage.Client(
                 client: id.rawValue, transport: .unix, uid: uid.map { UInt32($0) }, user: uid.flatMap(Self.userName))
-        case .webSocket(let origin):
+        case .webSocket(let origin, _, _, _):
             StatusMessage.Client(client: id.rawValue, transport: .websocket, origin: origin)
         }
     }
@@ -39,16 +34,6 @@ struct ConnectedClient: Sendable {
                 let name = entry.pw_name
             else { return nil }
             return String(cString: name)
-        }
-    }
-}
-
-extension ClientSession.Transport {
-    /// What a `status` reply says of the transport.
-    var described: ConnectedClient.Transport {
-        switch self {
-        case .unixSocket(let user): .unixSocket(user: user)
-        case .webSocket(let origin, _, _, _): .webSocket(origin: origin)
         }
     }
 }

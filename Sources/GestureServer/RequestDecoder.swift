@@ -45,20 +45,14 @@ final class RequestDecoder: Sendable {
         _ line: ByteBuffer, against table: RequestTable, rules: AdmissionRules,
         then: @escaping @Sendable (Decoded) -> Void
     ) {
-        guard let pool else {
-            beforeDecoding()
-            return then(Self.decode(line, against: table, rules: rules))
-        }
-        pool.start()
-        pool.submit { [beforeDecoding] state in
-            guard case .active = state else { return }
+        run { [beforeDecoding] in
             beforeDecoding()
             then(Self.decode(line, against: table, rules: rules))
         }
     }
 
-    /// Runs `job` on the decoder's thread, behind the lines before it: what the server thread
-    /// must not do itself for a client beside decoding (making and encoding a reply).
+    /// Runs `job` on the decoder's thread, behind the lines before it: a line's decoding, or what
+    /// the server thread must not do itself for a client (making and encoding a reply).
     func run(_ job: @escaping @Sendable () -> Void) {
         guard let pool else { return job() }
         pool.start()
@@ -75,7 +69,7 @@ final class RequestDecoder: Sendable {
 
     /// What the decoder's thread does with one line.
     static func decode(_ line: ByteBuffer, against table: RequestTable, rules: AdmissionRules) -> Decoded {
-        switch line.withUnsafeReadableBytes({ ClientMessage.parse($0, types: table.types) }) {
+        switch line.withUnsafeReadableBytes({ table.parse($0) }) {
         case .failure(let error):
             return .refused(error)
         case .success(let (request, id)):

@@ -9,13 +9,10 @@ import Foundation
 
 /// A request type declared in a file of its own (CONTRIBUTING.md, "Adding a request type"): its
 /// spelling and decoding, what refuses it before it is decoded and where it is decoded, and how
-/// it is performed and answered. The server's own types (``ServerRequests``: `subscribe`,
-/// `define`, `ping`…) come first; a daemon adds its own (``GestureServer/init(configuration:delegate:requests:logger:)``:
-/// the daemon's are `DaemonRequests.all`), and every part of the request path asks the list: the
-/// head's refusal and bare form on the server thread, the decoding and admission on the request
-/// thread (``RequestDecoder``), the performing back on the server thread, the daemon's part
-/// through ``GestureServerDelegate/perform(_:)``. Requests are not on the frame path: the list is
-/// of existentials, looked up by spelling.
+/// it is performed and answered (each member says on which thread). The server's own types
+/// (``ServerRequests``) come first; a daemon adds its own (``GestureServer/init(configuration:delegate:requests:logger:)``:
+/// the daemon's are `DaemonRequests.all`), and the server looks each line's up by spelling
+/// (``RequestTable``). Requests are not on the frame path: the list is of existentials.
 public protocol RequestType: Hashable, Sendable {
     /// Its spelling: the `type` of its lines.
     static var name: String { get }
@@ -49,12 +46,6 @@ extension RequestType {
     public static func refusal(_ asker: Asker) -> ErrorMessage? { nil }
     public func admit(_ rules: AdmissionRules) -> ErrorMessage? { nil }
 
-    /// How its lines are read, as the decoder's table takes it.
-    static var decoding: RequestDecoding<any RequestType> {
-        RequestDecoding(
-            name: name, keys: keys,
-            decode: { object, id throws(ErrorMessage) in try Self(from: object, id: id) }, bare: bare)
-    }
 }
 
 /// A request of nothing but `type` and `id` (`ping`, `status`, `panels`…): it takes no key, and
@@ -152,30 +143,79 @@ public struct RequestReply: Sendable {
     /// Answers with a message of the request's own, encoded off the server thread (keys sorted,
     /// as every line: ``GestureProtocol/makeEncoder()``).
     public func send(_ message: some Encodable & Sendable) { answer(.reply(message)) }
-
-    /// This reply, its answers first turned into others (the daemon's `ok` into a `pong`).
-    func mapped(_ transform: @escaping @Sendable (Answer) -> Answer) -> RequestReply {
-        RequestReply(id: id) { [answer] in answer(transform($0)) }
-    }
 }
 
 /// What the server reads request lines against: its own types (``ServerRequests``) and the
-/// daemon's.
+/// daemon's, by spelling.
 struct RequestTable: Sendable {
-    let types: [RequestDecoding<any RequestType>]
-    /// The types by spelling: what refuses one on its head.
     private let byName: [String: any RequestType.Type]
 
     init(declared: [any RequestType.Type]) {
-        let all = ServerRequests.all + declared
-        types = all.map { $0.decoding }
-        let names = types.map(\.name)
-        precondition(Set(names).count == names.count, "two request types share a spelling: \(names.sorted())")
-        byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+        byName = Dictionary((ServerRequests.all + declared).map { ($0.name, $0) }) { first, _ in
+            preconditionFailure("two request types share the spelling '\(first.name)'")
+        }
     }
 
     /// Why `asker` may not make a request of this spelling, if its type says.
     func refusal(_ type: String, _ asker: Asker) -> ErrorMessage? {
         byName[type]?.refusal(asker)
+    }
+
+    /// What a line of nothing but `type` and `id` (``RequestHead/isWhole``) asks, for a type
+    /// answered without decoding; nil for the others (and for unknown types).
+    func bare(_ head: RequestHead) -> (any RequestType)? {
+        guard head.isWhole else { return nil }
+        return byName[head.type]?.bare
+    }
+
+    /// Decodes one line (without its `\n`) as one of its types (``ClientMessage/parse(_:read:)``):
+    /// every failure an error message ready to send, `unknown-type` and the type's own among them.
+    func parse(_ line: some Collection<UInt8>) -> Result<(any RequestType, RequestID?), ErrorMessage> {
+        ClientMessage.parse(line) { decoder in try read(from: decoder) }
+    }
+
+    /// The request object of `decoder`: its `id`, its `type`, no key the type does not take, and
+    /// the request.
+    private func read(from decoder: any Decoder) throws(ErrorMessage) -> (any RequestType, RequestID?) {
+        let object: KeyedDecodingContainer<AnyCodingKey>
+        do {
+            object = try decoder.container(keyedBy: AnyCodingKey.self)
+        } catch {
+            throw ErrorMessage(code: .invalidMessage, message: "a request must be a JSON object")
+        }
+        let id: RequestID?
+        let idKey = AnyCodingKey(stringValue: "id")
+        if object.contains(idKey) {
+            do {
+                id = try object.decode(RequestID.self, forKey: idKey)
+            } catch {
+                throw ErrorMessage(code: .invalidMessage, message: "'id' must be a string or an integer", path: "/id")
+            }
+        } else {
+            id = nil
+        }
+        let typeKey = AnyCodingKey(stringValue: "type")
+        guard object.contains(typeKey) else {
+            throw ErrorMessage(code: .invalidMessage, message: "a request needs a 'type'", id: id)
+        }
+        guard let type = try? object.decode(String.self, forKey: typeKey) else {
+            throw ErrorMessage(code: .invalidMessage, message: "'type' must be a string", id: id, path: "/type")
+        }
+        guard let requestType = byName[type] else {
+            let names = byName.keys.sorted().joined(separator: ", ")
+            throw ErrorMessage(
+                code: .unknownType, message: "unknown request type '\(type)' (expected one of: \(names))", id: id,
+                path: "/type")
+        }
+        let allowed = Set(["type", "id"] + requestType.keys)
+        for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
+        where !allowed.contains(key.stringValue) {
+            throw ErrorMessage(
+                code: .invalidMessage,
+                message:
+                    "unknown key '\(key.stringValue)' in a \(type) request (expected one of: \(allowed.sorted().joined(separator: ", ")))",
+                id: id, path: ErrorMessage.pointer([.key(key.stringValue)]))
+        }
+        return (try requestType.init(from: object, id: id), id)
     }
 }

@@ -175,11 +175,9 @@ final class ServerCore {
     /// WebSocket endpoint's were counted against its own as they were accepted.
     func admit(_ session: ClientSession) -> Admission {
         let admission = decide(session)
-        switch (admission, session.transport) {
-        case (.accepted, .unixSocket): counts.unix.accepted &+= 1
-        case (.accepted, .webSocket): counts.webSocket.accepted &+= 1
-        case (.refused, .unixSocket): counts.unix.refused &+= 1
-        case (.refused, .webSocket): counts.webSocket.refused &+= 1
+        switch admission {
+        case .accepted: counts[keyPath: session.transport.counts].accepted &+= 1
+        case .refused: counts[keyPath: session.transport.counts].refused &+= 1
         }
         return admission
     }
@@ -187,11 +185,10 @@ final class ServerCore {
     /// A message left out for a slow client of `transport` (coalesced), or the client
     /// disconnected because its queue overflowed.
     func countDropped(_ transport: ClientSession.Transport, overflowed: Bool) {
-        switch (transport, overflowed) {
-        case (.unixSocket, false): counts.unix.messagesDropped &+= 1
-        case (.webSocket, false): counts.webSocket.messagesDropped &+= 1
-        case (.unixSocket, true): counts.unix.overflowed &+= 1
-        case (.webSocket, true): counts.webSocket.overflowed &+= 1
+        if overflowed {
+            counts[keyPath: transport.counts].overflowed &+= 1
+        } else {
+            counts[keyPath: transport.counts].messagesDropped &+= 1
         }
     }
 
@@ -200,12 +197,7 @@ final class ServerCore {
     func statistics(refusedByGate: UInt64) -> ServerStatistics {
         var statistics = counts
         statistics.webSocket.refused &+= refusedByGate
-        for session in sessions where session.isOpen {
-            switch session.transport {
-            case .unixSocket: statistics.unix.connected += 1
-            case .webSocket: statistics.webSocket.connected += 1
-            }
-        }
+        for session in sessions where session.isOpen { statistics[keyPath: session.transport.counts].connected += 1 }
         return statistics
     }
 
@@ -214,7 +206,7 @@ final class ServerCore {
     func clients() -> [ConnectedClient] {
         sessions.compactMap { session in
             guard session.isOpen, let id = session.id else { return nil }
-            return ConnectedClient(id: id, transport: session.transport.described)
+            return ConnectedClient(id: id, transport: session.transport)
         }
     }
 
@@ -333,14 +325,7 @@ final class ServerCore {
         case .explain(_, _, _, let audience), .contact(_, let audience):
             fanOut(publication, to: audience, stream: nil, isUpdate: false)
         case .announcement(let message):
-            var line: ByteBuffer?
-            for session in sessions where session.isOpen {
-                if line == nil {
-                    line = encode(message)
-                    if line == nil { break }
-                }
-                session.deliver(line!, stream: nil, isUpdate: false)
-            }
+            broadcast(message)
         case .device(let message):
             statusChanged()
             devices.removeAll { $0.label == message.device.label }
@@ -348,14 +333,7 @@ final class ServerCore {
             case .added: devices.append(message.device)
             case .removed: break
             }
-            var line: ByteBuffer?
-            for session in sessions where session.isOpen {
-                if line == nil {
-                    line = encode(.device(message))
-                    if line == nil { break }
-                }
-                session.deliver(line!, stream: nil, isUpdate: false)
-            }
+            broadcast(.device(message))
         case .recording(let message, let client):
             deliver(.recording(message), to: client)
         case .raw(let message, let client):
@@ -363,6 +341,12 @@ final class ServerCore {
         case .recognizers(let list):
             recognizers = list
         }
+    }
+
+    /// Sends `message` to every open connection, encoded once (if one is open).
+    private func broadcast(_ message: ServerMessage) {
+        guard sessions.contains(where: \.isOpen), let line = encode(message) else { return }
+        for session in sessions where session.isOpen { session.deliver(line, stream: nil, isUpdate: false) }
     }
 
     /// Sends `message` to connection `client` alone, if it is still open.

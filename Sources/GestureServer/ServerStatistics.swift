@@ -12,6 +12,13 @@ public struct ServerStatistics: Sendable, Equatable {
     public init() {}
 }
 
+extension ClientSession.Transport {
+    /// Where the server counts its connections.
+    var counts: WritableKeyPath<ServerStatistics, MetricsSnapshot.TransportCounts> {
+        if case .webSocket = self { \.webSocket } else { \.unix }
+    }
+}
+
 /// Connections a listener's gate refused (``WebSocketConnectionGate``), counted on SwiftNIO's thread.
 public final class RefusedConnections: Sendable {
     private let count = Atomic<UInt64>(0)

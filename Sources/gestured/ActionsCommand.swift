@@ -62,12 +62,7 @@ struct ActionsCommand: AsyncParsableCommand {
 
     func validate() throws {
         if gestures != nil && !dryRun { throw ValidationError("--gestures goes with --dry-run") }
-        guard let socket else { return }
-        do {
-            _ = try SocketPath(socket, for: .connect)
-        } catch {
-            throw ValidationError("--socket: \(error)")
-        }
+        try validateSocketOption(socket)
     }
 
     /// The file read without --config.

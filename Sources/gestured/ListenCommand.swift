@@ -59,11 +59,7 @@ struct ListenCommand: AsyncParsableCommand {
     var pretty = false
 
     func validate() throws {
-        do {
-            _ = try SocketPath(socket, for: .connect)
-        } catch {
-            throw ValidationError("--socket: \(error)")
-        }
+        try validateSocketOption(socket)
         _ = try subscription()
     }
 
@@ -109,9 +105,7 @@ struct ListenCommand: AsyncParsableCommand {
                 return nil
             }
         } catch let error as GestureClientError {
-            var advice = ""
-            if case .cannotConnect = error { advice = " (is gestured running? --socket chooses another path)" }
-            writeAll(2, "gestured listen: \(error)\(advice)\n")
+            writeAll(2, "gestured listen: \(error.advised)\n")
             throw ExitCode.failure
         }
         if let ending {
@@ -258,5 +252,24 @@ struct MessagePrinter {
         let whole = String(us / 1_000_000)
         return String(repeating: " ", count: max(0, 6 - whole.count)) + whole + "."
             + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+}
+
+/// Refuses `--socket` before a command runs when it is no path a client can connect to (nil:
+/// the command's default).
+func validateSocketOption(_ socket: String?) throws {
+    guard let socket else { return }
+    do {
+        _ = try SocketPath(socket, for: .connect)
+    } catch {
+        throw ValidationError("--socket: \(error)")
+    }
+}
+
+extension GestureClientError {
+    /// The error, and what to check when nothing answers at the socket.
+    var advised: String {
+        guard case .cannotConnect = self else { return description }
+        return "\(description) (is gestured running? --socket chooses another path)"
     }
 }

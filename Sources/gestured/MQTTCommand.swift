@@ -48,12 +48,7 @@ struct MQTTCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        guard let socket else { return }
-        do {
-            _ = try SocketPath(socket, for: .connect)
-        } catch {
-            throw ValidationError("--socket: \(error)")
-        }
+        try validateSocketOption(socket)
     }
 
     /// The most bytes of a password file: one line.

@@ -68,11 +68,7 @@ struct RecordCommand: AsyncParsableCommand {
     var explain = false
 
     func validate() throws {
-        do {
-            _ = try SocketPath(socket, for: .connect)
-        } catch {
-            throw ValidationError("--socket: \(error)")
-        }
+        try validateSocketOption(socket)
         if let duration, Self.milliseconds(duration) == nil {
             throw ValidationError("--duration: expected a duration from 1ms to 24h, such as 500ms, 30s, 5m or 1h")
         }
@@ -101,13 +97,10 @@ struct RecordCommand: AsyncParsableCommand {
             }
         } catch let error as GestureClientError {
             var advice = ""
-            switch error {
-            case .cannotConnect: advice = " (is gestured running? --socket chooses another path)"
-            case .refused(let refusal) where refusal.code == .permissionDenied:
+            if case .refused(let refusal) = error, refusal.code == .permissionDenied {
                 advice = " (run it as a user who may read the panel, or see record-group in \(Installed.guide("RECORDING")))"
-            default: break
             }
-            printError("gestured record: \(error)\(advice)")
+            printError("gestured record: \(error.advised)\(advice)")
             throw ExitCode.failure
         } catch let error as RecordFileError {
             printError("gestured record: \(error.message)")

@@ -51,11 +51,7 @@ struct StatusCommand: AsyncParsableCommand {
     var output: String?
 
     func validate() throws {
-        do {
-            _ = try SocketPath(socket, for: .connect)
-        } catch {
-            throw ValidationError("--socket: \(error)")
-        }
+        try validateSocketOption(socket)
         if json, let format, format != .json { throw ValidationError("--json and --format \(format.rawValue) disagree") }
     }
 
@@ -64,9 +60,7 @@ struct StatusCommand: AsyncParsableCommand {
         do {
             status = try await GestureClient.connect(to: socket) { client in try await client.status() }
         } catch let error as GestureClientError {
-            var advice = ""
-            if case .cannotConnect = error { advice = " (is gestured running? --socket chooses another path)" }
-            printError("gestured status: \(error)\(advice)")
+            printError("gestured status: \(error.advised)")
             throw ExitCode.failure
         }
         let text: String

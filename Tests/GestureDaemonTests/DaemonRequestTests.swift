@@ -12,8 +12,8 @@ import Testing
 @Suite struct DaemonRequestTests {
     let table = RequestTable(declared: DaemonRequests.all)
 
-    func parse(_ line: String) -> Result<(body: any RequestType, id: RequestID?), ErrorMessage> {
-        ClientMessage.parse(Array(line.utf8), types: table.types)
+    func parse(_ line: String) -> Result<(any RequestType, RequestID?), ErrorMessage> {
+        table.parse(Array(line.utf8))
     }
 
     @Test func `a declared type takes no key it does not declare`() {
@@ -35,7 +35,7 @@ import Testing
             #expect(ObjectIdentifier(Swift.type(of: request)) == ObjectIdentifier(type), "\(type.name)")
             #expect(id == .number(7), "\(type.name)")
             let head = RequestHead(type: type.name, id: .number(7), isWhole: true)
-            if let bare = RequestDecoding.bare(head, among: table.types) {
+            if let bare = table.bare(head) {
                 #expect(ObjectIdentifier(Swift.type(of: bare)) == ObjectIdentifier(type), "\(type.name)")
             } else {
                 #expect(type.bare == nil, "\(type.name) has a bare form the table does not")

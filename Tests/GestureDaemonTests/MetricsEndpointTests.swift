@@ -86,8 +86,8 @@ import Testing
         func answerSnapshots() {
             loop.run()
             for queued in requests.drain() {
-                guard case .snapshot(let request) = queued.request else { continue }
-                request.reply(MetricsSnapshot(version: "t", startTime: 0, time: 1, configurationLoaded: 0))
+                guard case .snapshot(let complete) = queued.request else { continue }
+                complete(MetricsSnapshot(version: "t", startTime: 0, time: 1, configurationLoaded: 0))
             }
             loop.run()
         }

@@ -130,8 +130,8 @@ import Testing
     }
 
     /// Reads a request line as the server does: against its own types.
-    static func parse(_ line: [UInt8]) -> Result<(body: any RequestType, id: RequestID?), ErrorMessage> {
-        ClientMessage.parse(line, types: RequestTable(declared: []).types)
+    static func parse(_ line: [UInt8]) -> Result<(any RequestType, RequestID?), ErrorMessage> {
+        RequestTable(declared: []).parse(line)
     }
 
     @Test func `requests round-trip through the strict decoder`() throws {

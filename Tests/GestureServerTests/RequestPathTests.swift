@@ -64,7 +64,7 @@ import Testing
                 #expect(head.type == type(of: request).name && head.id == id, "\(context)")
                 agreed += 1
             }
-            if let head, let bare = RequestDecoding.bare(head, among: RequestTable(declared: []).types) {
+            if let head, let bare = RequestTable(declared: []).bare(head) {
                 guard case .success(let (request, id)) = parsed else {
                     Issue.record("a bare request the decoder refuses: \(context)")
                     continue

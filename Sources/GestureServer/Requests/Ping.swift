@@ -11,7 +11,7 @@ public struct Ping: KeylessRequest {
     public func perform(for asker: Asker, reply: RequestReply) {
         guard let daemon = asker.daemon else { return asker.session.value.answerNow(.pong(id: reply.id)) }
         // The daemon says it is done (`ok`); the client is answered `pong`.
-        let id = reply.id
-        daemon.perform(DaemonJob(request: self, asker: asker, reply: reply.mapped { _ in .message(.pong(id: id)) }))
+        let pong = RequestReply(id: reply.id) { _ in reply.answer(.message(.pong(id: reply.id))) }
+        daemon.perform(DaemonJob(request: self, asker: asker, reply: pong))
     }
 }
