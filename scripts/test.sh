@@ -10,8 +10,9 @@
 # and installs, upgrades, removes and purges it (as root), and runs the real-kernel suites in a qemu
 # VM (or natively where /dev/uinput exists), the end-to-end one with the package's binary; then
 # arm64 (docs/PACKAGING.md, "arm64"): the package cross-compiled, replay compared with amd64's byte
-# for byte, the real-kernel input suite in an aarch64 VM; and the signed apt repository on Debian
-# 12 roots, with the Ansible role. Prints each stage's duration.
+# for byte, the computing suites under qemu-aarch64-static, the real-kernel input suite in an
+# aarch64 VM; and the signed apt repository on Debian 12 roots, with the Ansible role. Prints each
+# stage's duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -93,6 +94,9 @@ dpkg-deb -x "$deb" "$binaries/amd64"
 dpkg-deb -x "$deb_arm64" "$binaries/arm64"
 scripts/cross/compare-replay.sh "$binaries/amd64/usr/bin/gestured" "$binaries/arm64/usr/bin/gestured"
 rm -rf "$binaries"
+
+stage "arm64: the computing suites under qemu-aarch64-static (their test bundle, which the next stage boots too)"
+scripts/cross/test-arm64.sh
 
 stage "arm64: real-kernel input suite, the arm64 build in an aarch64 VM (Debian 13's arm64 kernel)"
 scripts/vm/input-tests.sh --arch arm64
