@@ -48,6 +48,27 @@ import Testing
         }
     }
 
+    /// `version`, `start_time` and `uptime_s` are the metrics' own, said again at the top of the
+    /// line for scripts (`jq .version`): written beside the message's other keys, as the wire has
+    /// them.
+    @Test func `a status line carries the version, start time and uptime at its top`() throws {
+        let status = StatusMessage(
+            id: .number(7), configuration: TestDelegate.statusConfiguration, panels: TestDelegate.statusPanels,
+            clients: [], metrics: TestDelegate.statusMetrics)
+        var encoder = LineEncoder()
+        let line = try encoder.encode(.status(status))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+        #expect(object["type"] as? String == "status")
+        #expect((object["id"] as? NSNumber)?.intValue == 7)
+        #expect(object["version"] as? String == TestDelegate.statusMetrics.version)
+        #expect((object["start_time"] as? NSNumber)?.doubleValue == TestDelegate.statusMetrics.startTime)
+        #expect((object["uptime_s"] as? NSNumber)?.doubleValue == status.uptime)
+        #expect(
+            Set(object.keys) == [
+                "type", "id", "version", "start_time", "uptime_s", "configuration", "panels", "clients", "metrics",
+            ])
+    }
+
     /// `status` names the local users of the Unix socket's clients, and any local program can
     /// reach the WebSocket endpoint claiming an allowed origin: a page is answered only where the
     /// endpoint allows it, and refused on the request's head otherwise.
