@@ -272,8 +272,10 @@ let package = Package(
         ),
 
         // MARK: Tests
-        // Helpers shared by the test targets: child processes, waiting with deadlines.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // Helpers shared by the test targets: child processes, waiting with deadlines, a log capture.
+        .target(
+            name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             // GestureProtocol: the explanations' sentences (ExplainMessage) the golden scenarios check.
             name: "GestureEngineTests", dependencies: ["GestureEngine", "GestureProtocol", "TestSupport"],

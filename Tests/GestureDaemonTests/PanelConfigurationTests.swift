@@ -343,8 +343,8 @@ struct ScreenStateTests {
 
     @Test("a file that cannot be read is said in the journal at its first failed read, then once every failuresPerLine while it lasts, and again when it can be read")
     func unreadableLogged() {
-        let lines = LinesLogged()
-        let logger = Logger(label: "screen") { _ in lines }
+        let records = Observed<[LogCapture.Record]>([])
+        let logger = LogCapture.logger(into: records)
         let says = Mutex(PanelWake.ScreenFile.Reading.unknown("cannot open /gone/dpms: No such file or directory"))
         let reader = PanelWake.Reader(
             file: PanelWake.ScreenFile(kind: .dpms, path: "/gone/dpms"), read: { says.withLock { $0 } })
@@ -352,26 +352,9 @@ struct ScreenStateTests {
         says.withLock { $0 = .on }
         reader.poll(logger: logger)
         reader.poll(logger: logger)
-        let logged = lines.logged.lines.withLock { $0 }
+        let logged = records.value.map { "\($0.message) \($0.metadata)" }
         #expect(logged.count == 4, "\(logged)")
         #expect(logged.prefix(3).allSatisfy { $0.contains("cannot tell whether the screen is on") && $0.contains("/gone/dpms") })
         #expect(logged.last?.contains("can be read again") == true)
-    }
-}
-
-/// What was logged, each line with its metadata.
-private struct LinesLogged: LogHandler {
-    final class Lines: Sendable {
-        let lines = Mutex<[String]>([])
-    }
-    let logged = Lines()
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        logged.lines.withLock { $0.append("\(event.message) \(event.metadata ?? [:])") }
     }
 }
