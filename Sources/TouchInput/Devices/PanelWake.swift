@@ -198,7 +198,7 @@ extension PanelWake {
 
         /// What `bytes`, the file's contents, say.
         public func parse(_ bytes: some Collection<UInt8>) -> Reading {
-            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+            let text = String(decoding: bytes, as: UTF8.self).trimmingSpaces()
             switch kind {
             case .dpms:
                 switch text {
@@ -221,12 +221,5 @@ extension PanelWake {
 
         /// `dpms /sys/class/drm/card1-DSI-1/dpms`.
         public var description: String { "\(kind.rawValue) \(path)" }
-    }
-}
-
-extension String {
-    fileprivate var trimmingWhitespace: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
-        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }

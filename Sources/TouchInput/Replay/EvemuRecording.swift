@@ -651,10 +651,13 @@ struct CommentDescription {
 }
 
 extension StringProtocol {
+    /// Without the spaces, tabs and line ends at either end (a recording's fields, a udev
+    /// attribute, a sysfs file's contents).
     func trimmingSpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
         var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" || f == "\r" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
+        while let f = s.first, isSpace(f) { s = s.dropFirst() }
+        while let l = s.last, isSpace(l) { s = s.dropLast() }
         return String(s)
     }
 }
