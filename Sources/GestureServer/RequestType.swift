@@ -45,7 +45,6 @@ extension RequestType {
     public static var bare: Self? { nil }
     public static func refusal(_ asker: Asker) -> ErrorMessage? { nil }
     public func admit(_ rules: AdmissionRules) -> ErrorMessage? { nil }
-
 }
 
 /// A request of nothing but `type` and `id` (`ping`, `status`, `panels`…): it takes no key, and
